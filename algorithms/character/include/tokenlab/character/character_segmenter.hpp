@@ -1,0 +1,47 @@
+// File: character_segmenter.hpp
+// The character baseline: one token per Unicode code point (default) or per
+// grapheme cluster (ICU), with the most frequent units as the vocabulary.
+//
+//   CharacterSegmenter s;
+//   TrainOptions o{.vocab_size = 1000};
+//   o.extra["units"] = "graphemes";
+//   s.train(counts, o, nullptr);
+//
+// Training keeps the special tokens (default "<unk>"), then units by descending
+// count (ties: first occurrence) until vocab_size is reached or the kept units
+// cover character_coverage of all unit occurrences, and only units seen at least
+// min_frequency times. Every other unit encodes to "<unk>".
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/segmenter.hpp"
+
+namespace tokenlab::character {
+
+enum class UnitKind { code_points, graphemes };
+
+/// Splits a word into units (views into word). Invalid UTF-8 bytes are one unit each.
+void split_units(std::string_view word, UnitKind kind, std::vector<std::string_view>& out);
+
+class CharacterSegmenter final : public Segmenter {
+ public:
+  [[nodiscard]] std::string name() const override { return "character"; }
+  [[nodiscard]] std::string version() const override { return "1.0.0"; }
+  void train(const WordCounts& counts, const TrainOptions& options, TrainingObserver* observer) override;
+  void encode(std::string_view word, std::vector<TokenId>& out) const override;
+  [[nodiscard]] std::string decode(std::span<const TokenId> ids) const override;
+  [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }
+  void save(std::ostream& out) const override;
+  void load(std::istream& in) override;
+
+  [[nodiscard]] UnitKind unit_kind() const noexcept { return units_; }
+
+ private:
+  Vocabulary vocabulary_;
+  UnitKind units_ = UnitKind::code_points;
+};
+
+}  // namespace tokenlab::character

@@ -1,0 +1,147 @@
+#include "tokenlab/character/character_segmenter.hpp"
+
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/utext.h>
+
+#include <algorithm>
+#include <boost/archive/binary_iarchive.hpp>
+#include <boost/archive/binary_oarchive.hpp>
+#include <memory>
+#include <unordered_map>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/option_reader.hpp"
+#include "tokenlab/segmenter_support.hpp"
+#include "tokenlab/utf8.hpp"
+#include "tokenlab/word_counts.hpp"
+
+namespace tokenlab::character {
+
+namespace {
+
+constexpr unsigned kFormatVersion = 1;
+
+void split_graphemes(std::string_view word, std::vector<std::string_view>& out) {
+  thread_local std::unique_ptr<icu::BreakIterator> iterator;
+  UErrorCode status = U_ZERO_ERROR;
+  if (!iterator) {
+    iterator.reset(icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
+    if (U_FAILURE(status)) throw Error(std::string("ICU grapheme iterator: ") + u_errorName(status));
+  }
+  UText* text = utext_openUTF8(nullptr, word.data(), static_cast<int64_t>(word.size()), &status);
+  iterator->setText(text, status);
+  std::int32_t begin = iterator->first();
+  for (std::int32_t end = iterator->next(); end != icu::BreakIterator::DONE; begin = end, end = iterator->next())
+    out.push_back(word.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+  utext_close(text);
+}
+
+}  // namespace
+
+void split_units(std::string_view word, UnitKind kind, std::vector<std::string_view>& out) {
+  out.clear();
+  if (kind == UnitKind::graphemes && !utf8::find_invalid(word)) {
+    split_graphemes(word, out);
+    return;
+  }
+  for (std::size_t i = 0; i < word.size();) {
+    std::size_t len = utf8::sequence_length(word, i);
+    if (len == 0) len = 1;
+    out.push_back(word.substr(i, len));
+    i += len;
+  }
+}
+
+void CharacterSegmenter::train(const WordCounts& counts, const TrainOptions& options, TrainingObserver* observer) {
+  OptionReader reader("character", options.extra, {{"units", "codepoints|graphemes (default codepoints)"}});
+  units_ = reader.get_choice("units", {"codepoints", "graphemes"}, "codepoints") == "graphemes"
+               ? UnitKind::graphemes
+               : UnitKind::code_points;
+
+  Vocabulary vocabulary;
+  add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "character");
+
+  // Unit counts in first-occurrence order, so ties break deterministically.
+  std::unordered_map<std::string_view, std::size_t> index;
+  std::vector<std::pair<std::string_view, std::uint64_t>> units;
+  std::uint64_t total = 0;
+  std::vector<std::string_view> pieces;
+  for (const auto& entry : counts.entries()) {
+    split_units(entry.word, units_, pieces);
+    for (const auto piece : pieces) {
+      auto [it, inserted] = index.try_emplace(piece, units.size());
+      if (inserted) units.emplace_back(piece, 0);
+      units[it->second].second += entry.count;
+      total += entry.count;
+    }
+  }
+  std::stable_sort(units.begin(), units.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+
+  std::uint64_t covered = 0;
+  const auto coverage_goal = static_cast<double>(total) * options.character_coverage;
+  for (const auto& [piece, count] : units) {
+    if (vocabulary.size() >= options.vocab_size) break;
+    if (count < std::max<std::uint64_t>(1, options.min_frequency)) break;
+    if (static_cast<double>(covered) >= coverage_goal && options.character_coverage < 1.0) break;
+    if (vocabulary.contains(piece)) continue;  // a special token spelled like a character
+    vocabulary.add(std::string(piece));
+    covered += count;
+  }
+  if (observer) {
+    observer->on_message(std::to_string(vocabulary.size() - vocabulary.special_count()) + " of " +
+                         std::to_string(units.size()) + " distinct units kept, covering " +
+                         std::to_string(total == 0 ? 100.0 : 100.0 * static_cast<double>(covered) / static_cast<double>(total)) +
+                         "% of occurrences");
+  }
+  vocabulary_ = std::move(vocabulary);
+}
+
+void CharacterSegmenter::encode(std::string_view word, std::vector<TokenId>& out) const {
+  if (units_ == UnitKind::code_points) {
+    // The hot path: no temporary vector.
+    for (std::size_t i = 0; i < word.size();) {
+      std::size_t len = utf8::sequence_length(word, i);
+      if (len == 0) len = 1;
+      const auto id = vocabulary_.find(word.substr(i, len));
+      out.push_back(id ? *id : *vocabulary_.unknown_id());
+      i += len;
+    }
+    return;
+  }
+  thread_local std::vector<std::string_view> pieces;
+  split_units(word, units_, pieces);
+  for (const auto piece : pieces) {
+    const auto id = vocabulary_.find(piece);
+    out.push_back(id ? *id : *vocabulary_.unknown_id());
+  }
+}
+
+std::string CharacterSegmenter::decode(std::span<const TokenId> ids) const {
+  return decode_pieces(vocabulary_, ids);
+}
+
+void CharacterSegmenter::save(std::ostream& out) const {
+  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
+  const unsigned version = kFormatVersion;
+  const int units = units_ == UnitKind::graphemes ? 1 : 0;
+  archive << version << units << vocabulary_;
+}
+
+void CharacterSegmenter::load(std::istream& in) {
+  load_archive(in, "character", [&](boost::archive::binary_iarchive& archive) {
+    unsigned version = 0;
+    int units = 0;
+    archive >> version;
+    if (version != kFormatVersion) throw Error("unsupported character model version " + std::to_string(version));
+    archive >> units;
+    if (units != 0 && units != 1) throw Error("bad unit kind in character model");
+    Vocabulary vocabulary;
+    archive >> vocabulary;
+    if (!vocabulary.unknown_id()) throw Error("character model has no unknown token");
+    units_ = units == 1 ? UnitKind::graphemes : UnitKind::code_points;
+    vocabulary_ = std::move(vocabulary);
+  });
+}
+
+}  // namespace tokenlab::character

@@ -1,0 +1,34 @@
+// File: word_segmenter.hpp
+// The word-level baseline: each pre-tokenized word is one token if it is among the
+// vocab_size most frequent training words, else the unknown token.
+//
+// Its unknown rate on held-out text is the reason subword methods exist; the
+// comparison shows it next to them.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/segmenter.hpp"
+
+namespace tokenlab::word {
+
+class WordSegmenter final : public Segmenter {
+ public:
+  [[nodiscard]] std::string name() const override { return "word"; }
+  [[nodiscard]] std::string version() const override { return "1.0.0"; }
+  /// Keeps the specials (default "<unk>"), then words by descending count (ties:
+  /// first occurrence) with count >= min_frequency, up to vocab_size entries.
+  void train(const WordCounts& counts, const TrainOptions& options, TrainingObserver* observer) override;
+  void encode(std::string_view word, std::vector<TokenId>& out) const override;
+  [[nodiscard]] std::string decode(std::span<const TokenId> ids) const override;
+  [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }
+  void save(std::ostream& out) const override;
+  void load(std::istream& in) override;
+
+ private:
+  Vocabulary vocabulary_;
+};
+
+}  // namespace tokenlab::word

@@ -1,0 +1,83 @@
+// File: corpus.hpp
+// Streams lines from corpus files (plain, .gz, .xz, or "-" for stdin), in blocks.
+//
+//   CorpusReader reader({"wiki.txt.xz"}, {.invalid_utf8 = InvalidUtf8Policy::replace});
+//   CorpusBlock block;
+//   while (reader.next_block(block)) for (auto& line : block.lines) ...
+//
+// Memory stays bounded by the block size whatever the corpus size. Every line is
+// checked for valid UTF-8 and NUL bytes: the policy decides whether that is an
+// error (naming file, line and byte offset), a replacement by U+FFFD, or a skip.
+// A missing file, a directory, an empty corpus and a binary file are errors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/export.hpp"
+
+namespace tokenlab {
+
+enum class InvalidUtf8Policy { error, replace, skip };
+
+/// Parses "error", "replace" or "skip"; throws Error otherwise.
+TOKENLAB_API InvalidUtf8Policy parse_invalid_utf8_policy(std::string_view text);
+
+struct CorpusOptions {
+  InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::error;
+  /// Approximate bytes of text per block.
+  std::size_t block_bytes = std::size_t{4} << 20;
+};
+
+/// A block of consecutive lines (without their newline) and where they came from.
+struct CorpusBlock {
+  std::vector<std::string> lines;
+  std::string file;
+  std::uint64_t first_line = 0;  // 1-based line number of lines[0] in file
+  std::size_t bytes = 0;
+  void clear() { lines.clear(); file.clear(); first_line = 0; bytes = 0; }
+};
+
+class TOKENLAB_API CorpusReader {
+ public:
+  CorpusReader(std::vector<std::string> files, CorpusOptions options = {});
+  ~CorpusReader();
+  CorpusReader(const CorpusReader&) = delete;
+  CorpusReader& operator=(const CorpusReader&) = delete;
+
+  /// Fills block with the next lines (never spanning two files). Returns false at
+  /// the end. Throws Error on unreadable files or (per policy) invalid text. After
+  /// the last block, throws Error if the whole corpus had no non-empty line.
+  bool next_block(CorpusBlock& block);
+
+  [[nodiscard]] std::uint64_t bytes_read() const noexcept;
+  [[nodiscard]] std::uint64_t lines_read() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Deterministic train/held-out split by line content: the same line always goes
+/// to the same side, whatever file order, block size or thread count.
+class TOKENLAB_API HeldOutSplit {
+ public:
+  /// fraction in [0, 1); 0 keeps everything for training.
+  explicit HeldOutSplit(double fraction);
+  [[nodiscard]] bool is_held_out(std::string_view line) const noexcept;
+  [[nodiscard]] double fraction() const noexcept { return fraction_; }
+
+ private:
+  double fraction_;
+  std::uint64_t threshold_;
+};
+
+/// A stable 64-bit hash of bytes (FNV-1a then a SplitMix finalizer), used for the
+/// split; not cryptographic.
+TOKENLAB_API std::uint64_t stable_hash(std::string_view bytes) noexcept;
+
+}  // namespace tokenlab

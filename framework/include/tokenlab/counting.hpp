@@ -1,0 +1,32 @@
+// File: counting.hpp
+// The parallel counting pass: corpus -> normalize -> pre-tokenize -> WordCounts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "tokenlab/corpus.hpp"
+#include "tokenlab/export.hpp"
+#include "tokenlab/normalizer.hpp"
+#include "tokenlab/pre_tokenizer.hpp"
+#include "tokenlab/word_counts.hpp"
+
+namespace tokenlab {
+
+struct CountOptions {
+  unsigned threads = 0;  // 0 = all cores
+  /// Which lines to count. Lines for which this returns false go to on_skipped_line.
+  std::function<bool(std::string_view line)> keep_line;
+  /// Receives lines rejected by keep_line, in corpus order (e.g. held-out text).
+  std::function<void(std::string_view normalized_line)> on_skipped_line;
+  /// Progress callback: bytes read so far.
+  std::function<void(std::uint64_t bytes)> on_progress;
+};
+
+/// Counts the words of every kept line. Result and order are identical for every
+/// thread count: blocks are counted in parallel and merged in corpus order.
+TOKENLAB_API WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
+                                    const PreTokenizer& pre_tokenizer, const CountOptions& options);
+
+}  // namespace tokenlab

@@ -1,0 +1,27 @@
+// File: default_corpus.hpp
+// The bundled default corpus: the World English Bible (public domain), extracted
+// once from Debian's sword-text-web module with diatheke into a cache directory.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+
+#include "tokenlab/export.hpp"
+
+namespace tokenlab {
+
+/// $TOKENLAB_CACHE_DIR, else $XDG_CACHE_HOME/tokenlab, else ~/.cache/tokenlab.
+TOKENLAB_API std::filesystem::path cache_directory();
+/// <cache>/web-bible.txt
+TOKENLAB_API std::filesystem::path default_corpus_path();
+/// Returns default_corpus_path(), extracting it first if missing. Throws Error
+/// explaining how to install diatheke and sword-text-web when they are absent.
+TOKENLAB_API std::filesystem::path ensure_default_corpus();
+
+/// Cleans `diatheke -f plain -o f` output: drops "Book c:v: " prefixes, bracketed
+/// footnotes, lines with markup, the module name line, a repeated Psalm 151 title
+/// artifact and everything after Revelation 22:21 (the glossary); collapses spaces.
+/// Returns the number of lines written.
+TOKENLAB_API std::size_t clean_diatheke_output(std::istream& in, std::ostream& out);
+
+}  // namespace tokenlab

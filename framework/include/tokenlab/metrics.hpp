@@ -1,0 +1,85 @@
+// File: metrics.hpp
+// Segmentation metrics over held-out text, accumulated as counts (no tokens kept).
+//
+//   MetricsAccumulator acc(segmenter.vocabulary().size(), segmenter.vocabulary().unknown_id());
+//   for each word w: segmenter.encode(w, ids); acc.add_word(w, ids, segmenter);
+//   SegmentationMetrics m = acc.finish();
+//   m.fertility(), m.characters_per_token(), m.unknown_token_rate(), ...
+//
+// Definitions (ALGORITHMS.md, docs/metrics.md): a word is a pre-tokenized word;
+// characters are code points of the word without its boundary marker; bytes are
+// its UTF-8 bytes without the marker.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/export.hpp"
+#include "tokenlab/types.hpp"
+
+namespace tokenlab {
+
+class Segmenter;
+
+struct SegmentationMetrics {
+  std::uint64_t tokens = 0;
+  std::uint64_t words = 0;
+  std::uint64_t characters = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t unknown_tokens = 0;
+  std::uint64_t unknown_characters = 0;   // characters covered by unknown tokens
+  std::uint64_t words_with_unknown = 0;
+  std::uint64_t continued_words = 0;      // words split into 2+ tokens
+  std::uint64_t distinct_tokens = 0;
+  std::size_t vocabulary_size = 0;
+  double renyi_efficiency_2_5 = 0.0;      // Zouhar et al. 2023, alpha = 2.5
+
+  [[nodiscard]] double fertility() const noexcept;               // tokens / words
+  [[nodiscard]] double characters_per_token() const noexcept;
+  [[nodiscard]] double bytes_per_token() const noexcept;
+  [[nodiscard]] double continued_word_rate() const noexcept;     // continued_words / words
+  [[nodiscard]] double unknown_token_rate() const noexcept;
+  [[nodiscard]] double unknown_character_rate() const noexcept;
+  [[nodiscard]] double unknown_word_rate() const noexcept;
+  [[nodiscard]] double vocabulary_utilization() const noexcept;  // distinct / vocabulary size
+};
+
+/// Renyi entropy of order alpha of a count distribution divided by log(vocabulary_size).
+TOKENLAB_API double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alpha,
+                                     std::size_t vocabulary_size);
+
+class TOKENLAB_API MetricsAccumulator {
+ public:
+  MetricsAccumulator(std::size_t vocabulary_size, std::optional<TokenId> unknown_id);
+
+  /// Adds one word and its ids. decode_piece_chars(id) must give the number of
+  /// characters an unknown token stands for; here we count the word's characters
+  /// not covered by known pieces, so pass the segmenter to measure them.
+  void add_word(std::string_view word, std::span<const TokenId> ids, const Segmenter& segmenter);
+  /// Adds another accumulator's counts (for parallel evaluation).
+  void merge(const MetricsAccumulator& other);
+  [[nodiscard]] SegmentationMetrics finish() const;
+
+ private:
+  std::size_t vocabulary_size_;
+  std::optional<TokenId> unknown_id_;
+  SegmentationMetrics totals_;
+  std::vector<std::uint64_t> token_counts_;
+};
+
+/// Embedding parameter count for a vocabulary size and model width.
+struct EmbeddingCost {
+  std::size_t d_model = 0;
+  std::uint64_t tied_parameters = 0;    // V x d
+  std::uint64_t untied_parameters = 0;  // 2 x V x d
+  [[nodiscard]] std::uint64_t tied_bf16_bytes() const noexcept { return tied_parameters * 2; }
+  [[nodiscard]] std::uint64_t untied_bf16_bytes() const noexcept { return untied_parameters * 2; }
+};
+
+TOKENLAB_API EmbeddingCost embedding_cost(std::uint64_t vocabulary_size, std::size_t d_model) noexcept;
+
+}  // namespace tokenlab

@@ -1,0 +1,111 @@
+// File: plugin_abi.hpp
+// The binary contract between the tokenlab host and a segmenter plugin.
+//
+// A plugin is a shared library exporting exactly one C symbol:
+//
+//   extern "C" const tokenlab_plugin_descriptor* tokenlab_plugin_entry() noexcept;
+//
+// which returns a pointer to a static descriptor. Write it with one macro:
+//
+//   TOKENLAB_DEFINE_PLUGIN(bpe, tokenlab::bpe::BpeSegmenter, "0.1.0",
+//                          "Byte-pair encoding (Sennrich et al. 2016)",
+//                          tokenlab::kCapabilitySampling | tokenlab::kCapabilityTrace)
+//
+// The name must equal the library's base name (bpe.so -> "bpe"). The factory
+// never throws: it returns nullptr and writes a message instead. Because C++
+// objects (std::string, vtables) cross this boundary, host and plugin must be
+// built by the same compiler and standard library; the toolchain fingerprint
+// lets the host refuse a mismatch with a clear message instead of crashing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "tokenlab/segmenter.hpp"
+#include "tokenlab/types.hpp"
+
+/// Bump when the descriptor layout or the Segmenter vtable changes incompatibly.
+#define TOKENLAB_PLUGIN_ABI_VERSION 1u
+
+#define TOKENLAB_DETAIL_STR2(x) #x
+#define TOKENLAB_DETAIL_STR(x) TOKENLAB_DETAIL_STR2(x)
+
+#if defined(__clang__)
+#define TOKENLAB_DETAIL_COMPILER "clang-" TOKENLAB_DETAIL_STR(__clang_major__)
+#elif defined(__GNUC__)
+#define TOKENLAB_DETAIL_COMPILER "gcc-" TOKENLAB_DETAIL_STR(__GNUC__)
+#else
+#define TOKENLAB_DETAIL_COMPILER "unknown"
+#endif
+
+#if defined(_GLIBCXX_USE_CXX11_ABI)
+#define TOKENLAB_DETAIL_CXXABI "cxx11abi-" TOKENLAB_DETAIL_STR(_GLIBCXX_USE_CXX11_ABI)
+#else
+#define TOKENLAB_DETAIL_CXXABI "cxx11abi-na"
+#endif
+
+#if defined(_GLIBCXX_DEBUG)
+#define TOKENLAB_DETAIL_DEBUGSTL "+debugstl"
+#else
+#define TOKENLAB_DETAIL_DEBUGSTL ""
+#endif
+
+/// Compiler family and major version, C++ ABI and debug-STL flag: what must match
+/// for std:: types and vtables to be shared safely.
+#define TOKENLAB_TOOLCHAIN_FINGERPRINT \
+  TOKENLAB_DETAIL_COMPILER "/" TOKENLAB_DETAIL_CXXABI TOKENLAB_DETAIL_DEBUGSTL
+
+extern "C" {
+
+/// Factory: returns a new segmenter owned by the caller, or nullptr after writing a
+/// NUL-terminated message into error (capacity error_size). Never throws.
+typedef tokenlab::Segmenter* (*tokenlab_make_segmenter_fn)(char* error, std::size_t error_size);
+
+struct tokenlab_plugin_descriptor {
+  std::uint32_t abi_version;  // TOKENLAB_PLUGIN_ABI_VERSION of the plugin's build
+  std::uint32_t struct_size;  // sizeof(tokenlab_plugin_descriptor) of the plugin's build
+  const char* name;           // equals the library's base name
+  const char* version;        // the plugin's own version, e.g. "1.2.0"
+  const char* description;    // one line
+  const char* toolchain;      // TOKENLAB_TOOLCHAIN_FINGERPRINT
+  std::uint64_t capabilities; // tokenlab::Capability bits
+  tokenlab_make_segmenter_fn make_segmenter;
+};
+
+typedef const tokenlab_plugin_descriptor* (*tokenlab_plugin_entry_fn)();
+
+}  // extern "C"
+
+#define TOKENLAB_PLUGIN_ENTRY_SYMBOL "tokenlab_plugin_entry"
+
+/// Defines the plugin's descriptor and its exported entry point.
+#define TOKENLAB_DEFINE_PLUGIN(plugin_name, SegmenterType, plugin_version, plugin_description, \
+                               plugin_capabilities)                                           \
+  namespace {                                                                                 \
+  tokenlab::Segmenter* tokenlab_detail_make(char* error, std::size_t error_size) noexcept {    \
+    try {                                                                                     \
+      return new SegmenterType();                                                             \
+    } catch (const std::exception& e) {                                                       \
+      std::snprintf(error, error_size, "%s", e.what());                                       \
+    } catch (...) {                                                                           \
+      std::snprintf(error, error_size, "unknown exception in factory");                      \
+    }                                                                                         \
+    return nullptr;                                                                           \
+  }                                                                                           \
+  const tokenlab_plugin_descriptor tokenlab_detail_descriptor = {                             \
+      TOKENLAB_PLUGIN_ABI_VERSION,                                                            \
+      static_cast<std::uint32_t>(sizeof(tokenlab_plugin_descriptor)),                        \
+      #plugin_name,                                                                           \
+      plugin_version,                                                                         \
+      plugin_description,                                                                     \
+      TOKENLAB_TOOLCHAIN_FINGERPRINT,                                                         \
+      static_cast<std::uint64_t>(plugin_capabilities),                                       \
+      &tokenlab_detail_make};                                                                 \
+  }                                                                                           \
+  extern "C" __attribute__((visibility("default"))) const tokenlab_plugin_descriptor*          \
+  tokenlab_plugin_entry() noexcept {                                                          \
+    return &tokenlab_detail_descriptor;                                                       \
+  }

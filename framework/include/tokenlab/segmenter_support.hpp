@@ -1,0 +1,51 @@
+// File: segmenter_support.hpp
+// Small helpers that most segmenter implementations need; optional for plugin authors.
+//
+//   add_special_tokens(vocab, options, {"<unk>"}, "<unk>", "bpe");
+//   std::string text = decode_pieces(vocab, ids);
+//   load_archive(in, "bpe", [&](boost::archive::binary_iarchive& ar) { ar >> model; });
+#pragma once
+
+#include <boost/archive/archive_exception.hpp>
+#include <boost/archive/binary_iarchive.hpp>
+#include <istream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/train_options.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/vocabulary.hpp"
+
+namespace tokenlab {
+
+/// What an unknown token decodes to: U+2047 DOUBLE QUESTION MARK, as SentencePiece.
+inline constexpr char kUnknownSurface[] = "\u2047";
+
+/// Adds options.special_tokens (or defaults when unset) to an empty vocabulary and
+/// marks unknown_token as the unknown token, adding it first if the list lacks it.
+/// Throws Error if vocab_size cannot hold the specials plus one piece.
+TOKENLAB_API void add_special_tokens(Vocabulary& vocabulary, const TrainOptions& options,
+                                     const std::vector<std::string>& defaults,
+                                     const std::string& unknown_token, const std::string& plugin);
+
+/// Concatenates pieces; the unknown token becomes kUnknownSurface and other special
+/// tokens vanish (they have no surface text).
+TOKENLAB_API std::string decode_pieces(const Vocabulary& vocabulary, std::span<const TokenId> ids);
+
+/// Opens a binary archive written with boost::archive::no_header and runs body on it;
+/// any archive or standard exception becomes an Error naming the plugin.
+template <class Body>
+void load_archive(std::istream& in, const std::string& plugin, Body&& body) {
+  try {
+    boost::archive::binary_iarchive archive(in, boost::archive::no_header);
+    body(archive);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error("malformed " + plugin + " model payload: " + e.what());
+  }
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,57 @@
+// File: tokenizer.hpp
+// Normalizer + PreTokenizer + Segmenter: text in, ids out, and back.
+//
+//   Tokenizer tok = Tokenizer::load("model.tkl", registry);
+//   std::vector<TokenId> ids = tok.encode("Hello world");
+//   tok.decode(ids) == "Hello world"
+//
+// Thread-safe for concurrent encode/decode. encode_batch spreads lines over
+// threads and returns results in input order.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/export.hpp"
+#include "tokenlab/normalizer.hpp"
+#include "tokenlab/pre_tokenizer.hpp"
+#include "tokenlab/segmenter.hpp"
+
+namespace tokenlab {
+
+class PluginRegistry;
+class WordCounts;
+
+class TOKENLAB_API Tokenizer {
+ public:
+  Tokenizer(NormalizerOptions normalizer, PreTokenizerOptions pre_tokenizer,
+            std::shared_ptr<Segmenter> segmenter);
+
+  /// Loads a model file and instantiates its plugin from the registry.
+  static Tokenizer load(const std::filesystem::path& path, const PluginRegistry& registry);
+  /// Saves header + payload atomically.
+  void save(const std::filesystem::path& path) const;
+
+  [[nodiscard]] std::vector<TokenId> encode(std::string_view text) const;
+  void encode(std::string_view text, std::vector<TokenId>& out) const;
+  /// Encodes each line independently, on threads threads (0 = all cores).
+  [[nodiscard]] std::vector<std::vector<TokenId>> encode_batch(std::span<const std::string> lines,
+                                                               unsigned threads = 0) const;
+  [[nodiscard]] std::string decode(std::span<const TokenId> ids) const;
+
+  [[nodiscard]] const Normalizer& normalizer() const noexcept { return normalizer_; }
+  [[nodiscard]] const PreTokenizer& pre_tokenizer() const noexcept { return pre_tokenizer_; }
+  [[nodiscard]] const Segmenter& segmenter() const noexcept { return *segmenter_; }
+  [[nodiscard]] Segmenter& segmenter() noexcept { return *segmenter_; }
+
+ private:
+  Normalizer normalizer_;
+  PreTokenizer pre_tokenizer_;
+  std::shared_ptr<Segmenter> segmenter_;
+};
+
+}  // namespace tokenlab

@@ -1,0 +1,67 @@
+// File: word_counts.hpp
+// Distinct pre-tokenized words with 64-bit counts, in first-occurrence order.
+//
+// This is all a trainer ever sees of the corpus. Counting runs in parallel and
+// gives the same entries in the same order whatever the thread count; counts
+// from many machines merge into one table.
+//
+//   WordCounts counts = count_words(reader, normalizer, pre_tokenizer, {.threads = 2});
+//   counts.save_tsv("counts.tsv");
+//   WordCounts other = WordCounts::load_tsv("shard2.tsv");
+//   counts.merge(other);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tokenlab/export.hpp"
+#include "tokenlab/vocabulary.hpp"  // StringHash
+
+namespace tokenlab {
+
+class TOKENLAB_API WordCounts {
+ public:
+  struct Entry {
+    std::string word;
+    std::uint64_t count = 0;
+  };
+
+  /// Adds count occurrences of word; a new word goes to the end.
+  void add(std::string_view word, std::uint64_t count = 1);
+  /// Adds every entry of other, in other's order (first occurrence preserved).
+  void merge(const WordCounts& other);
+
+  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
+  [[nodiscard]] const std::vector<Entry>& entries() const noexcept { return entries_; }
+  [[nodiscard]] std::uint64_t count_of(std::string_view word) const noexcept;
+  /// Sum of all counts (the number of word occurrences).
+  [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
+
+  /// TSV: "word<TAB>count\n" per entry, in order. Words never contain tabs or
+  /// newlines (the pre-tokenizer splits at whitespace).
+  void save_tsv(std::ostream& out) const;
+  /// Writes atomically (temporary file, then rename).
+  void save_tsv(const std::filesystem::path& path) const;
+  /// Throws Error naming the file and line on malformed input.
+  static WordCounts load_tsv(std::istream& in, const std::string& name);
+  static WordCounts load_tsv(const std::filesystem::path& path);
+
+  /// Reserve space for n distinct words.
+  void reserve(std::size_t n);
+
+ private:
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> index_;
+  std::uint64_t total_ = 0;
+};
+
+}  // namespace tokenlab

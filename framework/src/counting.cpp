@@ -1,0 +1,145 @@
+#include "tokenlab/counting.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/train_options.hpp"
+
+namespace tokenlab {
+
+namespace {
+
+// Counts of one block, in first-occurrence order within the block.
+struct BlockCounts {
+  WordCounts counts;
+  std::vector<std::string> skipped_lines;
+  std::uint64_t bytes = 0;
+};
+
+void count_block(const CorpusBlock& block, const Normalizer& normalizer, const PreTokenizer& pre_tokenizer,
+                 const CountOptions& options, BlockCounts& result) {
+  std::string normalized;
+  std::string scratch;
+  result.counts.reserve(block.lines.size() * 2);
+  const auto add = [&](std::string_view word) { result.counts.add(word); };
+  for (const auto& line : block.lines) {
+    if (line.empty()) continue;
+    if (options.keep_line && !options.keep_line(line)) {
+      if (options.on_skipped_line) {
+        normalizer.normalize(line, normalized);
+        result.skipped_lines.push_back(normalized);
+      }
+      continue;
+    }
+    normalizer.normalize(line, normalized);
+    pre_tokenizer.split(normalized, scratch, add);
+  }
+  result.bytes = block.bytes;
+}
+
+}  // namespace
+
+WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
+                       const PreTokenizer& pre_tokenizer, const CountOptions& options) {
+  const unsigned threads = resolve_threads(options.threads);
+  WordCounts total;
+  std::uint64_t bytes_done = 0;
+
+  // A reader thread (the caller's) feeds numbered blocks to workers through a
+  // bounded queue; finished blocks are merged strictly in sequence order, so the
+  // result is identical for every thread count.
+  std::mutex mutex;
+  std::condition_variable queue_changed;
+  std::deque<std::pair<std::uint64_t, CorpusBlock>> queue;
+  std::map<std::uint64_t, BlockCounts> done;
+  std::uint64_t next_to_merge = 0;
+  bool reading_finished = false;
+  std::exception_ptr error;
+  const std::size_t max_queue = 2 * static_cast<std::size_t>(threads);
+  std::mutex merge_mutex;
+
+  const auto merge_ready = [&] {
+    std::unique_lock merge_lock(merge_mutex, std::try_to_lock);
+    if (!merge_lock.owns_lock()) return;  // another worker is merging; it will pick ours up
+    for (;;) {
+      BlockCounts ready;
+      {
+        std::lock_guard lock(mutex);
+        auto it = done.find(next_to_merge);
+        if (it == done.end()) return;
+        ready = std::move(it->second);
+        done.erase(it);
+        ++next_to_merge;
+      }
+      total.merge(ready.counts);
+      if (options.on_skipped_line)
+        for (const auto& line : ready.skipped_lines) options.on_skipped_line(line);
+      bytes_done += ready.bytes;
+      if (options.on_progress) options.on_progress(bytes_done);
+    }
+  };
+
+  const auto worker = [&] {
+    for (;;) {
+      std::pair<std::uint64_t, CorpusBlock> item;
+      {
+        std::unique_lock lock(mutex);
+        queue_changed.wait(lock, [&] { return !queue.empty() || reading_finished || error; });
+        if (error || (queue.empty() && reading_finished)) return;
+        item = std::move(queue.front());
+        queue.pop_front();
+      }
+      queue_changed.notify_all();
+      BlockCounts result;
+      try {
+        count_block(item.second, normalizer, pre_tokenizer, options, result);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!error) error = std::current_exception();
+        queue_changed.notify_all();
+        return;
+      }
+      {
+        std::lock_guard lock(mutex);
+        done.emplace(item.first, std::move(result));
+      }
+      merge_ready();
+    }
+  };
+
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  try {
+    std::uint64_t sequence = 0;
+    CorpusBlock block;
+    while (reader.next_block(block)) {
+      std::unique_lock lock(mutex);
+      queue_changed.wait(lock, [&] { return queue.size() < max_queue || error; });
+      if (error) break;
+      queue.emplace_back(sequence++, std::move(block));
+      lock.unlock();
+      queue_changed.notify_all();
+      block = CorpusBlock{};
+    }
+  } catch (...) {
+    std::lock_guard lock(mutex);
+    if (!error) error = std::current_exception();
+  }
+  {
+    std::lock_guard lock(mutex);
+    reading_finished = true;
+  }
+  queue_changed.notify_all();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  merge_ready();  // blocks finished while the merger was busy
+  return total;
+}
+
+}  // namespace tokenlab

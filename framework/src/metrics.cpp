@@ -1,0 +1,129 @@
+#include "tokenlab/metrics.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "tokenlab/segmenter.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+
+namespace {
+
+double ratio(std::uint64_t a, std::uint64_t b) noexcept {
+  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
+
+// Characters of a word, not counting the boundary marker.
+std::uint64_t surface_characters(std::string_view text) {
+  std::uint64_t n = utf8::count_code_points(text);
+  const std::string_view marker(kBoundaryMarker);
+  for (std::size_t pos = text.find(marker); pos != std::string_view::npos; pos = text.find(marker, pos + 1))
+    --n;
+  return n;
+}
+
+std::uint64_t surface_bytes(std::string_view text) {
+  std::uint64_t n = text.size();
+  const std::string_view marker(kBoundaryMarker);
+  for (std::size_t pos = text.find(marker); pos != std::string_view::npos; pos = text.find(marker, pos + 1))
+    n -= marker.size();
+  return n;
+}
+
+}  // namespace
+
+double SegmentationMetrics::fertility() const noexcept { return ratio(tokens, words); }
+double SegmentationMetrics::characters_per_token() const noexcept { return ratio(characters, tokens); }
+double SegmentationMetrics::bytes_per_token() const noexcept { return ratio(bytes, tokens); }
+double SegmentationMetrics::continued_word_rate() const noexcept { return ratio(continued_words, words); }
+double SegmentationMetrics::unknown_token_rate() const noexcept { return ratio(unknown_tokens, tokens); }
+double SegmentationMetrics::unknown_character_rate() const noexcept {
+  return ratio(unknown_characters, characters);
+}
+double SegmentationMetrics::unknown_word_rate() const noexcept { return ratio(words_with_unknown, words); }
+double SegmentationMetrics::vocabulary_utilization() const noexcept {
+  return ratio(distinct_tokens, vocabulary_size);
+}
+
+double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alpha,
+                        std::size_t vocabulary_size) {
+  if (vocabulary_size < 2) return 0.0;
+  std::uint64_t total = 0;
+  for (const auto c : token_counts) total += c;
+  if (total == 0) return 0.0;
+  double sum = 0.0;
+  for (const auto c : token_counts) {
+    if (c == 0) continue;
+    const double p = static_cast<double>(c) / static_cast<double>(total);
+    sum += std::pow(p, alpha);
+  }
+  const double entropy = std::log(sum) / (1.0 - alpha);
+  return entropy / std::log(static_cast<double>(vocabulary_size));
+}
+
+MetricsAccumulator::MetricsAccumulator(std::size_t vocabulary_size, std::optional<TokenId> unknown_id)
+    : vocabulary_size_(vocabulary_size), unknown_id_(unknown_id), token_counts_(vocabulary_size, 0) {
+  totals_.vocabulary_size = vocabulary_size;
+}
+
+void MetricsAccumulator::add_word(std::string_view word, std::span<const TokenId> ids,
+                                  const Segmenter& segmenter) {
+  const std::uint64_t characters = surface_characters(word);
+  totals_.words += 1;
+  totals_.tokens += ids.size();
+  totals_.characters += characters;
+  totals_.bytes += surface_bytes(word);
+  if (ids.size() >= 2) totals_.continued_words += 1;
+  std::uint64_t unknown = 0;
+  for (const TokenId id : ids) {
+    if (id < token_counts_.size()) ++token_counts_[id];
+    if (unknown_id_ && id == *unknown_id_) ++unknown;
+  }
+  if (unknown == 0) return;
+  totals_.unknown_tokens += unknown;
+  totals_.words_with_unknown += 1;
+  if (unknown == ids.size()) {
+    totals_.unknown_characters += characters;
+    return;
+  }
+  // Characters not covered by the known pieces are the ones under unknown tokens.
+  std::vector<TokenId> known;
+  known.reserve(ids.size());
+  for (const TokenId id : ids)
+    if (id != *unknown_id_) known.push_back(id);
+  const std::uint64_t covered = surface_characters(segmenter.decode(known));
+  totals_.unknown_characters += characters > covered ? characters - covered : 0;
+}
+
+void MetricsAccumulator::merge(const MetricsAccumulator& other) {
+  totals_.tokens += other.totals_.tokens;
+  totals_.words += other.totals_.words;
+  totals_.characters += other.totals_.characters;
+  totals_.bytes += other.totals_.bytes;
+  totals_.unknown_tokens += other.totals_.unknown_tokens;
+  totals_.unknown_characters += other.totals_.unknown_characters;
+  totals_.words_with_unknown += other.totals_.words_with_unknown;
+  totals_.continued_words += other.totals_.continued_words;
+  for (std::size_t i = 0; i < token_counts_.size() && i < other.token_counts_.size(); ++i)
+    token_counts_[i] += other.token_counts_[i];
+}
+
+SegmentationMetrics MetricsAccumulator::finish() const {
+  SegmentationMetrics m = totals_;
+  m.distinct_tokens = 0;
+  for (const auto c : token_counts_) m.distinct_tokens += c > 0;
+  m.renyi_efficiency_2_5 = renyi_efficiency(token_counts_, 2.5, vocabulary_size_);
+  return m;
+}
+
+EmbeddingCost embedding_cost(std::uint64_t vocabulary_size, std::size_t d_model) noexcept {
+  EmbeddingCost cost;
+  cost.d_model = d_model;
+  cost.tied_parameters = vocabulary_size * d_model;
+  cost.untied_parameters = 2 * vocabulary_size * d_model;
+  return cost;
+}
+
+}  // namespace tokenlab

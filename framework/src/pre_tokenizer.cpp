@@ -1,0 +1,254 @@
+#include "tokenlab/pre_tokenizer.hpp"
+
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
+#include <unicode/utext.h>
+
+#include <memory>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+
+std::string PreTokenizerOptions::to_string() const {
+  std::string s;
+  switch (kind) {
+    case PreTokenizerKind::whitespace: s = "whitespace"; break;
+    case PreTokenizerKind::unicode: s = "unicode"; break;
+    case PreTokenizerKind::icu_words: s = "icu-words"; break;
+    case PreTokenizerKind::bert: s = "bert"; break;
+  }
+  switch (marker) {
+    case MarkerStyle::prefix: s += "/prefix"; break;
+    case MarkerStyle::suffix: s += "/suffix"; break;
+    case MarkerStyle::none: s += "/none"; break;
+  }
+  return s;
+}
+
+PreTokenizerOptions PreTokenizerOptions::parse(std::string_view text) {
+  PreTokenizerOptions o;
+  const auto slash = text.find('/');
+  const std::string_view kind = text.substr(0, slash);
+  const std::string_view marker = slash == std::string_view::npos ? "prefix" : text.substr(slash + 1);
+  if (kind == "whitespace") o.kind = PreTokenizerKind::whitespace;
+  else if (kind == "unicode") o.kind = PreTokenizerKind::unicode;
+  else if (kind == "icu-words") o.kind = PreTokenizerKind::icu_words;
+  else if (kind == "bert") o.kind = PreTokenizerKind::bert;
+  else throw Error("unknown pre-tokenizer '" + std::string(kind) + "': expected whitespace|unicode|icu-words|bert");
+  if (marker == "prefix") o.marker = MarkerStyle::prefix;
+  else if (marker == "suffix") o.marker = MarkerStyle::suffix;
+  else if (marker == "none") o.marker = MarkerStyle::none;
+  else throw Error("unknown boundary marker style '" + std::string(marker) + "': expected prefix|suffix|none");
+  return o;
+}
+
+namespace {
+
+// Character classes for the unicode and bert pre-tokenizers.
+enum class CharClass : unsigned char { space, letter, digit, punct, mark, cjk };
+
+struct Classified {
+  CharClass cls;
+  int script;  // UScriptCode for letters, else -1
+};
+
+Classified classify(char32_t cp) {
+  if (cp < 0x80) {
+    const char c = static_cast<char>(cp);
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') return {CharClass::space, -1};
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return {CharClass::letter, USCRIPT_LATIN};
+    if (c >= '0' && c <= '9') return {CharClass::digit, -1};
+    return {CharClass::punct, -1};
+  }
+  const auto c = static_cast<UChar32>(cp);
+  if (u_isUWhiteSpace(c)) return {CharClass::space, -1};
+  switch (u_charType(c)) {
+    case U_NON_SPACING_MARK:
+    case U_ENCLOSING_MARK:
+    case U_COMBINING_SPACING_MARK:
+    case U_FORMAT_CHAR:  // ZWJ, ZWNJ and friends stay inside their word
+      return {CharClass::mark, -1};
+    case U_DECIMAL_DIGIT_NUMBER:
+      return {CharClass::digit, -1};
+    case U_UPPERCASE_LETTER:
+    case U_LOWERCASE_LETTER:
+    case U_TITLECASE_LETTER:
+    case U_MODIFIER_LETTER:
+    case U_OTHER_LETTER:
+    case U_LETTER_NUMBER:
+    case U_OTHER_NUMBER: {
+      UErrorCode status = U_ZERO_ERROR;
+      const UScriptCode script = uscript_getScript(c, &status);
+      // Common and Inherited letters (e.g. the Japanese prolonged sound mark) join
+      // whatever script surrounds them.
+      if (script == USCRIPT_COMMON || script == USCRIPT_INHERITED) return {CharClass::mark, -1};
+      return {CharClass::letter, script};
+    }
+    default:
+      return {CharClass::punct, -1};
+  }
+}
+
+bool is_cjk_ideograph(char32_t cp) {
+  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+         (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+
+}  // namespace
+
+PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {}
+
+void PreTokenizer::emit(std::string_view word, bool space_before, bool space_after,
+                        std::string& scratch, const WordCallback& on_word) const {
+  if (word.empty()) return;
+  if (options_.marker == MarkerStyle::prefix && space_before) {
+    scratch.assign(kBoundaryMarker);
+    scratch.append(word);
+    on_word(scratch);
+  } else if (options_.marker == MarkerStyle::suffix && space_after) {
+    scratch.assign(word);
+    scratch.append(kBoundaryMarker);
+    on_word(scratch);
+  } else {
+    on_word(word);
+  }
+}
+
+void PreTokenizer::split(std::string_view line, std::string& scratch, const WordCallback& on_word) const {
+  if (options_.kind == PreTokenizerKind::icu_words) {
+    split_icu(line, scratch, on_word);
+  } else {
+    split_simple(line, scratch, on_word);
+  }
+}
+
+std::vector<std::string> PreTokenizer::split(std::string_view line) const {
+  std::vector<std::string> words;
+  std::string scratch;
+  split(line, scratch, [&](std::string_view w) { words.emplace_back(w); });
+  return words;
+}
+
+void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
+                                const WordCallback& on_word) const {
+  const bool whitespace_only = options_.kind == PreTokenizerKind::whitespace;
+  const bool bert = options_.kind == PreTokenizerKind::bert;
+  std::size_t start = 0;         // start of the current word
+  bool in_word = false;
+  bool space_before = true;      // the line start counts as a space
+  CharClass word_class = CharClass::space;
+  int word_script = -1;
+  std::size_t i = 0;
+  const auto flush = [&](std::size_t end, bool space_after) {
+    if (in_word) emit(line.substr(start, end - start), space_before, space_after, scratch, on_word);
+    in_word = false;
+  };
+  while (i < line.size()) {
+    std::size_t len = utf8::sequence_length(line, i);
+    if (len == 0) len = 1;
+    const char32_t cp = len == 1 ? static_cast<unsigned char>(line[i]) : utf8::decode_at(line, i);
+    Classified c = classify(cp);
+    if (c.cls == CharClass::space) {
+      flush(i, true);
+      space_before = true;
+      i += len;
+      continue;
+    }
+    bool boundary = false;
+    if (whitespace_only) {
+      boundary = false;
+    } else if (c.cls == CharClass::mark) {
+      boundary = !in_word;  // a mark at a word start begins a word of its own
+    } else if (bert) {
+      if (c.cls == CharClass::punct || is_cjk_ideograph(cp)) {
+        boundary = true;
+        c.cls = CharClass::cjk;  // forces the next character to start a new word
+      } else {
+        boundary = word_class == CharClass::cjk || word_class == CharClass::punct;
+      }
+    } else if (in_word) {
+      if (c.cls != word_class) boundary = true;
+      else if (c.cls == CharClass::letter && c.script != word_script) boundary = true;
+    }
+    if (!in_word) {
+      start = i;
+      in_word = true;
+      word_class = c.cls == CharClass::mark ? CharClass::letter : c.cls;
+      word_script = c.script;
+    } else if (boundary) {
+      flush(i, false);
+      space_before = false;
+      start = i;
+      in_word = true;
+      word_class = c.cls;
+      word_script = c.script;
+    } else if (c.cls != CharClass::mark && word_class != c.cls) {
+      word_class = c.cls;  // whitespace mode: classes do not matter
+    }
+    i += len;
+  }
+  flush(line.size(), true);
+}
+
+void PreTokenizer::split_icu(std::string_view line, std::string& scratch,
+                             const WordCallback& on_word) const {
+  // One break iterator per thread: creating one costs far more than using it.
+  thread_local std::unique_ptr<icu::BreakIterator> iterator;
+  UErrorCode status = U_ZERO_ERROR;
+  if (!iterator) {
+    iterator.reset(icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
+    if (U_FAILURE(status)) throw Error(std::string("ICU word break iterator: ") + u_errorName(status));
+  }
+  UText* text = utext_openUTF8(nullptr, line.data(), static_cast<int64_t>(line.size()), &status);
+  if (U_FAILURE(status)) throw Error(std::string("ICU text: ") + u_errorName(status));
+  iterator->setText(text, status);
+  std::int32_t begin = iterator->first();
+  bool space_before = true;
+  for (std::int32_t end = iterator->next(); end != icu::BreakIterator::DONE;
+       begin = end, end = iterator->next()) {
+    const auto segment = line.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
+    bool all_space = true;
+    for (std::size_t i = 0; i < segment.size();) {
+      std::size_t len = utf8::sequence_length(segment, i);
+      if (len == 0) len = 1;
+      if (classify(utf8::decode_at(segment, i)).cls != CharClass::space) all_space = false;
+      i += len;
+    }
+    if (all_space) {
+      space_before = true;
+      continue;
+    }
+    const bool space_after = static_cast<std::size_t>(end) == line.size() ||
+                             classify(utf8::decode_at(line, static_cast<std::size_t>(end))).cls == CharClass::space;
+    emit(segment, space_before, space_after, scratch, on_word);
+    space_before = false;
+  }
+  utext_close(text);
+}
+
+std::string PreTokenizer::restore(std::string_view decoded) const {
+  std::string out;
+  out.reserve(decoded.size());
+  const std::string_view marker(kBoundaryMarker);
+  std::size_t i = 0;
+  while (i < decoded.size()) {
+    if (decoded.compare(i, marker.size(), marker) == 0) {
+      out += ' ';
+      i += marker.size();
+    } else {
+      out += decoded[i++];
+    }
+  }
+  const auto first = out.find_first_not_of(' ');
+  if (first == std::string::npos) return {};
+  const auto last = out.find_last_not_of(' ');
+  return out.substr(first, last - first + 1);
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,80 @@
+#include "tokenlab/tokenizer.hpp"
+
+#include <sstream>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/model_file.hpp"
+#include "tokenlab/parallel.hpp"
+#include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/train_options.hpp"
+
+namespace tokenlab {
+
+Tokenizer::Tokenizer(NormalizerOptions normalizer, PreTokenizerOptions pre_tokenizer,
+                     std::shared_ptr<Segmenter> segmenter)
+    : normalizer_(normalizer), pre_tokenizer_(pre_tokenizer), segmenter_(std::move(segmenter)) {
+  if (!segmenter_) throw Error("Tokenizer needs a segmenter");
+}
+
+Tokenizer Tokenizer::load(const std::filesystem::path& path, const PluginRegistry& registry) {
+  ModelFile model = read_model_file(path);
+  if (!registry.has(model.header.plugin_name))
+    throw Error(path.string() + ": model needs plugin '" + model.header.plugin_name +
+                "', which is not available (see 'tokenlab plugins')");
+  std::shared_ptr<Segmenter> segmenter = registry.create(model.header.plugin_name);
+  std::istringstream payload(model.payload);
+  try {
+    segmenter->load(payload);
+  } catch (const std::exception& e) {
+    throw Error(path.string() + ": cannot load " + model.header.plugin_name + " model: " + e.what());
+  }
+  return Tokenizer(model.header.normalizer, model.header.pre_tokenizer, std::move(segmenter));
+}
+
+void Tokenizer::save(const std::filesystem::path& path) const {
+  ModelFile model;
+  model.header.plugin_name = segmenter_->name();
+  model.header.plugin_version = segmenter_->version();
+  model.header.normalizer = normalizer_.options();
+  model.header.pre_tokenizer = pre_tokenizer_.options();
+  std::ostringstream payload;
+  segmenter_->save(payload);
+  model.payload = std::move(payload).str();
+  write_model_file(path, model);
+}
+
+void Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const {
+  std::string normalized;
+  std::string scratch;
+  normalizer_.normalize(text, normalized);
+  pre_tokenizer_.split(normalized, scratch, [&](std::string_view word) { segmenter_->encode(word, out); });
+}
+
+std::vector<TokenId> Tokenizer::encode(std::string_view text) const {
+  std::vector<TokenId> out;
+  encode(text, out);
+  return out;
+}
+
+std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::string> lines,
+                                                          unsigned threads) const {
+  std::vector<std::vector<TokenId>> out(lines.size());
+  constexpr std::size_t kChunk = 256;
+  const std::size_t chunks = (lines.size() + kChunk - 1) / kChunk;
+  parallel_for(chunks, resolve_threads(threads), [&](std::size_t c) {
+    const std::size_t end = std::min(lines.size(), (c + 1) * kChunk);
+    for (std::size_t i = c * kChunk; i < end; ++i) encode(lines[i], out[i]);
+  });
+  return out;
+}
+
+std::string Tokenizer::decode(std::span<const TokenId> ids) const {
+  const auto& vocab = segmenter_->vocabulary();
+  for (const TokenId id : ids)
+    if (id >= vocab.size())
+      throw Error("token id " + std::to_string(id) + " is outside the vocabulary (size " +
+                  std::to_string(vocab.size()) + ")");
+  return pre_tokenizer_.restore(segmenter_->decode(ids));
+}
+
+}  // namespace tokenlab

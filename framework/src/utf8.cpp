@@ -1,0 +1,121 @@
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab::utf8 {
+
+std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const std::size_t n = s.size();
+  const unsigned char b0 = byte(pos);
+  if (b0 < 0x80) return 1;
+  if (b0 < 0xC2) return 0;  // continuation byte or overlong 2-byte lead
+  if (b0 < 0xE0) {
+    return (pos + 1 < n && (byte(pos + 1) & 0xC0) == 0x80) ? 2 : 0;
+  }
+  if (b0 < 0xF0) {
+    if (pos + 2 >= n) return 0;
+    const unsigned char b1 = byte(pos + 1);
+    if ((b1 & 0xC0) != 0x80 || (byte(pos + 2) & 0xC0) != 0x80) return 0;
+    if (b0 == 0xE0 && b1 < 0xA0) return 0;  // overlong
+    if (b0 == 0xED && b1 >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (b0 < 0xF5) {
+    if (pos + 3 >= n) return 0;
+    const unsigned char b1 = byte(pos + 1);
+    if ((b1 & 0xC0) != 0x80 || (byte(pos + 2) & 0xC0) != 0x80 || (byte(pos + 3) & 0xC0) != 0x80)
+      return 0;
+    if (b0 == 0xF0 && b1 < 0x90) return 0;  // overlong
+    if (b0 == 0xF4 && b1 >= 0x90) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+std::optional<std::size_t> find_invalid(std::string_view s) noexcept {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    // Skip ASCII eight bytes at a time: most corpus text is mostly ASCII.
+    while (i + 8 <= n) {
+      std::uint64_t chunk;
+      __builtin_memcpy(&chunk, s.data() + i, 8);
+      if (chunk & 0x8080808080808080ULL) break;
+      i += 8;
+    }
+    if (i >= n) break;
+    const std::size_t len = sequence_length(s, i);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+std::string replace_invalid(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t len = sequence_length(s, i);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      // Maximal subpart: swallow continuation bytes that belonged to the bad lead.
+      while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80 &&
+             sequence_length(s, i) == 0)
+        ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+char32_t decode_at(std::string_view s, std::size_t pos) noexcept {
+  const auto b = [&](std::size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(s[i])); };
+  const char32_t b0 = b(pos);
+  if (b0 < 0x80) return b0;
+  if (b0 < 0xE0) return ((b0 & 0x1F) << 6) | (b(pos + 1) & 0x3F);
+  if (b0 < 0xF0) return ((b0 & 0x0F) << 12) | ((b(pos + 1) & 0x3F) << 6) | (b(pos + 2) & 0x3F);
+  return ((b0 & 0x07) << 18) | ((b(pos + 1) & 0x3F) << 12) | ((b(pos + 2) & 0x3F) << 6) |
+         (b(pos + 3) & 0x3F);
+}
+
+void append(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::size_t count_code_points(std::string_view s) noexcept {
+  std::size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+std::vector<std::string_view> split_code_points(std::string_view s) {
+  std::vector<std::string_view> out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t len = sequence_length(s, i);
+    if (len == 0) len = 1;  // tolerate bad bytes: one unit each
+    out.push_back(s.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace tokenlab::utf8
