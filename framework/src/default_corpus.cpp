@@ -57,6 +57,19 @@ std::string strip_footnotes(const std::string& s) {
   return out;
 }
 
+// The module has a footnote removed in "ofAchan" (Sirach 46:1): a lowercase letter
+// directly followed by an uppercase one never occurs inside an English word here,
+// so such joins get their space back.
+std::string split_case_joins(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + 4);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (i + 1 < s.size() && s[i] >= 'a' && s[i] <= 'z' && s[i + 1] >= 'A' && s[i + 1] <= 'Z') out += ' ';
+  }
+  return out;
+}
+
 }  // namespace
 
 std::size_t clean_diatheke_output(std::istream& in, std::ostream& out) {
@@ -70,9 +83,7 @@ std::size_t clean_diatheke_output(std::istream& in, std::ostream& out) {
   std::smatch match;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    bool is_verse = false;
     if (std::regex_search(line, match, reference)) {
-      is_verse = true;
       if (last_verse_reached) break;  // anything after Revelation 22:21 is the glossary
       if (match[1] == "Revelation of John" && match[2] == "22" && match[3] == "21") last_verse_reached = true;
       line = match.suffix().str();
@@ -80,9 +91,8 @@ std::size_t clean_diatheke_output(std::istream& in, std::ostream& out) {
       // Continuation lines of the last verse end at the first blank line; the glossary follows.
       if (collapse_spaces(line).empty()) break;
     }
-    (void)is_verse;
     if (line.find('<') != std::string::npos) continue;  // leftover OSIS markup
-    line = collapse_spaces(strip_footnotes(line));
+    line = split_case_joins(collapse_spaces(strip_footnotes(line)));
     if (line.empty()) continue;
     if (line.find('[') != std::string::npos || line.find(']') != std::string::npos) continue;
     if (line.front() == '(' && line.back() == ')' && line.find(' ') == std::string::npos) continue;  // module name

@@ -116,4 +116,12 @@ std::vector<ScoredSegmentation> Segmenter::nbest(std::string_view, std::size_t) 
   throw Error("segmenter '" + name() + "' does not support n-best segmentation");
 }
 
+void Segmenter::import_model(std::istream&, const std::string& format, const std::string& name) {
+  throw Error(name + ": segmenter '" + this->name() + "' cannot import format '" + format + "'");
+}
+
+void Segmenter::export_model(std::ostream&, const std::string& format) const {
+  throw Error("segmenter '" + name() + "' cannot export format '" + format + "'");
+}
+
 }  // namespace tokenlab

@@ -17,11 +17,11 @@ namespace tokenlab {
 struct CountOptions {
   unsigned threads = 0;  // 0 = all cores
   /// Which lines to count. Lines for which this returns false go to on_skipped_line.
-  std::function<bool(std::string_view line)> keep_line;
+  std::function<bool(std::string_view line)> keep_line{};
   /// Receives lines rejected by keep_line, in corpus order (e.g. held-out text).
-  std::function<void(std::string_view normalized_line)> on_skipped_line;
+  std::function<void(std::string_view normalized_line)> on_skipped_line{};
   /// Progress callback: bytes read so far.
-  std::function<void(std::uint64_t bytes)> on_progress;
+  std::function<void(std::uint64_t bytes)> on_progress{};
 };
 
 /// Counts the words of every kept line. Result and order are identical for every

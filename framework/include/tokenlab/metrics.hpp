@@ -25,7 +25,7 @@ namespace tokenlab {
 
 class Segmenter;
 
-struct SegmentationMetrics {
+struct TOKENLAB_API SegmentationMetrics {
   std::uint64_t tokens = 0;
   std::uint64_t words = 0;
   std::uint64_t characters = 0;

@@ -19,7 +19,7 @@ namespace tokenlab {
 
 enum class NormalizationForm { none, nfc, nfkc };
 
-struct NormalizerOptions {
+struct TOKENLAB_API NormalizerOptions {
   NormalizationForm form = NormalizationForm::nfc;
   bool lowercase = false;
   /// BERT uncased: strip combining marks after NFD (accents), then recompose.

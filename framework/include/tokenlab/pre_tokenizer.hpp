@@ -30,7 +30,7 @@ namespace tokenlab {
 enum class PreTokenizerKind { whitespace, unicode, icu_words, bert };
 enum class MarkerStyle { prefix, suffix, none };
 
-struct PreTokenizerOptions {
+struct TOKENLAB_API PreTokenizerOptions {
   PreTokenizerKind kind = PreTokenizerKind::unicode;
   MarkerStyle marker = MarkerStyle::prefix;
 

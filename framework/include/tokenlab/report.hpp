@@ -25,7 +25,7 @@ enum class ColumnKind { text, integer, real };
 struct ReportColumn {
   std::string name;
   ColumnKind kind = ColumnKind::text;
-  std::string description;  // used in Markdown's legend
+  std::string description{};  // used in Markdown's legend
 };
 
 struct ReportTable {

@@ -89,6 +89,12 @@ class TOKENLAB_API Segmenter {
   /// The k best segmentations, best first; requires kCapabilityNBest (else throws Error).
   [[nodiscard]] virtual std::vector<ScoredSegmentation> nbest(std::string_view word,
                                                               std::size_t k) const;
+
+  /// Replaces the model with one read in a foreign format (e.g. "vocab.txt" for
+  /// BERT). name is used in error messages. Default: throws Error (unsupported).
+  virtual void import_model(std::istream& in, const std::string& format, const std::string& name);
+  /// Writes the model in a foreign format. Default: throws Error (unsupported).
+  virtual void export_model(std::ostream& out, const std::string& format) const;
 };
 
 }  // namespace tokenlab

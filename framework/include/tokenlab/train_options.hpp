@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tokenlab/export.hpp"
+
 namespace tokenlab {
 
 struct TrainOptions {
@@ -34,6 +36,6 @@ struct TrainOptions {
 };
 
 /// Resolves threads == 0 to the hardware concurrency (at least 1).
-unsigned resolve_threads(unsigned requested) noexcept;
+TOKENLAB_API unsigned resolve_threads(unsigned requested) noexcept;
 
 }  // namespace tokenlab

@@ -1,0 +1,421 @@
+// The tokenlab subcommands. Each parses its options into locals and hands the
+// work to the framework; nothing here knows any particular algorithm.
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli.hpp"
+#include "tokenlab/atomic_file.hpp"
+#include "tokenlab/compare.hpp"
+#include "tokenlab/conformance.hpp"
+#include "tokenlab/counting.hpp"
+#include "tokenlab/default_corpus.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/model_file.hpp"
+#include "tokenlab/report.hpp"
+#include "tokenlab/tokenizer.hpp"
+#include "tokenlab/utf8.hpp"
+#include "tokenlab/word_counts.hpp"
+
+namespace tokenlab::cli {
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+WordCounts count_corpus(const std::vector<std::string>& files, const PipelineOptions& pipeline) {
+  CorpusReader reader(files, CorpusOptions{.invalid_utf8 = pipeline.invalid_utf8_policy()});
+  Progress progress;
+  CountOptions options;
+  options.threads = pipeline.threads;
+  options.on_progress = [&](std::uint64_t bytes) {
+    progress.update("counting: " + std::to_string(bytes >> 20) + " MiB");
+  };
+  WordCounts counts = count_words(reader, Normalizer(pipeline.normalizer()),
+                                  PreTokenizer(pipeline.pre_tokenizer_options()), options);
+  progress.done();
+  return counts;
+}
+
+// Reads lines from --input or stdin.
+class LineSource {
+ public:
+  explicit LineSource(const std::string& path) {
+    if (path.empty() || path == "-") {
+      in_ = &std::cin;
+      name_ = "<stdin>";
+      return;
+    }
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
+    file_.open(path, std::ios::binary);
+    if (!file_) throw Error(path + ": cannot open");
+    in_ = &file_;
+    name_ = path;
+  }
+  bool next(std::string& line) {
+    if (!std::getline(*in_, line)) return false;
+    ++number_;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  }
+  [[nodiscard]] std::string where() const { return name_ + ":" + std::to_string(number_); }
+
+ private:
+  std::ifstream file_;
+  std::istream* in_ = nullptr;
+  std::string name_;
+  std::uint64_t number_ = 0;
+};
+
+// Writes to --output atomically, or to stdout.
+void with_output(const std::string& path, const std::function<void(std::ostream&)>& body) {
+  if (path.empty() || path == "-") {
+    body(std::cout);
+    std::cout.flush();
+    return;
+  }
+  write_file_atomically(path, body);
+}
+
+}  // namespace
+
+int cmd_plugins(const std::vector<std::string>& args) {
+  std::vector<std::string> plugin_dirs;
+  po::options_description desc("options");
+  desc.add_options()("plugin-dir", po::value(&plugin_dirs), "extra directory to search first (repeatable)");
+  po::variables_map vm;
+  if (!parse("plugins", "[--plugin-dir DIR]...", desc, {}, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  ReportTable table;
+  table.columns = {{"name", ColumnKind::text}, {"version", ColumnKind::text},
+                   {"capabilities", ColumnKind::text}, {"description", ColumnKind::text},
+                   {"file", ColumnKind::text}};
+  for (const auto& p : registry.plugins()) {
+    std::string caps;
+    if (p.capabilities & kCapabilitySampling) caps += "sampling ";
+    if (p.capabilities & kCapabilityNBest) caps += "nbest ";
+    if (p.capabilities & kCapabilityTrace) caps += "trace ";
+    if (caps.empty()) caps = "-";
+    else caps.pop_back();
+    table.rows.push_back({p.name, p.version, caps, p.description, p.file.string()});
+  }
+  write_terminal(std::cout, table);
+  if (registry.plugins().empty()) {
+    std::cerr << "error: no plugins found (searched --plugin-dir, $TOKENLAB_PLUGIN_PATH and <exe>/../lib/tokenlab/plugins)\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+int cmd_count(const std::vector<std::string>& args) {
+  std::vector<std::string> corpus;
+  std::string output;
+  PipelineOptions pipeline;
+  po::options_description desc("options");
+  desc.add_options()("corpus", po::value(&corpus)->multitoken()->required(), "corpus files (.gz, .xz, - for stdin)")
+      ("output,o", po::value(&output)->required(), "counts file to write (TSV: word<TAB>count)");
+  pipeline.add_to(desc);
+  po::positional_options_description positional;
+  positional.add("corpus", -1);
+  po::variables_map vm;
+  if (!parse("count", "--corpus FILE... -o COUNTS.tsv [options]", desc, positional, args, vm)) return kExitOk;
+  const auto start = std::chrono::steady_clock::now();
+  const WordCounts counts = count_corpus(corpus, pipeline);
+  counts.save_tsv(std::filesystem::path(output));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << counts.size() << " distinct words, " << counts.total() << " occurrences, " << seconds
+            << " s -> " << output << '\n';
+  return kExitOk;
+}
+
+int cmd_train(const std::vector<std::string>& args) {
+  std::string algorithm;
+  std::size_t vocab_size = 0;
+  std::vector<std::string> corpus;
+  std::vector<std::string> counts_files;
+  std::vector<std::string> raw_options;
+  std::vector<std::string> plugin_dirs;
+  std::string output;
+  std::string specials;
+  TrainOptions train_options;
+  PipelineOptions pipeline;
+  po::options_description desc("options");
+  desc.add_options()
+      ("algorithm,a", po::value(&algorithm)->required(), "plugin name (see 'tokenlab plugins')")
+      ("vocab-size,v", po::value(&vocab_size)->required(), "vocabulary size, special tokens included")
+      ("corpus", po::value(&corpus)->multitoken(), "corpus files (.gz, .xz, - for stdin)")
+      ("counts", po::value(&counts_files)->multitoken(), "word counts from 'tokenlab count' (merged if several)")
+      ("option", po::value(&raw_options), "algorithm option key=value (repeatable)")
+      ("min-frequency", po::value(&train_options.min_frequency)->default_value(0), "minimum count")
+      ("character-coverage", po::value(&train_options.character_coverage)->default_value(0.9995),
+       "share of character occurrences the base alphabet covers")
+      ("seed", po::value(&train_options.seed)->default_value(0), "random seed")
+      ("special-tokens", po::value(&specials), "comma-separated special tokens (default: the algorithm's)")
+      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)")
+      ("output,o", po::value(&output)->required(), "model file to write");
+  pipeline.add_to(desc);
+  po::variables_map vm;
+  if (!parse("train", "--algorithm NAME --vocab-size N (--corpus FILE... | --counts COUNTS.tsv) -o MODEL", desc, {},
+             args, vm))
+    return kExitOk;
+  if (corpus.empty() == counts_files.empty()) throw UsageError("give exactly one of --corpus and --counts");
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
+  train_options.vocab_size = vocab_size;
+  train_options.threads = pipeline.threads;
+  if (vm.count("special-tokens")) train_options.special_tokens = split_list(specials);
+  for (const auto& kv : raw_options) train_options.extra.insert(parse_key_value(kv, "option"));
+
+  WordCounts counts;
+  if (!corpus.empty()) {
+    counts = count_corpus(corpus, pipeline);
+  } else {
+    for (const auto& f : counts_files) counts.merge(WordCounts::load_tsv(std::filesystem::path(f)));
+    if (counts.empty()) throw Error("the counts files hold no words");
+  }
+  struct Observer : TrainingObserver {
+    Progress progress;
+    void on_progress(std::string_view stage, double fraction) override {
+      progress.update(std::string(stage) + ": " + std::to_string(static_cast<int>(fraction * 100)) + "%");
+    }
+    void on_message(std::string_view message) override {
+      progress.done();
+      std::cerr << message << '\n';
+    }
+  } observer;
+  const auto start = std::chrono::steady_clock::now();
+  segmenter->train(counts, train_options, &observer);
+  observer.progress.done();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Tokenizer tokenizer(pipeline.normalizer(), pipeline.pre_tokenizer_options(), segmenter);
+  tokenizer.save(output);
+  std::cerr << algorithm << ": vocabulary " << segmenter->vocabulary().size() << ", trained in " << seconds
+            << " s on " << counts.size() << " distinct words -> " << output << '\n';
+  return kExitOk;
+}
+
+int cmd_encode(const std::vector<std::string>& args) {
+  std::string model;
+  std::string input;
+  std::string output;
+  std::vector<std::string> plugin_dirs;
+  bool pieces = false;
+  double dropout = -1;
+  double alpha = -1;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+  po::options_description desc("options");
+  desc.add_options()("model,m", po::value(&model)->required(), "model file")
+      ("input,i", po::value(&input), "input file (default stdin)")
+      ("output,o", po::value(&output), "output file (default stdout)")
+      ("pieces", po::bool_switch(&pieces), "print pieces instead of ids")
+      ("dropout", po::value(&dropout), "sample with BPE-dropout probability p (sampling plugins)")
+      ("alpha", po::value(&alpha), "sample with unigram temperature alpha (sampling plugins)")
+      ("seed", po::value(&seed)->default_value(0), "seed for sampling")
+      ("threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")
+      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  po::variables_map vm;
+  if (!parse("encode", "-m MODEL [--pieces] [--input FILE]", desc, {}, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  const Tokenizer tokenizer = Tokenizer::load(model, registry);
+  const bool sampling = dropout >= 0 || alpha >= 0;
+  if (sampling && !(tokenizer.segmenter().capabilities() & kCapabilitySampling))
+    throw Error("segmenter '" + tokenizer.segmenter().name() + "' does not support sampling");
+  SamplingOptions sampling_options;
+  if (dropout >= 0) sampling_options.dropout = dropout;
+  if (alpha >= 0) sampling_options.alpha = alpha;
+  std::uint64_t rng = seed;
+  LineSource source(input);
+  const auto invalid_policy = InvalidUtf8Policy::error;
+  (void)invalid_policy;
+  with_output(output, [&](std::ostream& out) {
+    std::vector<std::string> batch;
+    std::string line;
+    std::string text;
+    const auto flush = [&] {
+      std::vector<std::vector<TokenId>> encoded;
+      if (sampling) {
+        std::string normalized;
+        std::string scratch;
+        for (const auto& l : batch) {
+          encoded.emplace_back();
+          tokenizer.normalizer().normalize(l, normalized);
+          tokenizer.pre_tokenizer().split(normalized, scratch, [&](std::string_view w) {
+            tokenizer.segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
+          });
+        }
+      } else {
+        encoded = tokenizer.encode_batch(batch, threads);
+      }
+      for (const auto& ids : encoded) {
+        text.clear();
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          if (i) text += ' ';
+          text += pieces ? tokenizer.segmenter().display_piece(ids[i]) : std::to_string(ids[i]);
+        }
+        text += '\n';
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      }
+      batch.clear();
+    };
+    while (source.next(line)) {
+      if (auto bad = utf8::find_invalid(line))
+        throw Error(source.where() + ": invalid UTF-8 at byte offset " + std::to_string(*bad));
+      batch.push_back(line);
+      if (batch.size() == 8192) flush();
+    }
+    flush();
+  });
+  return kExitOk;
+}
+
+int cmd_decode(const std::vector<std::string>& args) {
+  std::string model;
+  std::string input;
+  std::string output;
+  std::vector<std::string> plugin_dirs;
+  po::options_description desc("options");
+  desc.add_options()("model,m", po::value(&model)->required(), "model file")
+      ("input,i", po::value(&input), "input file of space-separated ids (default stdin)")
+      ("output,o", po::value(&output), "output file (default stdout)")
+      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  po::variables_map vm;
+  if (!parse("decode", "-m MODEL [--input FILE]", desc, {}, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  const Tokenizer tokenizer = Tokenizer::load(model, registry);
+  const std::size_t vocab = tokenizer.segmenter().vocabulary().size();
+  LineSource source(input);
+  with_output(output, [&](std::ostream& out) {
+    std::string line;
+    std::vector<TokenId> ids;
+    while (source.next(line)) {
+      ids.clear();
+      std::istringstream fields(line);
+      std::string field;
+      while (fields >> field) {
+        std::uint64_t id = 0;
+        auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), id);
+        if (ec != std::errc() || ptr != field.data() + field.size())
+          throw Error(source.where() + ": '" + field + "' is not a token id");
+        if (id >= vocab)
+          throw Error(source.where() + ": token id " + field + " is outside the vocabulary (size " +
+                      std::to_string(vocab) + ")");
+        ids.push_back(static_cast<TokenId>(id));
+      }
+      out << tokenizer.decode(ids) << '\n';
+    }
+  });
+  return kExitOk;
+}
+
+int cmd_compare(const std::vector<std::string>& args) {
+  CompareOptions options;
+  std::string algorithms;
+  std::string report_dir;
+  std::vector<std::string> raw_options;
+  std::vector<std::string> plugin_dirs;
+  std::vector<std::size_t> d_models;
+  PipelineOptions pipeline;
+  po::options_description desc("options");
+  desc.add_options()
+      ("corpus", po::value(&options.corpus_files)->multitoken(),
+       "corpus files (default: the bundled World English Bible)")
+      ("algorithms", po::value(&algorithms), "comma-separated plugin names (default: every plugin found)")
+      ("vocab-size,v", po::value(&options.vocab_size)->default_value(8000), "vocabulary size")
+      ("held-out", po::value(&options.held_out)->default_value(0.1), "fraction of lines held out for evaluation")
+      ("d-model", po::value(&d_models)->multitoken(), "model widths for embedding cost (default 768 4096)")
+      ("option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")
+      ("seed", po::value(&options.seed)->default_value(0), "random seed")
+      ("report-dir", po::value(&report_dir), "write compare.csv, compare.json and compare.md here")
+      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  pipeline.add_to(desc);
+  po::variables_map vm;
+  if (!parse("compare", "[--corpus FILE...] [--algorithms a,b] [--vocab-size N] [--report-dir DIR]", desc, {},
+             args, vm))
+    return kExitOk;
+  if (!d_models.empty()) options.d_models = d_models;
+  options.algorithms = split_list(algorithms);
+  options.threads = pipeline.threads;
+  options.normalizer = pipeline.normalizer();
+  options.pre_tokenizer = pipeline.pre_tokenizer_options();
+  options.invalid_utf8 = pipeline.invalid_utf8_policy();
+  for (const auto& raw : raw_options) {
+    const auto colon = raw.find(':');
+    if (colon == std::string::npos || colon == 0) throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
+    options.plugin_options[raw.substr(0, colon)].insert(parse_key_value(raw.substr(colon + 1), "option"));
+  }
+  if (!report_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(report_dir, ec);
+    if (ec || !std::filesystem::is_directory(report_dir))
+      throw Error(report_dir + ": cannot create report directory" + (ec ? ": " + ec.message() : std::string()));
+  }
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  if (options.corpus_files.empty()) {
+    const auto path = ensure_default_corpus();
+    std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible (public domain), "
+              << path.string() << '\n';
+    options.corpus_files = {path.string()};
+  }
+  Progress progress;
+  const CompareResult result =
+      run_compare(registry, options, [&](const std::string& stage, double) { progress.update(stage); });
+  progress.done();
+  const ReportTable table = comparison_table(result);
+  write_terminal(std::cout, table);
+  bool failed = false;
+  for (const auto& row : result.rows) failed = failed || !row.error.empty();
+  if (!report_dir.empty()) {
+    const std::filesystem::path dir(report_dir);
+    write_file_atomically(dir / "compare.csv", [&](std::ostream& out) { write_csv(out, table); });
+    write_file_atomically(dir / "compare.json", [&](std::ostream& out) { write_json(out, table); });
+    write_file_atomically(dir / "compare.md", [&](std::ostream& out) { write_markdown(out, table); });
+    std::cerr << "reports: " << (dir / "compare.csv").string() << ", compare.json, compare.md\n";
+  }
+  return failed ? kExitFailure : kExitOk;
+}
+
+int cmd_check_plugin(const std::vector<std::string>& args) {
+  std::string path;
+  po::options_description desc("options");
+  desc.add_options()("plugin", po::value(&path)->required(), "plugin file (.so)");
+  po::positional_options_description positional;
+  positional.add("plugin", 1);
+  po::variables_map vm;
+  if (!parse("check-plugin", "PATH", desc, positional, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  const PluginInfo info = registry.load_file(path);
+  std::cout << "plugin " << info.name << " " << info.version << " (" << info.file.string() << ")\n";
+  std::size_t failed = 0;
+  const auto results = run_conformance(registry, info.name);
+  for (const auto& r : results) {
+    std::cout << (r.passed ? "  PASS  " : "  FAIL  ") << r.check;
+    if (!r.detail.empty()) std::cout << "  (" << r.detail << ")";
+    std::cout << '\n';
+    failed += !r.passed;
+  }
+  std::cout << results.size() - failed << " passed, " << failed << " failed\n";
+  if (failed > 0) {
+    std::cerr << "error: " << info.name << " failed " << failed << " conformance check(s)\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace tokenlab::cli

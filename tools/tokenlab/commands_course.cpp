@@ -1,0 +1,229 @@
+// trace, import and export: the commands for courses and for interoperability.
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli.hpp"
+#include "tokenlab/atomic_file.hpp"
+#include "tokenlab/counting.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/report.hpp"
+#include "tokenlab/tokenizer.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/utf8.hpp"
+#include "tokenlab/word_counts.hpp"
+
+namespace tokenlab::cli {
+
+namespace {
+
+// "low:5 lower:2" -> counts, in the order given, with the boundary marker added.
+WordCounts parse_inline_words(const std::string& text, MarkerStyle marker) {
+  WordCounts counts;
+  std::istringstream in(text);
+  std::string item;
+  while (in >> item) {
+    const auto colon = item.rfind(':');
+    std::uint64_t count = 1;
+    std::string word = item;
+    if (colon != std::string::npos) {
+      word = item.substr(0, colon);
+      const std::string number = item.substr(colon + 1);
+      auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), count);
+      if (ec != std::errc() || ptr != number.data() + number.size() || count == 0)
+        throw UsageError("--words: bad count in '" + item + "' (expected word:count)");
+    }
+    if (word.empty()) throw UsageError("--words: empty word in '" + item + "'");
+    if (auto bad = utf8::find_invalid(word)) throw UsageError("--words: invalid UTF-8 in '" + item + "'");
+    if (marker == MarkerStyle::prefix) word = kBoundaryMarker + word;
+    if (marker == MarkerStyle::suffix) word += kBoundaryMarker;
+    counts.add(word, count);
+  }
+  if (counts.empty()) throw UsageError("--words is empty");
+  return counts;
+}
+
+// Shows the boundary marker the way textbooks do: </w> at the end of a word.
+std::string show(const std::string& text, MarkerStyle marker) {
+  if (marker != MarkerStyle::suffix) return text;
+  std::string out;
+  const std::string_view m(kBoundaryMarker);
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, m.size(), m) == 0) {
+      out += "</w>";
+      i += m.size();
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_trace(const std::vector<std::string>& args) {
+  std::string algorithm;
+  std::string words;
+  std::vector<std::string> corpus;
+  std::size_t merges = 0;
+  std::size_t vocab_size = 0;
+  std::vector<std::string> encode_words;
+  std::vector<std::string> raw_options;
+  std::vector<std::string> plugin_dirs;
+  std::string specials;
+  std::uint64_t min_frequency = 0;
+  PipelineOptions pipeline;
+  po::options_description desc("options");
+  desc.add_options()
+      ("algorithm", po::value(&algorithm)->required(), "plugin name, e.g. bpe")
+      ("words", po::value(&words), "inline word counts, e.g. 'low:5 lower:2 newest:6 widest:3 wider:2'")
+      ("corpus", po::value(&corpus)->multitoken(), "or corpus files")
+      ("merges", po::value(&merges), "stop after N steps beyond the base alphabet")
+      ("vocab-size,v", po::value(&vocab_size), "or: target vocabulary size")
+      ("min-frequency", po::value(&min_frequency)->default_value(0), "minimum count")
+      ("encode", po::value(&encode_words)->multitoken(), "words to encode with the result")
+      ("option", po::value(&raw_options), "algorithm option key=value (repeatable)")
+      ("special-tokens", po::value(&specials)->default_value(""),
+       "comma-separated special tokens (default none, as in textbooks; the unknown token may still be added)")
+      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  pipeline.add_to(desc);
+  po::positional_options_description positional;
+  positional.add("algorithm", 1);
+  po::variables_map vm;
+  if (!parse("trace", "ALGORITHM (--words 'w:n ...' | --corpus FILE...) (--merges N | --vocab-size N)", desc,
+             positional, args, vm))
+    return kExitOk;
+  if (words.empty() == corpus.empty()) throw UsageError("give exactly one of --words and --corpus");
+  if ((merges == 0) == (vocab_size == 0)) throw UsageError("give exactly one of --merges and --vocab-size");
+  const PreTokenizerOptions pre = pipeline.pre_tokenizer_options();
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  if (!(registry.info(algorithm).capabilities & kCapabilityTrace))
+    throw Error("plugin '" + algorithm + "' does not report training steps (no trace capability)");
+
+  WordCounts counts;
+  if (!words.empty()) {
+    counts = parse_inline_words(words, pre.marker);
+  } else {
+    CorpusReader reader(corpus, CorpusOptions{.invalid_utf8 = pipeline.invalid_utf8_policy()});
+    counts = count_words(reader, Normalizer(pipeline.normalizer()), PreTokenizer(pre),
+                         CountOptions{.threads = pipeline.threads});
+  }
+  std::set<std::string> symbols;
+  std::uint64_t tokens = 0;
+  for (const auto& e : counts.entries())
+    for (const auto cp : utf8::split_code_points(e.word)) {
+      symbols.emplace(cp);
+      tokens += e.count;
+    }
+  TrainOptions options;
+  options.special_tokens = std::vector<std::string>();
+  std::istringstream special_list(specials);
+  for (std::string s; std::getline(special_list, s, ',');)
+    if (!s.empty()) options.special_tokens->push_back(s);
+  options.vocab_size = vocab_size > 0 ? vocab_size : symbols.size() + options.special_tokens->size() + merges;
+  options.min_frequency = min_frequency;
+  options.threads = pipeline.threads;
+  options.character_coverage = 1.0;
+  for (const auto& kv : raw_options) options.extra.insert(parse_key_value(kv, "option"));
+
+  std::cout << counts.size() << " distinct words; " << tokens << " tokens and " << symbols.size()
+            << " symbols at the start\n\n";
+  struct Tracer : TrainingObserver {
+    MarkerStyle marker;
+    ReportTable table;
+    std::vector<std::string> notes;
+    [[nodiscard]] bool trace() const override { return true; }
+    void on_step(const TrainingStep& step) override {
+      if (table.columns.empty()) {
+        table.columns.push_back({"step", ColumnKind::integer});
+        for (const auto& [name, value] : step.fields) {
+          const bool numeric = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-');
+          table.columns.push_back({name, numeric ? ColumnKind::real : ColumnKind::text});
+        }
+      }
+      std::vector<std::string> row{std::to_string(step.index)};
+      for (const auto& [name, value] : step.fields) row.push_back(show(value, marker));
+      table.rows.push_back(std::move(row));
+    }
+    void on_message(std::string_view message) override { notes.emplace_back(message); }
+  } tracer;
+  tracer.marker = pre.marker;
+  auto segmenter = registry.create(algorithm);
+  segmenter->train(counts, options, &tracer);
+  write_terminal(std::cout, tracer.table);
+  for (const auto& note : tracer.notes) std::cout << note << '\n';
+  std::cout << "\nvocabulary size " << segmenter->vocabulary().size() << '\n';
+  for (const auto& w : encode_words) {
+    std::string word = w;
+    if (pre.marker == MarkerStyle::prefix) word = kBoundaryMarker + word;
+    if (pre.marker == MarkerStyle::suffix) word += kBoundaryMarker;
+    std::vector<TokenId> ids;
+    segmenter->encode(word, ids);
+    std::cout << w << " ->";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      std::cout << (i ? " + " : " ") << show(segmenter->display_piece(ids[i]), pre.marker);
+    std::cout << '\n';
+  }
+  return kExitOk;
+}
+
+int cmd_import(const std::vector<std::string>& args) {
+  std::string format;
+  std::string input;
+  std::string output;
+  std::string algorithm;
+  bool uncased = false;
+  std::vector<std::string> plugin_dirs;
+  po::options_description desc("options");
+  desc.add_options()("format", po::value(&format)->required(), "vocab.txt (BERT WordPiece vocabulary)")
+      ("input", po::value(&input)->required(), "file to import")
+      ("algorithm", po::value(&algorithm)->default_value("wordpiece"), "plugin that reads the format")
+      ("uncased", po::bool_switch(&uncased), "lowercase and strip accents (BERT uncased vocabularies)")
+      ("output,o", po::value(&output)->required(), "model file to write")
+      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  po::variables_map vm;
+  if (!parse("import", "--format vocab.txt FILE -o MODEL [--uncased]", desc, positional, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
+  std::error_code ec;
+  if (std::filesystem::is_directory(input, ec)) throw Error(input + ": is a directory, not a file");
+  std::ifstream in(input, std::ios::binary);
+  if (!in) throw Error(input + ": cannot open");
+  segmenter->import_model(in, format, input);
+  // A BERT vocabulary comes with BERT's own pre-tokenization: split at white space
+  // and punctuation, no boundary marker.
+  NormalizerOptions normalizer;
+  normalizer.lowercase = uncased;
+  normalizer.strip_accents = uncased;
+  const PreTokenizerOptions pre{.kind = PreTokenizerKind::bert, .marker = MarkerStyle::none};
+  Tokenizer(normalizer, pre, segmenter).save(output);
+  std::cerr << "imported " << segmenter->vocabulary().size() << " tokens from " << input << " -> " << output << '\n';
+  return kExitOk;
+}
+
+int cmd_export(const std::vector<std::string>& args) {
+  std::string format;
+  std::string model;
+  std::string output;
+  std::vector<std::string> plugin_dirs;
+  po::options_description desc("options");
+  desc.add_options()("format", po::value(&format)->required(), "vocab.txt")
+      ("model,m", po::value(&model)->required(), "model file")
+      ("output,o", po::value(&output)->required(), "file to write")
+      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  po::variables_map vm;
+  if (!parse("export", "--format vocab.txt -m MODEL -o FILE", desc, {}, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  const Tokenizer tokenizer = Tokenizer::load(model, registry);
+  write_file_atomically(output, [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
+  return kExitOk;
+}
+
+}  // namespace tokenlab::cli
