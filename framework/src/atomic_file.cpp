@@ -19,7 +19,8 @@ void write_file_atomically(const std::filesystem::path& path,
   if (fs::is_directory(path, ec)) throw Error(path.string() + ": is a directory");
   const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   if (!fs::is_directory(parent, ec))
-    throw Error(path.string() + ": cannot write: directory '" + parent.string() + "' does not exist");
+    throw Error(path.string() + ": cannot write: directory '" + parent.string() +
+                "' does not exist");
   std::string temp = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) throw Error(path.string() + ": cannot write: " + std::strerror(errno));

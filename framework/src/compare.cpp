@@ -30,7 +30,9 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::string millions(std::uint64_t v) { return fixed(static_cast<double>(v) / 1e6, 1); }
+std::string millions(std::uint64_t v) {
+  return fixed(static_cast<double>(v) / 1e6, 1);
+}
 
 // Held-out words, stored flat: one buffer and end offsets.
 struct WordList {
@@ -43,8 +45,9 @@ struct WordList {
   }
 };
 
-CompareRow evaluate(const PluginRegistry& registry, const std::string& algorithm, const WordCounts& counts,
-                    const WordList& held_out, const CompareOptions& options) {
+CompareRow evaluate(const PluginRegistry& registry, const std::string& algorithm,
+                    const WordCounts& counts, const WordList& held_out,
+                    const CompareOptions& options) {
   CompareRow row;
   row.algorithm = algorithm;
   try {
@@ -69,7 +72,8 @@ CompareRow evaluate(const PluginRegistry& registry, const std::string& algorithm
     const unsigned threads = resolve_threads(options.threads);
     // One accumulator per thread over a contiguous range: the metrics are integer
     // sums, so the result does not depend on how the words were divided.
-    std::vector<MetricsAccumulator> partial(threads, MetricsAccumulator(vocab, segmenter->vocabulary().unknown_id()));
+    std::vector<MetricsAccumulator> partial(
+        threads, MetricsAccumulator(vocab, segmenter->vocabulary().unknown_id()));
     const auto encode_start = Clock::now();
     parallel_for(threads, threads, [&](std::size_t t) {
       std::vector<TokenId> ids;
@@ -87,7 +91,8 @@ CompareRow evaluate(const PluginRegistry& registry, const std::string& algorithm
     for (const auto& p : partial) total.merge(p);
     row.metrics = total.finish();
     if (row.encode_seconds > 0)
-      row.encode_mb_per_second = static_cast<double>(held_out.text.size()) / 1e6 / row.encode_seconds;
+      row.encode_mb_per_second =
+          static_cast<double>(held_out.text.size()) / 1e6 / row.encode_seconds;
   } catch (const std::exception& e) {
     row.error = e.what();
   }
@@ -139,7 +144,9 @@ CompareResult run_compare(const PluginRegistry& registry, const CompareOptions& 
 
   const auto& algorithms = result.options.algorithms;
   for (std::size_t i = 0; i < algorithms.size(); ++i) {
-    if (progress) progress("training " + algorithms[i], static_cast<double>(i) / static_cast<double>(algorithms.size()));
+    if (progress)
+      progress("training " + algorithms[i],
+               static_cast<double>(i) / static_cast<double>(algorithms.size()));
     result.rows.push_back(evaluate(registry, algorithms[i], counts, held_out, options));
   }
   if (progress) progress("done", 1.0);
@@ -160,14 +167,16 @@ ReportTable comparison_table(const CompareResult& result) {
       {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
       {"unk chr%", ColumnKind::real, "characters under unknown tokens / characters, percent"},
       {"unk word%", ColumnKind::real, "words containing an unknown token / words, percent"},
-      {"used%", ColumnKind::real, "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
+      {"used%", ColumnKind::real,
+       "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
       {"renyi2.5", ColumnKind::real, "Renyi efficiency, alpha 2.5 (Zouhar et al. 2023)"},
   };
   for (const std::size_t d : result.options.d_models) {
     t.columns.push_back({"emb" + std::to_string(d) + " M", ColumnKind::real,
                          "embedding parameters V x " + std::to_string(d) + ", tied, millions"});
     t.columns.push_back({"untied" + std::to_string(d) + " M", ColumnKind::real,
-                         "input + output embeddings 2 x V x " + std::to_string(d) + ", millions (bf16 bytes = 2 x this)"});
+                         "input + output embeddings 2 x V x " + std::to_string(d) +
+                             ", millions (bf16 bytes = 2 x this)"});
   }
   t.columns.push_back({"train s", ColumnKind::real, "training wall time, seconds"});
   t.columns.push_back({"enc MB/s", ColumnKind::real, "held-out encoding throughput"});
@@ -209,7 +218,8 @@ ReportTable comparison_table(const CompareResult& result) {
       {"tokenlab version", TOKENLAB_VERSION},
       {"corpus", files},
       {"corpus bytes", std::to_string(c.bytes)},
-      {"lines (training / held out)", std::to_string(c.training_lines) + " / " + std::to_string(c.held_out_lines)},
+      {"lines (training / held out)",
+       std::to_string(c.training_lines) + " / " + std::to_string(c.held_out_lines)},
       {"distinct training words", std::to_string(c.distinct_words)},
       {"training word occurrences", std::to_string(c.training_words)},
       {"counting seconds", fixed(c.count_seconds, 2)},

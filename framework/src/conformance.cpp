@@ -37,7 +37,8 @@ WordCounts conformance_counts(const PreTokenizer& pre_tokenizer) {
   std::string scratch;
   for (int repeat = 0; repeat < 3; ++repeat)
     for (const char* line : kCorpus)
-      pre_tokenizer.split(normalizer.normalize(line), scratch, [&](std::string_view w) { counts.add(w); });
+      pre_tokenizer.split(normalizer.normalize(line), scratch,
+                          [&](std::string_view w) { counts.add(w); });
   return counts;
 }
 
@@ -59,7 +60,8 @@ std::vector<std::vector<TokenId>> encode_all(const Segmenter& s, const WordCount
 
 }  // namespace
 
-std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry, const std::string& plugin_name) {
+std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
+                                              const std::string& plugin_name) {
   std::vector<ConformanceCheck> results;
   const auto record = [&](std::string check, bool passed, std::string detail = {}) {
     results.push_back({std::move(check), passed, std::move(detail)});
@@ -91,7 +93,8 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry, co
   if (!attempt("trains on a small multilingual corpus", [&](std::string& d) {
         segmenter->train(counts, options, nullptr);
         d = "vocabulary size " + std::to_string(segmenter->vocabulary().size());
-        return !segmenter->vocabulary().empty() && segmenter->vocabulary().size() <= options.vocab_size;
+        return !segmenter->vocabulary().empty() &&
+               segmenter->vocabulary().size() <= options.vocab_size;
       }))
     return results;
 
@@ -127,18 +130,20 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry, co
         return false;
       }
     }
-    d = std::to_string(checked) + " of " + std::to_string(encodings.size()) + " words without unknown tokens";
+    d = std::to_string(checked) + " of " + std::to_string(encodings.size()) +
+        " words without unknown tokens";
     return checked > 0;
   });
-  attempt("training is deterministic: identical model bytes at 1 and 2 threads", [&](std::string& d) {
-    auto other = registry.create(plugin_name);
-    TrainOptions two = options;
-    two.threads = 2;
-    other->train(counts, two, nullptr);
-    const bool same = saved_bytes(*other) == saved_bytes(*segmenter);
-    if (!same) d = "save() bytes differ";
-    return same;
-  });
+  attempt("training is deterministic: identical model bytes at 1 and 2 threads",
+          [&](std::string& d) {
+            auto other = registry.create(plugin_name);
+            TrainOptions two = options;
+            two.threads = 2;
+            other->train(counts, two, nullptr);
+            const bool same = saved_bytes(*other) == saved_bytes(*segmenter);
+            if (!same) d = "save() bytes differ";
+            return same;
+          });
   attempt("save then load gives identical encodings", [&](std::string& d) {
     std::stringstream buffer;
     segmenter->save(buffer);

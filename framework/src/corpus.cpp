@@ -27,7 +27,8 @@ InvalidUtf8Policy parse_invalid_utf8_policy(std::string_view text) {
 namespace {
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -82,8 +83,9 @@ struct CorpusReader::Impl {
     switch (options.invalid_utf8) {
       case InvalidUtf8Policy::error:
         if (nul != std::string::npos && (!bad || nul < *bad))
-          throw Error(current_name + ":" + std::to_string(line_number) + ": NUL byte at byte offset " +
-                      std::to_string(nul) + " (binary file?); use --invalid-utf8=replace|skip to continue");
+          throw Error(current_name + ":" + std::to_string(line_number) +
+                      ": NUL byte at byte offset " + std::to_string(nul) +
+                      " (binary file?); use --invalid-utf8=replace|skip to continue");
         throw Error(current_name + ":" + std::to_string(line_number) +
                     ": invalid UTF-8 at byte offset " + std::to_string(*bad) +
                     "; use --invalid-utf8=replace|skip to continue");
@@ -141,7 +143,8 @@ CorpusReader::CorpusReader(std::vector<std::string> files, CorpusOptions options
     if (f == "-") continue;
     std::error_code ec;
     if (!std::filesystem::exists(f, ec)) throw Error(f + ": no such file");
-    if (std::filesystem::is_directory(f, ec)) throw Error(f + ": is a directory, not a corpus file");
+    if (std::filesystem::is_directory(f, ec))
+      throw Error(f + ": is a directory, not a corpus file");
   }
 }
 
@@ -172,8 +175,12 @@ bool CorpusReader::next_block(CorpusBlock& block) {
   }
 }
 
-std::uint64_t CorpusReader::bytes_read() const noexcept { return impl_->bytes; }
-std::uint64_t CorpusReader::lines_read() const noexcept { return impl_->lines; }
+std::uint64_t CorpusReader::bytes_read() const noexcept {
+  return impl_->bytes;
+}
+std::uint64_t CorpusReader::lines_read() const noexcept {
+  return impl_->lines;
+}
 
 std::uint64_t stable_hash(std::string_view bytes) noexcept {
   std::uint64_t h = 0xcbf29ce484222325ULL;

@@ -22,8 +22,9 @@ struct BlockCounts {
   std::uint64_t bytes = 0;
 };
 
-void count_block(const CorpusBlock& block, const Normalizer& normalizer, const PreTokenizer& pre_tokenizer,
-                 const CountOptions& options, BlockCounts& result) {
+void count_block(const CorpusBlock& block, const Normalizer& normalizer,
+                 const PreTokenizer& pre_tokenizer, const CountOptions& options,
+                 BlockCounts& result) {
   std::string normalized;
   std::string scratch;
   result.counts.reserve(block.lines.size() * 2);

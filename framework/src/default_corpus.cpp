@@ -17,12 +17,16 @@ namespace fs = std::filesystem;
 
 fs::path cache_directory() {
   if (const char* dir = std::getenv("TOKENLAB_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "tokenlab";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "tokenlab";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return fs::path(xdg) / "tokenlab";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "tokenlab";
   return fs::temp_directory_path() / "tokenlab-cache";
 }
 
-fs::path default_corpus_path() { return cache_directory() / "web-bible.txt"; }
+fs::path default_corpus_path() {
+  return cache_directory() / "web-bible.txt";
+}
 
 namespace {
 
@@ -65,7 +69,8 @@ std::string split_case_joins(const std::string& s) {
   out.reserve(s.size() + 4);
   for (std::size_t i = 0; i < s.size(); ++i) {
     out += s[i];
-    if (i + 1 < s.size() && s[i] >= 'a' && s[i] <= 'z' && s[i + 1] >= 'A' && s[i + 1] <= 'Z') out += ' ';
+    if (i + 1 < s.size() && s[i] >= 'a' && s[i] <= 'z' && s[i + 1] >= 'A' && s[i + 1] <= 'Z')
+      out += ' ';
   }
   return out;
 }
@@ -74,7 +79,8 @@ std::string split_case_joins(const std::string& s) {
 
 std::size_t clean_diatheke_output(std::istream& in, std::ostream& out) {
   // "Genesis 1:1: ", "I Kings 3:4: ", "Esther (Greek) 11:2: ", "Revelation of John 22:21: "
-  static const std::regex reference(R"(^\s*((?:[IV]+ )?[A-Z][A-Za-z]*(?: [A-Za-z]+)*(?: \([A-Za-z]+\))?) (\d+):(\d+):\s?)");
+  static const std::regex reference(
+      R"(^\s*((?:[IV]+ )?[A-Z][A-Za-z]*(?: [A-Za-z]+)*(?: \([A-Za-z]+\))?) (\d+):(\d+):\s?)");
   constexpr std::string_view kPsalmArtifact = "This Psalm is a genuine one of David, though extra,";
   std::string line;
   std::size_t written = 0;
@@ -85,7 +91,8 @@ std::size_t clean_diatheke_output(std::istream& in, std::ostream& out) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (std::regex_search(line, match, reference)) {
       if (last_verse_reached) break;  // anything after Revelation 22:21 is the glossary
-      if (match[1] == "Revelation of John" && match[2] == "22" && match[3] == "21") last_verse_reached = true;
+      if (match[1] == "Revelation of John" && match[2] == "22" && match[3] == "21")
+        last_verse_reached = true;
       line = match.suffix().str();
     } else if (last_verse_reached) {
       // Continuation lines of the last verse end at the first blank line; the glossary follows.
@@ -95,7 +102,8 @@ std::size_t clean_diatheke_output(std::istream& in, std::ostream& out) {
     line = split_case_joins(collapse_spaces(strip_footnotes(line)));
     if (line.empty()) continue;
     if (line.find('[') != std::string::npos || line.find(']') != std::string::npos) continue;
-    if (line.front() == '(' && line.back() == ')' && line.find(' ') == std::string::npos) continue;  // module name
+    if (line.front() == '(' && line.back() == ')' && line.find(' ') == std::string::npos)
+      continue;  // module name
     if (line.rfind(kPsalmArtifact, 0) == 0) {
       // The module repeats Psalm 151's title after every later verse; keep it once.
       if (psalm_title_seen) continue;
@@ -112,7 +120,8 @@ fs::path ensure_default_corpus() {
   std::error_code ec;
   if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0) return path;
   fs::create_directories(path.parent_path(), ec);
-  if (ec) throw Error(path.parent_path().string() + ": cannot create cache directory: " + ec.message());
+  if (ec)
+    throw Error(path.parent_path().string() + ": cannot create cache directory: " + ec.message());
   const char* command =
       "diatheke -b engWEB2015eb -f plain -o f -k 'Genesis 1:1-Revelation 22:21' 2>/dev/null";
   FILE* pipe = ::popen(command, "r");
@@ -123,7 +132,8 @@ fs::path ensure_default_corpus() {
   const int status = ::pclose(pipe);
   if (status != 0 || raw.size() < 1000000)
     throw Error(
-        "the default corpus (World English Bible) needs Debian's packages diatheke and sword-text-web: "
+        "the default corpus (World English Bible) needs Debian's packages diatheke and "
+        "sword-text-web: "
         "run tools/demo, or 'sudo apt-get install diatheke sword-text-web', or pass --corpus FILE");
   std::istringstream in(raw);
   write_file_atomically(path, [&](std::ostream& out) { clean_diatheke_output(in, out); });

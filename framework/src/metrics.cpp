@@ -19,7 +19,8 @@ double ratio(std::uint64_t a, std::uint64_t b) noexcept {
 std::uint64_t surface_characters(std::string_view text) {
   std::uint64_t n = utf8::count_code_points(text);
   const std::string_view marker(kBoundaryMarker);
-  for (std::size_t pos = text.find(marker); pos != std::string_view::npos; pos = text.find(marker, pos + 1))
+  for (std::size_t pos = text.find(marker); pos != std::string_view::npos;
+       pos = text.find(marker, pos + 1))
     --n;
   return n;
 }
@@ -27,22 +28,35 @@ std::uint64_t surface_characters(std::string_view text) {
 std::uint64_t surface_bytes(std::string_view text) {
   std::uint64_t n = text.size();
   const std::string_view marker(kBoundaryMarker);
-  for (std::size_t pos = text.find(marker); pos != std::string_view::npos; pos = text.find(marker, pos + 1))
+  for (std::size_t pos = text.find(marker); pos != std::string_view::npos;
+       pos = text.find(marker, pos + 1))
     n -= marker.size();
   return n;
 }
 
 }  // namespace
 
-double SegmentationMetrics::fertility() const noexcept { return ratio(tokens, words); }
-double SegmentationMetrics::characters_per_token() const noexcept { return ratio(characters, tokens); }
-double SegmentationMetrics::bytes_per_token() const noexcept { return ratio(bytes, tokens); }
-double SegmentationMetrics::continued_word_rate() const noexcept { return ratio(continued_words, words); }
-double SegmentationMetrics::unknown_token_rate() const noexcept { return ratio(unknown_tokens, tokens); }
+double SegmentationMetrics::fertility() const noexcept {
+  return ratio(tokens, words);
+}
+double SegmentationMetrics::characters_per_token() const noexcept {
+  return ratio(characters, tokens);
+}
+double SegmentationMetrics::bytes_per_token() const noexcept {
+  return ratio(bytes, tokens);
+}
+double SegmentationMetrics::continued_word_rate() const noexcept {
+  return ratio(continued_words, words);
+}
+double SegmentationMetrics::unknown_token_rate() const noexcept {
+  return ratio(unknown_tokens, tokens);
+}
 double SegmentationMetrics::unknown_character_rate() const noexcept {
   return ratio(unknown_characters, characters);
 }
-double SegmentationMetrics::unknown_word_rate() const noexcept { return ratio(words_with_unknown, words); }
+double SegmentationMetrics::unknown_word_rate() const noexcept {
+  return ratio(words_with_unknown, words);
+}
 double SegmentationMetrics::vocabulary_utilization() const noexcept {
   return ratio(distinct_tokens, vocabulary_size);
 }
@@ -63,8 +77,11 @@ double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alph
   return entropy / std::log(static_cast<double>(vocabulary_size));
 }
 
-MetricsAccumulator::MetricsAccumulator(std::size_t vocabulary_size, std::optional<TokenId> unknown_id)
-    : vocabulary_size_(vocabulary_size), unknown_id_(unknown_id), token_counts_(vocabulary_size, 0) {
+MetricsAccumulator::MetricsAccumulator(std::size_t vocabulary_size,
+                                       std::optional<TokenId> unknown_id)
+    : vocabulary_size_(vocabulary_size),
+      unknown_id_(unknown_id),
+      token_counts_(vocabulary_size, 0) {
   totals_.vocabulary_size = vocabulary_size;
 }
 

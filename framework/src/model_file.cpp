@@ -34,20 +34,23 @@ class HeaderReader {
   std::uint32_t u32(const char* what) {
     need(4, what);
     std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(data_[pos_ + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      v |= static_cast<std::uint32_t>(static_cast<unsigned char>(data_[pos_ + i])) << (8 * i);
     pos_ += 4;
     return v;
   }
   std::uint64_t u64(const char* what) {
     need(8, what);
     std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(data_[pos_ + i])) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(data_[pos_ + i])) << (8 * i);
     pos_ += 8;
     return v;
   }
   std::string str(const char* what) {
     const std::uint32_t n = u32(what);
-    if (n > kMaxHeaderString) fail(std::string("implausible length of ") + what + " (corrupted file)");
+    if (n > kMaxHeaderString)
+      fail(std::string("implausible length of ") + what + " (corrupted file)");
     need(n, what);
     std::string s = data_.substr(pos_, n);
     pos_ += n;
@@ -93,7 +96,8 @@ void write_model_file(const std::filesystem::path& path, const ModelFile& model)
 ModelFile read_model_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(name + ": is a directory, not a model file");
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(name + ": is a directory, not a model file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(name + ": cannot open model file: " + std::strerror(errno));
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -105,7 +109,8 @@ ModelFile read_model_file(const std::filesystem::path& path) {
   model.header.format_version = reader.u32("format version");
   if (model.header.format_version != kModelFormatVersion)
     reader.fail("format version " + std::to_string(model.header.format_version) +
-                " is not supported (this build reads version " + std::to_string(kModelFormatVersion) + ")");
+                " is not supported (this build reads version " +
+                std::to_string(kModelFormatVersion) + ")");
   model.header.plugin_name = reader.str("plugin name");
   model.header.plugin_version = reader.str("plugin version");
   try {

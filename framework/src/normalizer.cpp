@@ -13,9 +13,15 @@ namespace tokenlab {
 std::string NormalizerOptions::to_string() const {
   std::string s;
   switch (form) {
-    case NormalizationForm::none: s = "none"; break;
-    case NormalizationForm::nfc: s = "nfc"; break;
-    case NormalizationForm::nfkc: s = "nfkc"; break;
+    case NormalizationForm::none:
+      s = "none";
+      break;
+    case NormalizationForm::nfc:
+      s = "nfc";
+      break;
+    case NormalizationForm::nfkc:
+      s = "nfkc";
+      break;
   }
   if (lowercase) s += "+lowercase";
   if (strip_accents) s += "+strip-accents";
@@ -26,17 +32,25 @@ NormalizerOptions NormalizerOptions::parse(std::string_view text) {
   NormalizerOptions o;
   const auto plus = text.find('+');
   const std::string_view form = text.substr(0, plus);
-  if (form == "none") o.form = NormalizationForm::none;
-  else if (form == "nfc") o.form = NormalizationForm::nfc;
-  else if (form == "nfkc") o.form = NormalizationForm::nfkc;
-  else throw Error("unknown normalization '" + std::string(form) + "': expected nfc|nfkc|none");
-  std::string_view rest = plus == std::string_view::npos ? std::string_view() : text.substr(plus + 1);
+  if (form == "none")
+    o.form = NormalizationForm::none;
+  else if (form == "nfc")
+    o.form = NormalizationForm::nfc;
+  else if (form == "nfkc")
+    o.form = NormalizationForm::nfkc;
+  else
+    throw Error("unknown normalization '" + std::string(form) + "': expected nfc|nfkc|none");
+  std::string_view rest =
+      plus == std::string_view::npos ? std::string_view() : text.substr(plus + 1);
   while (!rest.empty()) {
     const auto next = rest.find('+');
     const std::string_view flag = rest.substr(0, next);
-    if (flag == "lowercase") o.lowercase = true;
-    else if (flag == "strip-accents") o.strip_accents = true;
-    else throw Error("unknown normalizer flag '" + std::string(flag) + "'");
+    if (flag == "lowercase")
+      o.lowercase = true;
+    else if (flag == "strip-accents")
+      o.strip_accents = true;
+    else
+      throw Error("unknown normalizer flag '" + std::string(flag) + "'");
     rest = next == std::string_view::npos ? std::string_view() : rest.substr(next + 1);
   }
   return o;
@@ -79,7 +93,8 @@ void collapse_unicode(std::string_view in, std::string& out) {
     std::size_t len = utf8::sequence_length(in, i);
     if (len == 0) len = 1;
     const char32_t cp = len == 1 ? static_cast<unsigned char>(in[i]) : utf8::decode_at(in, i);
-    if (u_isUWhiteSpace(static_cast<UChar32>(cp)) || (cp < 0x80 && is_ascii_space(static_cast<char>(cp)))) {
+    if (u_isUWhiteSpace(static_cast<UChar32>(cp)) ||
+        (cp < 0x80 && is_ascii_space(static_cast<char>(cp)))) {
       pending_space = !out.empty();
     } else {
       if (pending_space) out += ' ';
@@ -95,12 +110,18 @@ void collapse_unicode(std::string_view in, std::string& out) {
 Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
   UErrorCode status = U_ZERO_ERROR;
   switch (options_.form) {
-    case NormalizationForm::none: break;
-    case NormalizationForm::nfc: icu_normalizer_ = icu::Normalizer2::getNFCInstance(status); break;
-    case NormalizationForm::nfkc: icu_normalizer_ = icu::Normalizer2::getNFKCInstance(status); break;
+    case NormalizationForm::none:
+      break;
+    case NormalizationForm::nfc:
+      icu_normalizer_ = icu::Normalizer2::getNFCInstance(status);
+      break;
+    case NormalizationForm::nfkc:
+      icu_normalizer_ = icu::Normalizer2::getNFKCInstance(status);
+      break;
   }
   if (options_.strip_accents) nfd_ = icu::Normalizer2::getNFDInstance(status);
-  if (U_FAILURE(status)) throw Error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
+  if (U_FAILURE(status))
+    throw Error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
 }
 
 void Normalizer::normalize(std::string_view line, std::string& out) const {

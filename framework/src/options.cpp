@@ -23,20 +23,23 @@ OptionReader::OptionReader(std::string plugin, const std::map<std::string, std::
     bool known = false;
     for (const auto& s : spec_) known = known || s.first == key;
     if (!known) {
-      throw Error("unknown option '" + key + "' for " + plugin_ + "; valid options: " +
-                  (spec_.empty() ? std::string("(none)") : describe()));
+      throw Error("unknown option '" + key + "' for " + plugin_ +
+                  "; valid options: " + (spec_.empty() ? std::string("(none)") : describe()));
     }
   }
 }
 
-bool OptionReader::has(const std::string& key) const { return values_.count(key) > 0; }
+bool OptionReader::has(const std::string& key) const {
+  return values_.count(key) > 0;
+}
 
 std::string OptionReader::get_string(const std::string& key, const std::string& fallback) const {
   auto it = values_.find(key);
   return it == values_.end() ? fallback : it->second;
 }
 
-std::string OptionReader::get_choice(const std::string& key, const std::vector<std::string>& choices,
+std::string OptionReader::get_choice(const std::string& key,
+                                     const std::vector<std::string>& choices,
                                      const std::string& fallback) const {
   auto it = values_.find(key);
   if (it == values_.end()) return fallback;
@@ -47,7 +50,8 @@ std::string OptionReader::get_choice(const std::string& key, const std::vector<s
   fail(key, it->second, expected);
 }
 
-double OptionReader::get_double(const std::string& key, double fallback, double min, double max) const {
+double OptionReader::get_double(const std::string& key, double fallback, double min,
+                                double max) const {
   auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   std::istringstream in(it->second);
@@ -101,11 +105,15 @@ TrainingObserver::~TrainingObserver() = default;
 void TrainingObserver::on_progress(std::string_view, double) {}
 void TrainingObserver::on_step(const TrainingStep&) {}
 void TrainingObserver::on_message(std::string_view) {}
-bool TrainingObserver::trace() const { return false; }
+bool TrainingObserver::trace() const {
+  return false;
+}
 
 Segmenter::~Segmenter() = default;
 
-std::string Segmenter::display_piece(TokenId id) const { return vocabulary().piece(id); }
+std::string Segmenter::display_piece(TokenId id) const {
+  return vocabulary().piece(id);
+}
 
 void Segmenter::encode_sampled(std::string_view, const SamplingOptions&, std::uint64_t&,
                                std::vector<TokenId>&) const {

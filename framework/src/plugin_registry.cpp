@@ -54,17 +54,20 @@ std::vector<std::filesystem::path> PluginRegistry::default_search_path(
   return dirs;
 }
 
-std::string check_descriptor(const tokenlab_plugin_descriptor* d, const std::string& expected_name) {
+std::string check_descriptor(const tokenlab_plugin_descriptor* d,
+                             const std::string& expected_name) {
   if (d == nullptr) return "entry point returned a null descriptor";
   if (d->abi_version != TOKENLAB_PLUGIN_ABI_VERSION)
     return "ABI version check failed: plugin has ABI version " + std::to_string(d->abi_version) +
-           ", this tokenlab needs " + std::to_string(TOKENLAB_PLUGIN_ABI_VERSION) + " (rebuild the plugin)";
+           ", this tokenlab needs " + std::to_string(TOKENLAB_PLUGIN_ABI_VERSION) +
+           " (rebuild the plugin)";
   if (d->struct_size < sizeof(tokenlab_plugin_descriptor))
-    return "descriptor size check failed: " + std::to_string(d->struct_size) + " bytes, expected at least " +
-           std::to_string(sizeof(tokenlab_plugin_descriptor));
+    return "descriptor size check failed: " + std::to_string(d->struct_size) +
+           " bytes, expected at least " + std::to_string(sizeof(tokenlab_plugin_descriptor));
   if (d->toolchain == nullptr || std::strcmp(d->toolchain, TOKENLAB_TOOLCHAIN_FINGERPRINT) != 0)
     return std::string("toolchain check failed: plugin built with '") +
-           (d->toolchain ? d->toolchain : "(null)") + "', tokenlab with '" TOKENLAB_TOOLCHAIN_FINGERPRINT
+           (d->toolchain ? d->toolchain : "(null)") +
+           "', tokenlab with '" TOKENLAB_TOOLCHAIN_FINGERPRINT
            "' (build both with the same compiler)";
   if (d->name == nullptr || d->version == nullptr || d->make_segmenter == nullptr)
     return "descriptor check failed: name, version or factory is null";
@@ -74,17 +77,18 @@ std::string check_descriptor(const tokenlab_plugin_descriptor* d, const std::str
   return {};
 }
 
-const PluginInfo& PluginRegistry::add(const tokenlab_plugin_descriptor* d, const std::filesystem::path& file,
-                                      std::shared_ptr<void>) {
+const PluginInfo& PluginRegistry::add(const tokenlab_plugin_descriptor* d,
+                                      const std::filesystem::path& file, std::shared_ptr<void>) {
   const std::string where = file.empty() ? std::string("static plugin") : file.string();
   if (loaded_.count(d->name) > 0)
-    throw Error(where + ": uniqueness check failed: a plugin named '" + d->name + "' is already loaded from " +
+    throw Error(where + ": uniqueness check failed: a plugin named '" + d->name +
+                "' is already loaded from " +
                 (loaded_.at(d->name)->info.file.empty() ? std::string("a static registration")
                                                         : loaded_.at(d->name)->info.file.string()));
   auto loaded = std::make_unique<Loaded>();
   loaded->descriptor = d;
-  loaded->info = PluginInfo{d->name, d->version, d->description ? d->description : "", d->toolchain,
-                            d->capabilities, file};
+  loaded->info = PluginInfo{d->name,      d->version,      d->description ? d->description : "",
+                            d->toolchain, d->capabilities, file};
   auto& ref = *loaded;
   loaded_.emplace(d->name, std::move(loaded));
   return ref.info;
@@ -94,7 +98,8 @@ const PluginInfo& PluginRegistry::load_file(const std::filesystem::path& file) {
   const std::string where = file.string();
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) throw Error(where + ": no such plugin file");
-  if (std::filesystem::is_directory(file, ec)) throw Error(where + ": is a directory, not a plugin file");
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(where + ": is a directory, not a plugin file");
   boost::dll::shared_library library;
   try {
     library.load(boost::dll::fs::path(file.string()),
@@ -146,14 +151,17 @@ std::vector<PluginInfo> PluginRegistry::plugins() const {
   return out;
 }
 
-bool PluginRegistry::has(const std::string& name) const { return loaded_.count(name) > 0; }
+bool PluginRegistry::has(const std::string& name) const {
+  return loaded_.count(name) > 0;
+}
 
 const PluginInfo& PluginRegistry::info(const std::string& name) const {
   auto it = loaded_.find(name);
   if (it == loaded_.end()) {
     std::string available;
     for (const auto& [n, l] : loaded_) available += (available.empty() ? "" : ", ") + n;
-    throw Error("unknown algorithm '" + name + "'; available: " + (available.empty() ? "(none found)" : available));
+    throw Error("unknown algorithm '" + name +
+                "'; available: " + (available.empty() ? "(none found)" : available));
   }
   return it->second->info;
 }
@@ -164,7 +172,8 @@ std::unique_ptr<Segmenter> PluginRegistry::create(const std::string& name) const
   char message[512] = {0};
   Segmenter* s = d->make_segmenter(message, sizeof message);
   if (s == nullptr)
-    throw Error("plugin '" + name + "' failed to create a segmenter: " + (message[0] ? message : "no reason given"));
+    throw Error("plugin '" + name +
+                "' failed to create a segmenter: " + (message[0] ? message : "no reason given"));
   return std::unique_ptr<Segmenter>(s);
 }
 

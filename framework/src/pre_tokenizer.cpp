@@ -17,15 +17,29 @@ namespace tokenlab {
 std::string PreTokenizerOptions::to_string() const {
   std::string s;
   switch (kind) {
-    case PreTokenizerKind::whitespace: s = "whitespace"; break;
-    case PreTokenizerKind::unicode: s = "unicode"; break;
-    case PreTokenizerKind::icu_words: s = "icu-words"; break;
-    case PreTokenizerKind::bert: s = "bert"; break;
+    case PreTokenizerKind::whitespace:
+      s = "whitespace";
+      break;
+    case PreTokenizerKind::unicode:
+      s = "unicode";
+      break;
+    case PreTokenizerKind::icu_words:
+      s = "icu-words";
+      break;
+    case PreTokenizerKind::bert:
+      s = "bert";
+      break;
   }
   switch (marker) {
-    case MarkerStyle::prefix: s += "/prefix"; break;
-    case MarkerStyle::suffix: s += "/suffix"; break;
-    case MarkerStyle::none: s += "/none"; break;
+    case MarkerStyle::prefix:
+      s += "/prefix";
+      break;
+    case MarkerStyle::suffix:
+      s += "/suffix";
+      break;
+    case MarkerStyle::none:
+      s += "/none";
+      break;
   }
   return s;
 }
@@ -34,16 +48,28 @@ PreTokenizerOptions PreTokenizerOptions::parse(std::string_view text) {
   PreTokenizerOptions o;
   const auto slash = text.find('/');
   const std::string_view kind = text.substr(0, slash);
-  const std::string_view marker = slash == std::string_view::npos ? "prefix" : text.substr(slash + 1);
-  if (kind == "whitespace") o.kind = PreTokenizerKind::whitespace;
-  else if (kind == "unicode") o.kind = PreTokenizerKind::unicode;
-  else if (kind == "icu-words") o.kind = PreTokenizerKind::icu_words;
-  else if (kind == "bert") o.kind = PreTokenizerKind::bert;
-  else throw Error("unknown pre-tokenizer '" + std::string(kind) + "': expected whitespace|unicode|icu-words|bert");
-  if (marker == "prefix") o.marker = MarkerStyle::prefix;
-  else if (marker == "suffix") o.marker = MarkerStyle::suffix;
-  else if (marker == "none") o.marker = MarkerStyle::none;
-  else throw Error("unknown boundary marker style '" + std::string(marker) + "': expected prefix|suffix|none");
+  const std::string_view marker =
+      slash == std::string_view::npos ? "prefix" : text.substr(slash + 1);
+  if (kind == "whitespace")
+    o.kind = PreTokenizerKind::whitespace;
+  else if (kind == "unicode")
+    o.kind = PreTokenizerKind::unicode;
+  else if (kind == "icu-words")
+    o.kind = PreTokenizerKind::icu_words;
+  else if (kind == "bert")
+    o.kind = PreTokenizerKind::bert;
+  else
+    throw Error("unknown pre-tokenizer '" + std::string(kind) +
+                "': expected whitespace|unicode|icu-words|bert");
+  if (marker == "prefix")
+    o.marker = MarkerStyle::prefix;
+  else if (marker == "suffix")
+    o.marker = MarkerStyle::suffix;
+  else if (marker == "none")
+    o.marker = MarkerStyle::none;
+  else
+    throw Error("unknown boundary marker style '" + std::string(marker) +
+                "': expected prefix|suffix|none");
   return o;
 }
 
@@ -60,7 +86,8 @@ struct Classified {
 Classified classify(char32_t cp) {
   if (cp < 0x80) {
     const char c = static_cast<char>(cp);
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') return {CharClass::space, -1};
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f')
+      return {CharClass::space, -1};
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return {CharClass::letter, USCRIPT_LATIN};
     if (c >= '0' && c <= '9') return {CharClass::digit, -1};
     return {CharClass::punct, -1};
@@ -120,7 +147,8 @@ void PreTokenizer::emit(std::string_view word, bool space_before, bool space_aft
   }
 }
 
-void PreTokenizer::split(std::string_view line, std::string& scratch, const WordCallback& on_word) const {
+void PreTokenizer::split(std::string_view line, std::string& scratch,
+                         const WordCallback& on_word) const {
   if (options_.kind == PreTokenizerKind::icu_words) {
     split_icu(line, scratch, on_word);
   } else {
@@ -139,9 +167,9 @@ void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
                                 const WordCallback& on_word) const {
   const bool whitespace_only = options_.kind == PreTokenizerKind::whitespace;
   const bool bert = options_.kind == PreTokenizerKind::bert;
-  std::size_t start = 0;         // start of the current word
+  std::size_t start = 0;  // start of the current word
   bool in_word = false;
-  bool space_before = true;      // the line start counts as a space
+  bool space_before = true;  // the line start counts as a space
   CharClass word_class = CharClass::space;
   int word_script = -1;
   std::size_t i = 0;
@@ -173,8 +201,10 @@ void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
         boundary = word_class == CharClass::cjk || word_class == CharClass::punct;
       }
     } else if (in_word) {
-      if (c.cls != word_class) boundary = true;
-      else if (c.cls == CharClass::letter && c.script != word_script) boundary = true;
+      if (c.cls != word_class)
+        boundary = true;
+      else if (c.cls == CharClass::letter && c.script != word_script)
+        boundary = true;
     }
     if (!in_word) {
       start = i;
@@ -203,7 +233,8 @@ void PreTokenizer::split_icu(std::string_view line, std::string& scratch,
   UErrorCode status = U_ZERO_ERROR;
   if (!iterator) {
     iterator.reset(icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
-    if (U_FAILURE(status)) throw Error(std::string("ICU word break iterator: ") + u_errorName(status));
+    if (U_FAILURE(status))
+      throw Error(std::string("ICU word break iterator: ") + u_errorName(status));
   }
   UText* text = utext_openUTF8(nullptr, line.data(), static_cast<int64_t>(line.size()), &status);
   if (U_FAILURE(status)) throw Error(std::string("ICU text: ") + u_errorName(status));
@@ -212,7 +243,8 @@ void PreTokenizer::split_icu(std::string_view line, std::string& scratch,
   bool space_before = true;
   for (std::int32_t end = iterator->next(); end != icu::BreakIterator::DONE;
        begin = end, end = iterator->next()) {
-    const auto segment = line.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
+    const auto segment =
+        line.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     bool all_space = true;
     for (std::size_t i = 0; i < segment.size();) {
       std::size_t len = utf8::sequence_length(segment, i);
@@ -224,8 +256,9 @@ void PreTokenizer::split_icu(std::string_view line, std::string& scratch,
       space_before = true;
       continue;
     }
-    const bool space_after = static_cast<std::size_t>(end) == line.size() ||
-                             classify(utf8::decode_at(line, static_cast<std::size_t>(end))).cls == CharClass::space;
+    const bool space_after =
+        static_cast<std::size_t>(end) == line.size() ||
+        classify(utf8::decode_at(line, static_cast<std::size_t>(end))).cls == CharClass::space;
     emit(segment, space_before, space_after, scratch, on_word);
     space_before = false;
   }

@@ -10,13 +10,17 @@ namespace tokenlab {
 
 namespace {
 
-std::size_t display_width(const std::string& s) { return utf8::count_code_points(s); }
+std::size_t display_width(const std::string& s) {
+  return utf8::count_code_points(s);
+}
 
 void pad(std::ostream& out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out << ' ';
 }
 
-bool right_aligned(ColumnKind kind) { return kind != ColumnKind::text; }
+bool right_aligned(ColumnKind kind) {
+  return kind != ColumnKind::text;
+}
 
 }  // namespace
 
@@ -24,15 +28,26 @@ std::string json_quote(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          std::snprintf(buf, sizeof buf, "\\u%04x",
+                        static_cast<unsigned>(static_cast<unsigned char>(c)));
           out += buf;
         } else {
           out += c;
@@ -54,7 +69,8 @@ std::string csv_field(const std::string& text) {
 
 void write_terminal(std::ostream& out, const ReportTable& table) {
   std::vector<std::size_t> widths(table.columns.size(), 0);
-  for (std::size_t c = 0; c < table.columns.size(); ++c) widths[c] = display_width(table.columns[c].name);
+  for (std::size_t c = 0; c < table.columns.size(); ++c)
+    widths[c] = display_width(table.columns[c].name);
   for (const auto& row : table.rows)
     for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c)
       widths[c] = std::max(widths[c], display_width(row[c]));
@@ -108,10 +124,12 @@ void write_json(std::ostream& out, const ReportTable& table) {
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       const std::string& cell = c < table.rows[r].size() ? table.rows[r][c] : std::string();
       out << (c ? ", " : "") << json_quote(table.columns[c].name) << ": ";
-      const bool numeric = table.columns[c].kind != ColumnKind::text && !cell.empty() && cell != "-";
-      out << (numeric ? cell : (cell.empty() || cell == "-") && table.columns[c].kind != ColumnKind::text
-                                   ? std::string("null")
-                                   : json_quote(cell));
+      const bool numeric =
+          table.columns[c].kind != ColumnKind::text && !cell.empty() && cell != "-";
+      out << (numeric ? cell
+              : (cell.empty() || cell == "-") && table.columns[c].kind != ColumnKind::text
+                  ? std::string("null")
+                  : json_quote(cell));
     }
     out << '}';
   }
@@ -144,11 +162,13 @@ void write_markdown(std::ostream& out, const ReportTable& table) {
   if (legend) {
     out << "\nColumns:\n\n";
     for (const auto& col : table.columns)
-      if (!col.description.empty()) out << "- **" << escape(col.name) << "**: " << col.description << '\n';
+      if (!col.description.empty())
+        out << "- **" << escape(col.name) << "**: " << col.description << '\n';
   }
   if (!table.metadata.empty()) {
     out << "\nRun:\n\n";
-    for (const auto& [key, value] : table.metadata) out << "- " << key << ": " << escape(value) << '\n';
+    for (const auto& [key, value] : table.metadata)
+      out << "- " << key << ": " << escape(value) << '\n';
   }
 }
 

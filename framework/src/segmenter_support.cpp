@@ -8,7 +8,8 @@ void add_special_tokens(Vocabulary& vocabulary, const TrainOptions& options,
                         const std::vector<std::string>& defaults, const std::string& unknown_token,
                         const std::string& plugin) {
   std::vector<std::string> specials = options.special_tokens.value_or(defaults);
-  if (!unknown_token.empty() && std::find(specials.begin(), specials.end(), unknown_token) == specials.end())
+  if (!unknown_token.empty() &&
+      std::find(specials.begin(), specials.end(), unknown_token) == specials.end())
     specials.insert(specials.begin(), unknown_token);
   for (const auto& s : specials) {
     if (s.empty()) throw Error(plugin + ": a special token is empty");

@@ -26,7 +26,8 @@ Tokenizer Tokenizer::load(const std::filesystem::path& path, const PluginRegistr
   try {
     segmenter->load(payload);
   } catch (const std::exception& e) {
-    throw Error(path.string() + ": cannot load " + model.header.plugin_name + " model: " + e.what());
+    throw Error(path.string() + ": cannot load " + model.header.plugin_name +
+                " model: " + e.what());
   }
   return Tokenizer(model.header.normalizer, model.header.pre_tokenizer, std::move(segmenter));
 }
@@ -47,7 +48,8 @@ void Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const {
   std::string normalized;
   std::string scratch;
   normalizer_.normalize(text, normalized);
-  pre_tokenizer_.split(normalized, scratch, [&](std::string_view word) { segmenter_->encode(word, out); });
+  pre_tokenizer_.split(normalized, scratch,
+                       [&](std::string_view word) { segmenter_->encode(word, out); });
 }
 
 std::vector<TokenId> Tokenizer::encode(std::string_view text) const {

@@ -15,7 +15,7 @@ std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept {
     if (pos + 2 >= n) return 0;
     const unsigned char b1 = byte(pos + 1);
     if ((b1 & 0xC0) != 0x80 || (byte(pos + 2) & 0xC0) != 0x80) return 0;
-    if (b0 == 0xE0 && b1 < 0xA0) return 0;  // overlong
+    if (b0 == 0xE0 && b1 < 0xA0) return 0;   // overlong
     if (b0 == 0xED && b1 >= 0xA0) return 0;  // surrogate
     return 3;
   }
@@ -24,7 +24,7 @@ std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept {
     const unsigned char b1 = byte(pos + 1);
     if ((b1 & 0xC0) != 0x80 || (byte(pos + 2) & 0xC0) != 0x80 || (byte(pos + 3) & 0xC0) != 0x80)
       return 0;
-    if (b0 == 0xF0 && b1 < 0x90) return 0;  // overlong
+    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
     if (b0 == 0xF4 && b1 >= 0x90) return 0;  // above U+10FFFF
     return 4;
   }
@@ -72,7 +72,9 @@ std::string replace_invalid(std::string_view s) {
 }
 
 char32_t decode_at(std::string_view s, std::size_t pos) noexcept {
-  const auto b = [&](std::size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(s[i])); };
+  const auto b = [&](std::size_t i) {
+    return static_cast<char32_t>(static_cast<unsigned char>(s[i]));
+  };
   const char32_t b0 = b(pos);
   if (b0 < 0x80) return b0;
   if (b0 < 0xE0) return ((b0 & 0x1F) << 6) | (b(pos + 1) & 0x3F);

@@ -62,8 +62,7 @@ WordCounts WordCounts::load_tsv(std::istream& in, const std::string& name) {
     if (tab == std::string::npos || tab == 0)
       throw Error(where() + "expected 'word<TAB>count', found no tab");
     std::string_view word(line.data(), tab);
-    if (word.find('\t') != std::string_view::npos)
-      throw Error(where() + "word contains a tab");
+    if (word.find('\t') != std::string_view::npos) throw Error(where() + "word contains a tab");
     if (auto bad = utf8::find_invalid(word))
       throw Error(where() + "invalid UTF-8 at byte " + std::to_string(*bad));
     std::uint64_t count = 0;

@@ -46,8 +46,8 @@ void load_plugins(PluginRegistry& registry, const std::vector<std::string>& plug
 
 /// Parses argv for one subcommand. Returns false if --help was printed.
 bool parse(const std::string& command, const std::string& synopsis, po::options_description& desc,
-           const po::positional_options_description& positional, const std::vector<std::string>& args,
-           po::variables_map& vm);
+           const po::positional_options_description& positional,
+           const std::vector<std::string>& args, po::variables_map& vm);
 
 /// Progress lines on stderr, only when stderr is a terminal.
 class Progress {
@@ -63,7 +63,8 @@ class Progress {
 };
 
 /// "key=value" -> pair; throws UsageError.
-std::pair<std::string, std::string> parse_key_value(const std::string& text, const std::string& option);
+std::pair<std::string, std::string> parse_key_value(const std::string& text,
+                                                    const std::string& option);
 
 int cmd_plugins(const std::vector<std::string>& args);
 int cmd_count(const std::vector<std::string>& args);

@@ -8,16 +8,16 @@
 namespace tokenlab::cli {
 
 void PipelineOptions::add_to(po::options_description& desc) {
-  desc.add_options()
-      ("normalization", po::value(&normalization)->default_value(normalization), "nfc | nfkc | none")
-      ("lowercase", po::bool_switch(&lowercase), "lowercase after normalization")
-      ("pre-tokenizer", po::value(&pre_tokenizer)->default_value(pre_tokenizer),
-       "unicode (whitespace, punctuation, script and digit boundaries) | whitespace | icu-words | bert")
-      ("marker", po::value(&marker)->default_value(marker),
-       "boundary marker U+2581 as prefix | suffix | none")
-      ("invalid-utf8", po::value(&invalid_utf8)->default_value(invalid_utf8),
-       "what to do with invalid UTF-8: error | replace | skip")
-      ("threads", po::value(&threads)->default_value(threads), "worker threads (0 = all cores)");
+  desc.add_options()("normalization", po::value(&normalization)->default_value(normalization),
+                     "nfc | nfkc | none")("lowercase", po::bool_switch(&lowercase),
+                                          "lowercase after normalization")(
+      "pre-tokenizer", po::value(&pre_tokenizer)->default_value(pre_tokenizer),
+      "unicode (whitespace, punctuation, script and digit boundaries) | whitespace | icu-words | "
+      "bert")("marker", po::value(&marker)->default_value(marker),
+              "boundary marker U+2581 as prefix | suffix | none")(
+      "invalid-utf8", po::value(&invalid_utf8)->default_value(invalid_utf8),
+      "what to do with invalid UTF-8: error | replace | skip")(
+      "threads", po::value(&threads)->default_value(threads), "worker threads (0 = all cores)");
 }
 
 NormalizerOptions PipelineOptions::normalizer() const {
@@ -30,7 +30,9 @@ PreTokenizerOptions PipelineOptions::pre_tokenizer_options() const {
   return PreTokenizerOptions::parse(pre_tokenizer + "/" + marker);
 }
 
-InvalidUtf8Policy PipelineOptions::invalid_utf8_policy() const { return parse_invalid_utf8_policy(invalid_utf8); }
+InvalidUtf8Policy PipelineOptions::invalid_utf8_policy() const {
+  return parse_invalid_utf8_policy(invalid_utf8);
+}
 
 void load_plugins(PluginRegistry& registry, const std::vector<std::string>& plugin_dirs) {
   std::vector<std::filesystem::path> dirs(plugin_dirs.begin(), plugin_dirs.end());
@@ -39,8 +41,8 @@ void load_plugins(PluginRegistry& registry, const std::vector<std::string>& plug
 }
 
 bool parse(const std::string& command, const std::string& synopsis, po::options_description& desc,
-           const po::positional_options_description& positional, const std::vector<std::string>& args,
-           po::variables_map& vm) {
+           const po::positional_options_description& positional,
+           const std::vector<std::string>& args, po::variables_map& vm) {
   desc.add_options()("help,h", "show this help");
   po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
   if (vm.count("help")) {
@@ -51,7 +53,8 @@ bool parse(const std::string& command, const std::string& synopsis, po::options_
   return true;
 }
 
-std::pair<std::string, std::string> parse_key_value(const std::string& text, const std::string& option) {
+std::pair<std::string, std::string> parse_key_value(const std::string& text,
+                                                    const std::string& option) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw UsageError("--" + option + " expects key=value, got '" + text + "'");
@@ -59,7 +62,9 @@ std::pair<std::string, std::string> parse_key_value(const std::string& text, con
 }
 
 Progress::Progress() : enabled_(::isatty(STDERR_FILENO) == 1) {}
-Progress::~Progress() { done(); }
+Progress::~Progress() {
+  done();
+}
 
 void Progress::update(const std::string& message) {
   if (!enabled_) return;

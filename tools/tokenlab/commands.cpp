@@ -93,27 +93,33 @@ void with_output(const std::string& path, const std::function<void(std::ostream&
 int cmd_plugins(const std::vector<std::string>& args) {
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
-  desc.add_options()("plugin-dir", po::value(&plugin_dirs), "extra directory to search first (repeatable)");
+  desc.add_options()("plugin-dir", po::value(&plugin_dirs),
+                     "extra directory to search first (repeatable)");
   po::variables_map vm;
   if (!parse("plugins", "[--plugin-dir DIR]...", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   ReportTable table;
-  table.columns = {{"name", ColumnKind::text}, {"version", ColumnKind::text},
-                   {"capabilities", ColumnKind::text}, {"description", ColumnKind::text},
+  table.columns = {{"name", ColumnKind::text},
+                   {"version", ColumnKind::text},
+                   {"capabilities", ColumnKind::text},
+                   {"description", ColumnKind::text},
                    {"file", ColumnKind::text}};
   for (const auto& p : registry.plugins()) {
     std::string caps;
     if (p.capabilities & kCapabilitySampling) caps += "sampling ";
     if (p.capabilities & kCapabilityNBest) caps += "nbest ";
     if (p.capabilities & kCapabilityTrace) caps += "trace ";
-    if (caps.empty()) caps = "-";
-    else caps.pop_back();
+    if (caps.empty())
+      caps = "-";
+    else
+      caps.pop_back();
     table.rows.push_back({p.name, p.version, caps, p.description, p.file.string()});
   }
   write_terminal(std::cout, table);
   if (registry.plugins().empty()) {
-    std::cerr << "error: no plugins found (searched --plugin-dir, $TOKENLAB_PLUGIN_PATH and <exe>/../lib/tokenlab/plugins)\n";
+    std::cerr << "error: no plugins found (searched --plugin-dir, $TOKENLAB_PLUGIN_PATH and "
+                 "<exe>/../lib/tokenlab/plugins)\n";
     return kExitFailure;
   }
   return kExitOk;
@@ -124,17 +130,20 @@ int cmd_count(const std::vector<std::string>& args) {
   std::string output;
   PipelineOptions pipeline;
   po::options_description desc("options");
-  desc.add_options()("corpus", po::value(&corpus)->multitoken()->required(), "corpus files (.gz, .xz, - for stdin)")
-      ("output,o", po::value(&output)->required(), "counts file to write (TSV: word<TAB>count)");
+  desc.add_options()("corpus", po::value(&corpus)->multitoken()->required(),
+                     "corpus files (.gz, .xz, - for stdin)")(
+      "output,o", po::value(&output)->required(), "counts file to write (TSV: word<TAB>count)");
   pipeline.add_to(desc);
   po::positional_options_description positional;
   positional.add("corpus", -1);
   po::variables_map vm;
-  if (!parse("count", "--corpus FILE... -o COUNTS.tsv [options]", desc, positional, args, vm)) return kExitOk;
+  if (!parse("count", "--corpus FILE... -o COUNTS.tsv [options]", desc, positional, args, vm))
+    return kExitOk;
   const auto start = std::chrono::steady_clock::now();
   const WordCounts counts = count_corpus(corpus, pipeline);
   counts.save_tsv(std::filesystem::path(output));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << counts.size() << " distinct words, " << counts.total() << " occurrences, " << seconds
             << " s -> " << output << '\n';
   return kExitOk;
@@ -152,25 +161,30 @@ int cmd_train(const std::vector<std::string>& args) {
   TrainOptions train_options;
   PipelineOptions pipeline;
   po::options_description desc("options");
-  desc.add_options()
-      ("algorithm,a", po::value(&algorithm)->required(), "plugin name (see 'tokenlab plugins')")
-      ("vocab-size,v", po::value(&vocab_size)->required(), "vocabulary size, special tokens included")
-      ("corpus", po::value(&corpus)->multitoken(), "corpus files (.gz, .xz, - for stdin)")
-      ("counts", po::value(&counts_files)->multitoken(), "word counts from 'tokenlab count' (merged if several)")
-      ("option", po::value(&raw_options), "algorithm option key=value (repeatable)")
-      ("min-frequency", po::value(&train_options.min_frequency)->default_value(0), "minimum count")
-      ("character-coverage", po::value(&train_options.character_coverage)->default_value(0.9995),
-       "share of character occurrences the base alphabet covers")
-      ("seed", po::value(&train_options.seed)->default_value(0), "random seed")
-      ("special-tokens", po::value(&specials), "comma-separated special tokens (default: the algorithm's)")
-      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)")
-      ("output,o", po::value(&output)->required(), "model file to write");
+  desc.add_options()("algorithm,a", po::value(&algorithm)->required(),
+                     "plugin name (see 'tokenlab plugins')")(
+      "vocab-size,v", po::value(&vocab_size)->required(),
+      "vocabulary size, special tokens included")("corpus", po::value(&corpus)->multitoken(),
+                                                  "corpus files (.gz, .xz, - for stdin)")(
+      "counts", po::value(&counts_files)->multitoken(),
+      "word counts from 'tokenlab count' (merged if several)")(
+      "option", po::value(&raw_options), "algorithm option key=value (repeatable)")(
+      "min-frequency", po::value(&train_options.min_frequency)->default_value(0), "minimum count")(
+      "character-coverage", po::value(&train_options.character_coverage)->default_value(0.9995),
+      "share of character occurrences the base alphabet covers")(
+      "seed", po::value(&train_options.seed)->default_value(0), "random seed")(
+      "special-tokens", po::value(&specials),
+      "comma-separated special tokens (default: the algorithm's)")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)")(
+      "output,o", po::value(&output)->required(), "model file to write");
   pipeline.add_to(desc);
   po::variables_map vm;
-  if (!parse("train", "--algorithm NAME --vocab-size N (--corpus FILE... | --counts COUNTS.tsv) -o MODEL", desc, {},
-             args, vm))
+  if (!parse("train",
+             "--algorithm NAME --vocab-size N (--corpus FILE... | --counts COUNTS.tsv) -o MODEL",
+             desc, {}, args, vm))
     return kExitOk;
-  if (corpus.empty() == counts_files.empty()) throw UsageError("give exactly one of --corpus and --counts");
+  if (corpus.empty() == counts_files.empty())
+    throw UsageError("give exactly one of --corpus and --counts");
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
@@ -189,7 +203,8 @@ int cmd_train(const std::vector<std::string>& args) {
   struct Observer : TrainingObserver {
     Progress progress;
     void on_progress(std::string_view stage, double fraction) override {
-      progress.update(std::string(stage) + ": " + std::to_string(static_cast<int>(fraction * 100)) + "%");
+      progress.update(std::string(stage) + ": " + std::to_string(static_cast<int>(fraction * 100)) +
+                      "%");
     }
     void on_message(std::string_view message) override {
       progress.done();
@@ -199,11 +214,12 @@ int cmd_train(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   segmenter->train(counts, train_options, &observer);
   observer.progress.done();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Tokenizer tokenizer(pipeline.normalizer(), pipeline.pre_tokenizer_options(), segmenter);
   tokenizer.save(output);
-  std::cerr << algorithm << ": vocabulary " << segmenter->vocabulary().size() << ", trained in " << seconds
-            << " s on " << counts.size() << " distinct words -> " << output << '\n';
+  std::cerr << algorithm << ": vocabulary " << segmenter->vocabulary().size() << ", trained in "
+            << seconds << " s on " << counts.size() << " distinct words -> " << output << '\n';
   return kExitOk;
 }
 
@@ -218,15 +234,15 @@ int cmd_encode(const std::vector<std::string>& args) {
   std::uint64_t seed = 0;
   unsigned threads = 0;
   po::options_description desc("options");
-  desc.add_options()("model,m", po::value(&model)->required(), "model file")
-      ("input,i", po::value(&input), "input file (default stdin)")
-      ("output,o", po::value(&output), "output file (default stdout)")
-      ("pieces", po::bool_switch(&pieces), "print pieces instead of ids")
-      ("dropout", po::value(&dropout), "sample with BPE-dropout probability p (sampling plugins)")
-      ("alpha", po::value(&alpha), "sample with unigram temperature alpha (sampling plugins)")
-      ("seed", po::value(&seed)->default_value(0), "seed for sampling")
-      ("threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")
-      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  desc.add_options()("model,m", po::value(&model)->required(), "model file")(
+      "input,i", po::value(&input), "input file (default stdin)")("output,o", po::value(&output),
+                                                                  "output file (default stdout)")(
+      "pieces", po::bool_switch(&pieces), "print pieces instead of ids")(
+      "dropout", po::value(&dropout), "sample with BPE-dropout probability p (sampling plugins)")(
+      "alpha", po::value(&alpha), "sample with unigram temperature alpha (sampling plugins)")(
+      "seed", po::value(&seed)->default_value(0), "seed for sampling")(
+      "threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("encode", "-m MODEL [--pieces] [--input FILE]", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
@@ -289,10 +305,10 @@ int cmd_decode(const std::vector<std::string>& args) {
   std::string output;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
-  desc.add_options()("model,m", po::value(&model)->required(), "model file")
-      ("input,i", po::value(&input), "input file of space-separated ids (default stdin)")
-      ("output,o", po::value(&output), "output file (default stdout)")
-      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  desc.add_options()("model,m", po::value(&model)->required(), "model file")(
+      "input,i", po::value(&input), "input file of space-separated ids (default stdin)")(
+      "output,o", po::value(&output), "output file (default stdout)")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("decode", "-m MODEL [--input FILE]", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
@@ -332,21 +348,23 @@ int cmd_compare(const std::vector<std::string>& args) {
   std::vector<std::size_t> d_models;
   PipelineOptions pipeline;
   po::options_description desc("options");
-  desc.add_options()
-      ("corpus", po::value(&options.corpus_files)->multitoken(),
-       "corpus files (default: the bundled World English Bible)")
-      ("algorithms", po::value(&algorithms), "comma-separated plugin names (default: every plugin found)")
-      ("vocab-size,v", po::value(&options.vocab_size)->default_value(8000), "vocabulary size")
-      ("held-out", po::value(&options.held_out)->default_value(0.1), "fraction of lines held out for evaluation")
-      ("d-model", po::value(&d_models)->multitoken(), "model widths for embedding cost (default 768 4096)")
-      ("option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")
-      ("seed", po::value(&options.seed)->default_value(0), "random seed")
-      ("report-dir", po::value(&report_dir), "write compare.csv, compare.json and compare.md here")
-      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  desc.add_options()("corpus", po::value(&options.corpus_files)->multitoken(),
+                     "corpus files (default: the bundled World English Bible)")(
+      "algorithms", po::value(&algorithms),
+      "comma-separated plugin names (default: every plugin found)")(
+      "vocab-size,v", po::value(&options.vocab_size)->default_value(8000), "vocabulary size")(
+      "held-out", po::value(&options.held_out)->default_value(0.1),
+      "fraction of lines held out for evaluation")(
+      "d-model", po::value(&d_models)->multitoken(),
+      "model widths for embedding cost (default 768 4096)")(
+      "option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")(
+      "seed", po::value(&options.seed)->default_value(0), "random seed")(
+      "report-dir", po::value(&report_dir), "write compare.csv, compare.json and compare.md here")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   pipeline.add_to(desc);
   po::variables_map vm;
-  if (!parse("compare", "[--corpus FILE...] [--algorithms a,b] [--vocab-size N] [--report-dir DIR]", desc, {},
-             args, vm))
+  if (!parse("compare", "[--corpus FILE...] [--algorithms a,b] [--vocab-size N] [--report-dir DIR]",
+             desc, {}, args, vm))
     return kExitOk;
   if (!d_models.empty()) options.d_models = d_models;
   options.algorithms = split_list(algorithms);
@@ -356,26 +374,30 @@ int cmd_compare(const std::vector<std::string>& args) {
   options.invalid_utf8 = pipeline.invalid_utf8_policy();
   for (const auto& raw : raw_options) {
     const auto colon = raw.find(':');
-    if (colon == std::string::npos || colon == 0) throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
-    options.plugin_options[raw.substr(0, colon)].insert(parse_key_value(raw.substr(colon + 1), "option"));
+    if (colon == std::string::npos || colon == 0)
+      throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
+    options.plugin_options[raw.substr(0, colon)].insert(
+        parse_key_value(raw.substr(colon + 1), "option"));
   }
   if (!report_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(report_dir, ec);
     if (ec || !std::filesystem::is_directory(report_dir))
-      throw Error(report_dir + ": cannot create report directory" + (ec ? ": " + ec.message() : std::string()));
+      throw Error(report_dir + ": cannot create report directory" +
+                  (ec ? ": " + ec.message() : std::string()));
   }
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   if (options.corpus_files.empty()) {
     const auto path = ensure_default_corpus();
-    std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible (public domain), "
+    std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible "
+                 "(public domain), "
               << path.string() << '\n';
     options.corpus_files = {path.string()};
   }
   Progress progress;
-  const CompareResult result =
-      run_compare(registry, options, [&](const std::string& stage, double) { progress.update(stage); });
+  const CompareResult result = run_compare(
+      registry, options, [&](const std::string& stage, double) { progress.update(stage); });
   progress.done();
   const ReportTable table = comparison_table(result);
   write_terminal(std::cout, table);
@@ -385,7 +407,8 @@ int cmd_compare(const std::vector<std::string>& args) {
     const std::filesystem::path dir(report_dir);
     write_file_atomically(dir / "compare.csv", [&](std::ostream& out) { write_csv(out, table); });
     write_file_atomically(dir / "compare.json", [&](std::ostream& out) { write_json(out, table); });
-    write_file_atomically(dir / "compare.md", [&](std::ostream& out) { write_markdown(out, table); });
+    write_file_atomically(dir / "compare.md",
+                          [&](std::ostream& out) { write_markdown(out, table); });
     std::cerr << "reports: " << (dir / "compare.csv").string() << ", compare.json, compare.md\n";
   }
   return failed ? kExitFailure : kExitOk;

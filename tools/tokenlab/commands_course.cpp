@@ -36,7 +36,8 @@ WordCounts parse_inline_words(const std::string& text, MarkerStyle marker) {
         throw UsageError("--words: bad count in '" + item + "' (expected word:count)");
     }
     if (word.empty()) throw UsageError("--words: empty word in '" + item + "'");
-    if (auto bad = utf8::find_invalid(word)) throw UsageError("--words: invalid UTF-8 in '" + item + "'");
+    if (auto bad = utf8::find_invalid(word))
+      throw UsageError("--words: invalid UTF-8 in '" + item + "'");
     if (marker == MarkerStyle::prefix) word = kBoundaryMarker + word;
     if (marker == MarkerStyle::suffix) word += kBoundaryMarker;
     counts.add(word, count);
@@ -76,27 +77,29 @@ int cmd_trace(const std::vector<std::string>& args) {
   std::uint64_t min_frequency = 0;
   PipelineOptions pipeline;
   po::options_description desc("options");
-  desc.add_options()
-      ("algorithm", po::value(&algorithm)->required(), "plugin name, e.g. bpe")
-      ("words", po::value(&words), "inline word counts, e.g. 'low:5 lower:2 newest:6 widest:3 wider:2'")
-      ("corpus", po::value(&corpus)->multitoken(), "or corpus files")
-      ("merges", po::value(&merges), "stop after N steps beyond the base alphabet")
-      ("vocab-size,v", po::value(&vocab_size), "or: target vocabulary size")
-      ("min-frequency", po::value(&min_frequency)->default_value(0), "minimum count")
-      ("encode", po::value(&encode_words)->multitoken(), "words to encode with the result")
-      ("option", po::value(&raw_options), "algorithm option key=value (repeatable)")
-      ("special-tokens", po::value(&specials)->default_value(""),
-       "comma-separated special tokens (default none, as in textbooks; the unknown token may still be added)")
-      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  desc.add_options()("algorithm", po::value(&algorithm)->required(), "plugin name, e.g. bpe")(
+      "words", po::value(&words),
+      "inline word counts, e.g. 'low:5 lower:2 newest:6 widest:3 wider:2'")(
+      "corpus", po::value(&corpus)->multitoken(), "or corpus files")(
+      "merges", po::value(&merges), "stop after N steps beyond the base alphabet")(
+      "vocab-size,v", po::value(&vocab_size), "or: target vocabulary size")(
+      "min-frequency", po::value(&min_frequency)->default_value(0), "minimum count")(
+      "encode", po::value(&encode_words)->multitoken(), "words to encode with the result")(
+      "option", po::value(&raw_options), "algorithm option key=value (repeatable)")(
+      "special-tokens", po::value(&specials)->default_value(""),
+      "comma-separated special tokens (default none, as in textbooks; the unknown token may still "
+      "be added)")("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   pipeline.add_to(desc);
   po::positional_options_description positional;
   positional.add("algorithm", 1);
   po::variables_map vm;
-  if (!parse("trace", "ALGORITHM (--words 'w:n ...' | --corpus FILE...) (--merges N | --vocab-size N)", desc,
+  if (!parse("trace",
+             "ALGORITHM (--words 'w:n ...' | --corpus FILE...) (--merges N | --vocab-size N)", desc,
              positional, args, vm))
     return kExitOk;
   if (words.empty() == corpus.empty()) throw UsageError("give exactly one of --words and --corpus");
-  if ((merges == 0) == (vocab_size == 0)) throw UsageError("give exactly one of --merges and --vocab-size");
+  if ((merges == 0) == (vocab_size == 0))
+    throw UsageError("give exactly one of --merges and --vocab-size");
   const PreTokenizerOptions pre = pipeline.pre_tokenizer_options();
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
@@ -123,7 +126,8 @@ int cmd_trace(const std::vector<std::string>& args) {
   std::istringstream special_list(specials);
   for (std::string s; std::getline(special_list, s, ',');)
     if (!s.empty()) options.special_tokens->push_back(s);
-  options.vocab_size = vocab_size > 0 ? vocab_size : symbols.size() + options.special_tokens->size() + merges;
+  options.vocab_size =
+      vocab_size > 0 ? vocab_size : symbols.size() + options.special_tokens->size() + merges;
   options.min_frequency = min_frequency;
   options.threads = pipeline.threads;
   options.character_coverage = 1.0;
@@ -140,7 +144,9 @@ int cmd_trace(const std::vector<std::string>& args) {
       if (table.columns.empty()) {
         table.columns.push_back({"step", ColumnKind::integer});
         for (const auto& [name, value] : step.fields) {
-          const bool numeric = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-');
+          const bool numeric =
+              !value.empty() &&
+              (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-');
           table.columns.push_back({name, numeric ? ColumnKind::real : ColumnKind::text});
         }
       }
@@ -178,16 +184,19 @@ int cmd_import(const std::vector<std::string>& args) {
   bool uncased = false;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
-  desc.add_options()("format", po::value(&format)->required(), "vocab.txt (BERT WordPiece vocabulary)")
-      ("input", po::value(&input)->required(), "file to import")
-      ("algorithm", po::value(&algorithm)->default_value("wordpiece"), "plugin that reads the format")
-      ("uncased", po::bool_switch(&uncased), "lowercase and strip accents (BERT uncased vocabularies)")
-      ("output,o", po::value(&output)->required(), "model file to write")
-      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  desc.add_options()("format", po::value(&format)->required(),
+                     "vocab.txt (BERT WordPiece vocabulary)")(
+      "input", po::value(&input)->required(), "file to import")(
+      "algorithm", po::value(&algorithm)->default_value("wordpiece"),
+      "plugin that reads the format")("uncased", po::bool_switch(&uncased),
+                                      "lowercase and strip accents (BERT uncased vocabularies)")(
+      "output,o", po::value(&output)->required(), "model file to write")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::positional_options_description positional;
   positional.add("input", 1);
   po::variables_map vm;
-  if (!parse("import", "--format vocab.txt FILE -o MODEL [--uncased]", desc, positional, args, vm)) return kExitOk;
+  if (!parse("import", "--format vocab.txt FILE -o MODEL [--uncased]", desc, positional, args, vm))
+    return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
@@ -203,7 +212,8 @@ int cmd_import(const std::vector<std::string>& args) {
   normalizer.strip_accents = uncased;
   const PreTokenizerOptions pre{.kind = PreTokenizerKind::bert, .marker = MarkerStyle::none};
   Tokenizer(normalizer, pre, segmenter).save(output);
-  std::cerr << "imported " << segmenter->vocabulary().size() << " tokens from " << input << " -> " << output << '\n';
+  std::cerr << "imported " << segmenter->vocabulary().size() << " tokens from " << input << " -> "
+            << output << '\n';
   return kExitOk;
 }
 
@@ -213,16 +223,17 @@ int cmd_export(const std::vector<std::string>& args) {
   std::string output;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
-  desc.add_options()("format", po::value(&format)->required(), "vocab.txt")
-      ("model,m", po::value(&model)->required(), "model file")
-      ("output,o", po::value(&output)->required(), "file to write")
-      ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  desc.add_options()("format", po::value(&format)->required(), "vocab.txt")(
+      "model,m", po::value(&model)->required(), "model file")(
+      "output,o", po::value(&output)->required(), "file to write")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("export", "--format vocab.txt -m MODEL -o FILE", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
-  write_file_atomically(output, [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
+  write_file_atomically(
+      output, [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
   return kExitOk;
 }
 

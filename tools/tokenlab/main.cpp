@@ -35,7 +35,8 @@ const std::map<std::string, Command>& commands() {
 }
 
 void usage(std::ostream& out) {
-  out << "usage: tokenlab COMMAND [OPTIONS]   (tokenlab COMMAND --help for its options)\n\ncommands:\n";
+  out << "usage: tokenlab COMMAND [OPTIONS]   (tokenlab COMMAND --help for its "
+         "options)\n\ncommands:\n";
   for (const auto& [name, command] : commands()) {
     out << "  " << name << std::string(14 - name.size(), ' ') << command.summary << '\n';
   }

@@ -27,13 +27,16 @@ void split_graphemes(std::string_view word, std::vector<std::string_view>& out) 
   UErrorCode status = U_ZERO_ERROR;
   if (!iterator) {
     iterator.reset(icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
-    if (U_FAILURE(status)) throw Error(std::string("ICU grapheme iterator: ") + u_errorName(status));
+    if (U_FAILURE(status))
+      throw Error(std::string("ICU grapheme iterator: ") + u_errorName(status));
   }
   UText* text = utext_openUTF8(nullptr, word.data(), static_cast<int64_t>(word.size()), &status);
   iterator->setText(text, status);
   std::int32_t begin = iterator->first();
-  for (std::int32_t end = iterator->next(); end != icu::BreakIterator::DONE; begin = end, end = iterator->next())
-    out.push_back(word.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+  for (std::int32_t end = iterator->next(); end != icu::BreakIterator::DONE;
+       begin = end, end = iterator->next())
+    out.push_back(
+        word.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
   utext_close(text);
 }
 
@@ -53,8 +56,10 @@ void split_units(std::string_view word, UnitKind kind, std::vector<std::string_v
   }
 }
 
-void CharacterSegmenter::train(const WordCounts& counts, const TrainOptions& options, TrainingObserver* observer) {
-  OptionReader reader("character", options.extra, {{"units", "codepoints|graphemes (default codepoints)"}});
+void CharacterSegmenter::train(const WordCounts& counts, const TrainOptions& options,
+                               TrainingObserver* observer) {
+  OptionReader reader("character", options.extra,
+                      {{"units", "codepoints|graphemes (default codepoints)"}});
   units_ = reader.get_choice("units", {"codepoints", "graphemes"}, "codepoints") == "graphemes"
                ? UnitKind::graphemes
                : UnitKind::code_points;
@@ -76,7 +81,8 @@ void CharacterSegmenter::train(const WordCounts& counts, const TrainOptions& opt
       total += entry.count;
     }
   }
-  std::stable_sort(units.begin(), units.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(units.begin(), units.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
 
   std::uint64_t covered = 0;
   const auto coverage_goal = static_cast<double>(total) * options.character_coverage;
@@ -91,7 +97,9 @@ void CharacterSegmenter::train(const WordCounts& counts, const TrainOptions& opt
   if (observer) {
     observer->on_message(std::to_string(vocabulary.size() - vocabulary.special_count()) + " of " +
                          std::to_string(units.size()) + " distinct units kept, covering " +
-                         std::to_string(total == 0 ? 100.0 : 100.0 * static_cast<double>(covered) / static_cast<double>(total)) +
+                         std::to_string(total == 0 ? 100.0
+                                                   : 100.0 * static_cast<double>(covered) /
+                                                         static_cast<double>(total)) +
                          "% of occurrences");
   }
   vocabulary_ = std::move(vocabulary);
@@ -133,7 +141,8 @@ void CharacterSegmenter::load(std::istream& in) {
     unsigned version = 0;
     int units = 0;
     archive >> version;
-    if (version != kFormatVersion) throw Error("unsupported character model version " + std::to_string(version));
+    if (version != kFormatVersion)
+      throw Error("unsupported character model version " + std::to_string(version));
     archive >> units;
     if (units != 0 && units != 1) throw Error("bad unit kind in character model");
     Vocabulary vocabulary;

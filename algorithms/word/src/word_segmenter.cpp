@@ -15,7 +15,8 @@ namespace {
 constexpr unsigned kFormatVersion = 1;
 }
 
-void WordSegmenter::train(const WordCounts& counts, const TrainOptions& options, TrainingObserver* observer) {
+void WordSegmenter::train(const WordCounts& counts, const TrainOptions& options,
+                          TrainingObserver* observer) {
   const OptionReader reader("word", options.extra, {});
   Vocabulary vocabulary;
   add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "word");
@@ -23,8 +24,9 @@ void WordSegmenter::train(const WordCounts& counts, const TrainOptions& options,
   const auto& entries = counts.entries();
   std::vector<std::size_t> order(entries.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return entries[a].count > entries[b].count; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return entries[a].count > entries[b].count;
+  });
   const std::uint64_t min_count = std::max<std::uint64_t>(1, options.min_frequency);
   std::uint64_t covered = 0;
   for (const std::size_t i : order) {
@@ -36,9 +38,10 @@ void WordSegmenter::train(const WordCounts& counts, const TrainOptions& options,
   if (observer) {
     observer->on_message(std::to_string(vocabulary.size() - vocabulary.special_count()) + " of " +
                          std::to_string(entries.size()) + " distinct words kept, covering " +
-                         std::to_string(counts.total() == 0 ? 100.0
-                                                            : 100.0 * static_cast<double>(covered) /
-                                                                  static_cast<double>(counts.total())) +
+                         std::to_string(counts.total() == 0
+                                            ? 100.0
+                                            : 100.0 * static_cast<double>(covered) /
+                                                  static_cast<double>(counts.total())) +
                          "% of training word occurrences");
   }
   vocabulary_ = std::move(vocabulary);
@@ -50,7 +53,9 @@ void WordSegmenter::encode(std::string_view word, std::vector<TokenId>& out) con
   out.push_back(id && !vocabulary_.is_special(*id) ? *id : *vocabulary_.unknown_id());
 }
 
-std::string WordSegmenter::decode(std::span<const TokenId> ids) const { return decode_pieces(vocabulary_, ids); }
+std::string WordSegmenter::decode(std::span<const TokenId> ids) const {
+  return decode_pieces(vocabulary_, ids);
+}
 
 void WordSegmenter::save(std::ostream& out) const {
   boost::archive::binary_oarchive archive(out, boost::archive::no_header);
@@ -62,7 +67,8 @@ void WordSegmenter::load(std::istream& in) {
   load_archive(in, "word", [&](boost::archive::binary_iarchive& archive) {
     unsigned version = 0;
     archive >> version;
-    if (version != kFormatVersion) throw Error("unsupported word model version " + std::to_string(version));
+    if (version != kFormatVersion)
+      throw Error("unsupported word model version " + std::to_string(version));
     Vocabulary vocabulary;
     archive >> vocabulary;
     if (!vocabulary.unknown_id()) throw Error("word model has no unknown token");

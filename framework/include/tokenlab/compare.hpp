@@ -73,7 +73,8 @@ using ProgressFn = std::function<void(const std::string& stage, double fraction)
 
 /// Runs the experiment. Throws Error for corpus problems; a failing plugin is
 /// reported in its row and does not stop the others.
-TOKENLAB_API CompareResult run_compare(const PluginRegistry& registry, const CompareOptions& options,
+TOKENLAB_API CompareResult run_compare(const PluginRegistry& registry,
+                                       const CompareOptions& options,
                                        const ProgressFn& progress = {});
 
 /// The standard comparison table (one row per segmenter) with run metadata.

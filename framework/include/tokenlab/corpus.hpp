@@ -39,7 +39,12 @@ struct CorpusBlock {
   std::string file;
   std::uint64_t first_line = 0;  // 1-based line number of lines[0] in file
   std::size_t bytes = 0;
-  void clear() { lines.clear(); file.clear(); first_line = 0; bytes = 0; }
+  void clear() {
+    lines.clear();
+    file.clear();
+    first_line = 0;
+    bytes = 0;
+  }
 };
 
 class TOKENLAB_API CorpusReader {

@@ -31,17 +31,17 @@ struct TOKENLAB_API SegmentationMetrics {
   std::uint64_t characters = 0;
   std::uint64_t bytes = 0;
   std::uint64_t unknown_tokens = 0;
-  std::uint64_t unknown_characters = 0;   // characters covered by unknown tokens
+  std::uint64_t unknown_characters = 0;  // characters covered by unknown tokens
   std::uint64_t words_with_unknown = 0;
-  std::uint64_t continued_words = 0;      // words split into 2+ tokens
+  std::uint64_t continued_words = 0;  // words split into 2+ tokens
   std::uint64_t distinct_tokens = 0;
   std::size_t vocabulary_size = 0;
-  double renyi_efficiency_2_5 = 0.0;      // Zouhar et al. 2023, alpha = 2.5
+  double renyi_efficiency_2_5 = 0.0;  // Zouhar et al. 2023, alpha = 2.5
 
-  [[nodiscard]] double fertility() const noexcept;               // tokens / words
+  [[nodiscard]] double fertility() const noexcept;  // tokens / words
   [[nodiscard]] double characters_per_token() const noexcept;
   [[nodiscard]] double bytes_per_token() const noexcept;
-  [[nodiscard]] double continued_word_rate() const noexcept;     // continued_words / words
+  [[nodiscard]] double continued_word_rate() const noexcept;  // continued_words / words
   [[nodiscard]] double unknown_token_rate() const noexcept;
   [[nodiscard]] double unknown_character_rate() const noexcept;
   [[nodiscard]] double unknown_word_rate() const noexcept;
@@ -80,6 +80,7 @@ struct EmbeddingCost {
   [[nodiscard]] std::uint64_t untied_bf16_bytes() const noexcept { return untied_parameters * 2; }
 };
 
-TOKENLAB_API EmbeddingCost embedding_cost(std::uint64_t vocabulary_size, std::size_t d_model) noexcept;
+TOKENLAB_API EmbeddingCost embedding_cost(std::uint64_t vocabulary_size,
+                                          std::size_t d_model) noexcept;
 
 }  // namespace tokenlab

@@ -28,9 +28,11 @@ class TOKENLAB_API OptionReader {
 
   [[nodiscard]] bool has(const std::string& key) const;
   [[nodiscard]] std::string get_string(const std::string& key, const std::string& fallback) const;
-  [[nodiscard]] std::string get_choice(const std::string& key, const std::vector<std::string>& choices,
+  [[nodiscard]] std::string get_choice(const std::string& key,
+                                       const std::vector<std::string>& choices,
                                        const std::string& fallback) const;
-  [[nodiscard]] double get_double(const std::string& key, double fallback, double min, double max) const;
+  [[nodiscard]] double get_double(const std::string& key, double fallback, double min,
+                                  double max) const;
   [[nodiscard]] std::uint64_t get_uint(const std::string& key, std::uint64_t fallback,
                                        std::uint64_t min, std::uint64_t max) const;
   [[nodiscard]] bool get_bool(const std::string& key, bool fallback) const;
@@ -39,7 +41,8 @@ class TOKENLAB_API OptionReader {
   [[nodiscard]] std::string describe() const;
 
  private:
-  [[noreturn]] void fail(const std::string& key, const std::string& value, const std::string& expected) const;
+  [[noreturn]] void fail(const std::string& key, const std::string& value,
+                         const std::string& expected) const;
 
   std::string plugin_;
   const std::map<std::string, std::string>& values_;

@@ -17,7 +17,8 @@ namespace tokenlab {
 /// The first exception thrown is rethrown after all threads finish.
 template <class Fn>
 void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(n, 1))));
+  threads =
+      std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(n, 1))));
   if (threads <= 1) {
     for (std::size_t i = 0; i < n; ++i) fn(i);
     return;

@@ -65,13 +65,13 @@ extern "C" {
 typedef tokenlab::Segmenter* (*tokenlab_make_segmenter_fn)(char* error, std::size_t error_size);
 
 struct tokenlab_plugin_descriptor {
-  std::uint32_t abi_version;  // TOKENLAB_PLUGIN_ABI_VERSION of the plugin's build
-  std::uint32_t struct_size;  // sizeof(tokenlab_plugin_descriptor) of the plugin's build
-  const char* name;           // equals the library's base name
-  const char* version;        // the plugin's own version, e.g. "1.2.0"
-  const char* description;    // one line
-  const char* toolchain;      // TOKENLAB_TOOLCHAIN_FINGERPRINT
-  std::uint64_t capabilities; // tokenlab::Capability bits
+  std::uint32_t abi_version;   // TOKENLAB_PLUGIN_ABI_VERSION of the plugin's build
+  std::uint32_t struct_size;   // sizeof(tokenlab_plugin_descriptor) of the plugin's build
+  const char* name;            // equals the library's base name
+  const char* version;         // the plugin's own version, e.g. "1.2.0"
+  const char* description;     // one line
+  const char* toolchain;       // TOKENLAB_TOOLCHAIN_FINGERPRINT
+  std::uint64_t capabilities;  // tokenlab::Capability bits
   tokenlab_make_segmenter_fn make_segmenter;
 };
 
@@ -83,29 +83,29 @@ typedef const tokenlab_plugin_descriptor* (*tokenlab_plugin_entry_fn)();
 
 /// Defines the plugin's descriptor and its exported entry point.
 #define TOKENLAB_DEFINE_PLUGIN(plugin_name, SegmenterType, plugin_version, plugin_description, \
-                               plugin_capabilities)                                           \
-  namespace {                                                                                 \
+                               plugin_capabilities)                                            \
+  namespace {                                                                                  \
   tokenlab::Segmenter* tokenlab_detail_make(char* error, std::size_t error_size) noexcept {    \
-    try {                                                                                     \
-      return new SegmenterType();                                                             \
-    } catch (const std::exception& e) {                                                       \
-      std::snprintf(error, error_size, "%s", e.what());                                       \
-    } catch (...) {                                                                           \
-      std::snprintf(error, error_size, "unknown exception in factory");                      \
-    }                                                                                         \
-    return nullptr;                                                                           \
-  }                                                                                           \
-  const tokenlab_plugin_descriptor tokenlab_detail_descriptor = {                             \
-      TOKENLAB_PLUGIN_ABI_VERSION,                                                            \
-      static_cast<std::uint32_t>(sizeof(tokenlab_plugin_descriptor)),                        \
-      #plugin_name,                                                                           \
-      plugin_version,                                                                         \
-      plugin_description,                                                                     \
-      TOKENLAB_TOOLCHAIN_FINGERPRINT,                                                         \
-      static_cast<std::uint64_t>(plugin_capabilities),                                       \
-      &tokenlab_detail_make};                                                                 \
-  }                                                                                           \
+    try {                                                                                      \
+      return new SegmenterType();                                                              \
+    } catch (const std::exception& e) {                                                        \
+      std::snprintf(error, error_size, "%s", e.what());                                        \
+    } catch (...) {                                                                            \
+      std::snprintf(error, error_size, "unknown exception in factory");                        \
+    }                                                                                          \
+    return nullptr;                                                                            \
+  }                                                                                            \
+  const tokenlab_plugin_descriptor tokenlab_detail_descriptor = {                              \
+      TOKENLAB_PLUGIN_ABI_VERSION,                                                             \
+      static_cast<std::uint32_t>(sizeof(tokenlab_plugin_descriptor)),                          \
+      #plugin_name,                                                                            \
+      plugin_version,                                                                          \
+      plugin_description,                                                                      \
+      TOKENLAB_TOOLCHAIN_FINGERPRINT,                                                          \
+      static_cast<std::uint64_t>(plugin_capabilities),                                         \
+      &tokenlab_detail_make};                                                                  \
+  }                                                                                            \
   extern "C" __attribute__((visibility("default"))) const tokenlab_plugin_descriptor*          \
-  tokenlab_plugin_entry() noexcept {                                                          \
-    return &tokenlab_detail_descriptor;                                                       \
+  tokenlab_plugin_entry() noexcept {                                                           \
+    return &tokenlab_detail_descriptor;                                                        \
   }

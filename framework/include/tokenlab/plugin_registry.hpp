@@ -64,8 +64,8 @@ class TOKENLAB_API PluginRegistry {
 
  private:
   struct Loaded;
-  const PluginInfo& add(const tokenlab_plugin_descriptor* descriptor, const std::filesystem::path& file,
-                        std::shared_ptr<void> library);
+  const PluginInfo& add(const tokenlab_plugin_descriptor* descriptor,
+                        const std::filesystem::path& file, std::shared_ptr<void> library);
   std::map<std::string, std::unique_ptr<Loaded>> loaded_;
   std::vector<std::string> errors_;
 };

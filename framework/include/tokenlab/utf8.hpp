@@ -1,7 +1,8 @@
 // File: utf8.hpp
 // Minimal, fast UTF-8 helpers used in hot loops (no ICU calls).
 //
-//   for (std::size_t i = 0; i < s.size();) { auto len = utf8::sequence_length(s, i); ... i += len; }
+//   for (std::size_t i = 0; i < s.size();) { auto len = utf8::sequence_length(s, i); ... i += len;
+//   }
 #pragma once
 
 #include <cstddef>

@@ -47,7 +47,9 @@ class TOKENLAB_API Vocabulary {
   TokenId add_or_find(std::string piece);
 
   [[nodiscard]] std::optional<TokenId> find(std::string_view piece) const noexcept;
-  [[nodiscard]] bool contains(std::string_view piece) const noexcept { return find(piece).has_value(); }
+  [[nodiscard]] bool contains(std::string_view piece) const noexcept {
+    return find(piece).has_value();
+  }
   /// The piece of an id; id must be < size().
   [[nodiscard]] const std::string& piece(TokenId id) const { return pieces_.at(id); }
   [[nodiscard]] std::size_t size() const noexcept { return pieces_.size(); }
@@ -78,11 +80,15 @@ class TOKENLAB_API Vocabulary {
     bool has_unknown = false;
     TokenId unknown = 0;
     ar >> pieces >> special_count >> has_unknown >> unknown;
-    rebuild(std::move(pieces), special_count, has_unknown ? std::optional<TokenId>(unknown) : std::nullopt);
+    rebuild(std::move(pieces), special_count,
+            has_unknown ? std::optional<TokenId>(unknown) : std::nullopt);
   }
   template <class Archive>
   void serialize(Archive& ar, unsigned version) {
-    if constexpr (Archive::is_saving::value) save(ar, version); else load(ar, version);
+    if constexpr (Archive::is_saving::value)
+      save(ar, version);
+    else
+      load(ar, version);
   }
 
  private:

@@ -30,7 +30,8 @@ class CharacterSegmenter final : public Segmenter {
  public:
   [[nodiscard]] std::string name() const override { return "character"; }
   [[nodiscard]] std::string version() const override { return "1.0.0"; }
-  void train(const WordCounts& counts, const TrainOptions& options, TrainingObserver* observer) override;
+  void train(const WordCounts& counts, const TrainOptions& options,
+             TrainingObserver* observer) override;
   void encode(std::string_view word, std::vector<TokenId>& out) const override;
   [[nodiscard]] std::string decode(std::span<const TokenId> ids) const override;
   [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }

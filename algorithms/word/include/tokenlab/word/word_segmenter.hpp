@@ -20,7 +20,8 @@ class WordSegmenter final : public Segmenter {
   [[nodiscard]] std::string version() const override { return "1.0.0"; }
   /// Keeps the specials (default "<unk>"), then words by descending count (ties:
   /// first occurrence) with count >= min_frequency, up to vocab_size entries.
-  void train(const WordCounts& counts, const TrainOptions& options, TrainingObserver* observer) override;
+  void train(const WordCounts& counts, const TrainOptions& options,
+             TrainingObserver* observer) override;
   void encode(std::string_view word, std::vector<TokenId>& out) const override;
   [[nodiscard]] std::string decode(std::span<const TokenId> ids) const override;
   [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }

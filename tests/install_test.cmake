@@ -1,0 +1,24 @@
+# Run by CTest: install the build, build the example plugin against the install, and
+# check it with the installed CLI.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+run(${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/build -G Ninja
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+file(GLOB plugin_files ${WORK_DIR}/build/*.so)
+list(LENGTH plugin_files count)
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "expected one plugin in ${WORK_DIR}/build, found: ${plugin_files}")
+endif()
+# The installed CLI finds the installed plugins beside itself.
+run(${prefix}/bin/tokenlab plugins)
+run(${prefix}/bin/tokenlab check-plugin ${plugin_files})
