@@ -68,40 +68,51 @@ bool is_ascii_space(char c) noexcept {
   return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n';
 }
 
-// Collapses white space runs to one space and trims, for ASCII input.
+// Collapses white space runs to one space and trims, for ASCII input. Appends whole
+// runs of non-space bytes at once: this runs on every line of every corpus.
 void collapse_ascii(std::string_view in, bool lowercase, std::string& out) {
   out.clear();
   out.reserve(in.size());
-  bool pending_space = false;
-  for (const char c : in) {
-    if (is_ascii_space(c)) {
-      pending_space = !out.empty();
-      continue;
-    }
-    if (pending_space) out += ' ';
-    pending_space = false;
-    out += (lowercase && c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  std::size_t i = 0;
+  const std::size_t n = in.size();
+  while (i < n) {
+    while (i < n && is_ascii_space(in[i])) ++i;
+    if (i == n) break;
+    const std::size_t start = i;
+    while (i < n && !is_ascii_space(in[i])) ++i;
+    if (!out.empty()) out += ' ';
+    const std::size_t at = out.size();
+    out.append(in.data() + start, i - start);
+    if (lowercase)
+      for (std::size_t k = at; k < out.size(); ++k)
+        if (out[k] >= 'A' && out[k] <= 'Z') out[k] = static_cast<char>(out[k] - 'A' + 'a');
   }
+}
+
+// Length of the white space character at in[i], or 0 if it is not white space.
+std::size_t space_length(std::string_view in, std::size_t i) {
+  const auto byte = static_cast<unsigned char>(in[i]);
+  if (byte < 0x80) return is_ascii_space(static_cast<char>(byte)) ? 1 : 0;
+  const std::size_t len = utf8::sequence_length(in, i);
+  if (len == 0) return 0;
+  return u_isUWhiteSpace(static_cast<UChar32>(utf8::decode_at(in, i))) ? len : 0;
 }
 
 void collapse_unicode(std::string_view in, std::string& out) {
   out.clear();
   out.reserve(in.size());
-  bool pending_space = false;
   std::size_t i = 0;
-  while (i < in.size()) {
-    std::size_t len = utf8::sequence_length(in, i);
-    if (len == 0) len = 1;
-    const char32_t cp = len == 1 ? static_cast<unsigned char>(in[i]) : utf8::decode_at(in, i);
-    if (u_isUWhiteSpace(static_cast<UChar32>(cp)) ||
-        (cp < 0x80 && is_ascii_space(static_cast<char>(cp)))) {
-      pending_space = !out.empty();
-    } else {
-      if (pending_space) out += ' ';
-      pending_space = false;
-      out.append(in.substr(i, len));
+  const std::size_t n = in.size();
+  while (i < n) {
+    for (std::size_t len; i < n && (len = space_length(in, i)) > 0;) i += len;
+    if (i == n) break;
+    const std::size_t start = i;
+    while (i < n && space_length(in, i) == 0) {
+      const std::size_t len = utf8::sequence_length(in, i);
+      i += len == 0 ? 1 : len;
     }
-    i += len;
+    if (!out.empty()) out += ' ';
+    out.append(in.data() + start, i - start);
   }
 }
 
@@ -128,6 +139,19 @@ void Normalizer::normalize(std::string_view line, std::string& out) const {
   if (is_ascii(line)) {
     collapse_ascii(line, options_.lowercase, out);
     return;
+  }
+  if (!options_.lowercase && !options_.strip_accents) {
+    // Most corpus text is already normalized: checking that on the UTF-8 bytes is far
+    // cheaper than converting to UTF-16 and back.
+    UErrorCode status = U_ZERO_ERROR;
+    const auto* normalizer = static_cast<const icu::Normalizer2*>(icu_normalizer_);
+    if (normalizer == nullptr ||
+        (normalizer->isNormalizedUTF8(
+             icu::StringPiece(line.data(), static_cast<int32_t>(line.size())), status) &&
+         U_SUCCESS(status))) {
+      collapse_unicode(line, out);
+      return;
+    }
   }
   icu::UnicodeString text = icu::UnicodeString::fromUTF8(
       icu::StringPiece(line.data(), static_cast<int32_t>(line.size())));

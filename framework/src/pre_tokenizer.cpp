@@ -83,6 +83,28 @@ struct Classified {
   int script;  // UScriptCode for letters, else -1
 };
 
+// Classes of the 128 ASCII characters, computed once: the hot loop's common case.
+struct AsciiClasses {
+  Classified table[128];
+  constexpr AsciiClasses() : table() {
+    for (int c = 0; c < 128; ++c) {
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f')
+        table[c] = {CharClass::space, -1};
+      else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        table[c] = {CharClass::letter, USCRIPT_LATIN};
+      else if (c >= '0' && c <= '9')
+        table[c] = {CharClass::digit, -1};
+      else
+        table[c] = {CharClass::punct, -1};
+    }
+  }
+};
+constexpr AsciiClasses kAscii;
+
+bool is_ascii_letter(unsigned char b) {
+  return ((b | 0x20) >= 'a' && (b | 0x20) <= 'z');
+}
+
 Classified classify(char32_t cp) {
   if (cp < 0x80) {
     const char c = static_cast<char>(cp);
@@ -177,11 +199,27 @@ void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
     if (in_word) emit(line.substr(start, end - start), space_before, space_after, scratch, on_word);
     in_word = false;
   };
-  while (i < line.size()) {
-    std::size_t len = utf8::sequence_length(line, i);
-    if (len == 0) len = 1;
-    const char32_t cp = len == 1 ? static_cast<unsigned char>(line[i]) : utf8::decode_at(line, i);
-    Classified c = classify(cp);
+  const std::size_t n = line.size();
+  while (i < n) {
+    const auto byte = static_cast<unsigned char>(line[i]);
+    if (in_word && byte < 0x80 && word_class == CharClass::letter && word_script == USCRIPT_LATIN &&
+        is_ascii_letter(byte)) {
+      // Inside a Latin word, ASCII letters never start a new word in any mode.
+      ++i;
+      while (i < n && is_ascii_letter(static_cast<unsigned char>(line[i]))) ++i;
+      continue;
+    }
+    std::size_t len = 1;
+    char32_t cp = byte;
+    Classified c{CharClass::punct, -1};
+    if (byte < 0x80) {
+      c = kAscii.table[byte];
+    } else {
+      len = utf8::sequence_length(line, i);
+      if (len == 0) len = 1;
+      cp = len == 1 ? byte : utf8::decode_at(line, i);
+      c = classify(cp);
+    }
     if (c.cls == CharClass::space) {
       flush(i, true);
       space_before = true;

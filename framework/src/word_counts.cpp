@@ -1,7 +1,9 @@
 #include "tokenlab/word_counts.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <functional>
 #include <istream>
 #include <ostream>
 
@@ -11,28 +13,72 @@
 
 namespace tokenlab {
 
+namespace {
+
+// 64-bit hash of the word; the low bits pick the slot, the high 32 are the tag.
+std::uint64_t word_hash(std::string_view word) noexcept {
+  return std::hash<std::string_view>{}(word);
+}
+
+}  // namespace
+
+std::size_t WordCounts::find_slot(std::string_view word, std::uint32_t tag) const noexcept {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t slot = (static_cast<std::size_t>(tag) * 0x9E3779B1u) & mask;
+  for (;;) {
+    const std::uint32_t occupant = slots_[slot];
+    if (occupant == 0) return slot;
+    const std::size_t index = occupant - 1;
+    if (tags_[index] == tag && entries_[index].word == word) return slot;
+    slot = (slot + 1) & mask;
+  }
+}
+
+void WordCounts::grow() {
+  const std::size_t capacity = std::max<std::size_t>(64, slots_.size() * 2);
+  slots_.assign(capacity, 0);
+  const std::size_t mask = capacity - 1;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    std::size_t slot = (static_cast<std::size_t>(tags_[i]) * 0x9E3779B1u) & mask;
+    while (slots_[slot] != 0) slot = (slot + 1) & mask;
+    slots_[slot] = static_cast<std::uint32_t>(i + 1);
+  }
+}
+
 void WordCounts::add(std::string_view word, std::uint64_t count) {
   total_ += count;
-  if (auto it = index_.find(word); it != index_.end()) {
-    entries_[it->second].count += count;
+  if ((entries_.size() + 1) * 2 > slots_.size()) grow();  // load factor <= 1/2
+  const auto tag = static_cast<std::uint32_t>(word_hash(word) >> 32);
+  const std::size_t slot = find_slot(word, tag);
+  if (slots_[slot] != 0) {
+    entries_[slots_[slot] - 1].count += count;
     return;
   }
-  index_.emplace(std::string(word), entries_.size());
+  slots_[slot] = static_cast<std::uint32_t>(entries_.size() + 1);
   entries_.push_back(Entry{std::string(word), count});
+  tags_.push_back(tag);
 }
 
 void WordCounts::merge(const WordCounts& other) {
-  for (const auto& e : other.entries_) add(e.word, e.count);
+  for (std::size_t i = 0; i < other.entries_.size(); ++i)
+    add(other.entries_[i].word, other.entries_[i].count);
 }
 
 std::uint64_t WordCounts::count_of(std::string_view word) const noexcept {
-  auto it = index_.find(word);
-  return it == index_.end() ? 0 : entries_[it->second].count;
+  if (slots_.empty()) return 0;
+  const std::size_t slot = find_slot(word, static_cast<std::uint32_t>(word_hash(word) >> 32));
+  return slots_[slot] == 0 ? 0 : entries_[slots_[slot] - 1].count;
 }
 
 void WordCounts::reserve(std::size_t n) {
   entries_.reserve(n);
-  index_.reserve(n);
+  tags_.reserve(n);
+  std::size_t capacity = 64;
+  while (capacity < 2 * n) capacity *= 2;
+  if (capacity > slots_.size()) {
+    slots_.assign(capacity / 2, 0);  // grow() doubles it and reinserts
+    grow();
+  }
 }
 
 void WordCounts::save_tsv(std::ostream& out) const {
