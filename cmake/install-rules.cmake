@@ -18,6 +18,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/tokenlabConfigVersion.cma
 install(FILES
   ${PROJECT_BINARY_DIR}/tokenlabConfig.cmake
   ${PROJECT_BINARY_DIR}/tokenlabConfigVersion.cmake
-  cmake/TokenlabPlugin.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tokenlab
   COMPONENT development)

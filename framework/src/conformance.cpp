@@ -48,12 +48,21 @@ std::string saved_bytes(const Segmenter& s) {
   return std::move(out).str();
 }
 
+// encode() must append: the ids of each word go after whatever the caller already
+// holds (a Tokenizer encodes a whole line into one vector). A sentinel in front
+// catches implementations that clear or overwrite the output.
+constexpr TokenId kSentinel = 0xFFFFFFFFu;
+
 std::vector<std::vector<TokenId>> encode_all(const Segmenter& s, const WordCounts& counts) {
   std::vector<std::vector<TokenId>> out;
   out.reserve(counts.size());
+  std::vector<TokenId> ids;
   for (const auto& e : counts.entries()) {
-    out.emplace_back();
-    s.encode(e.word, out.back());
+    ids.assign(1, kSentinel);
+    s.encode(e.word, ids);
+    if (ids.empty() || ids.front() != kSentinel)
+      throw Error("encode() must append to its output, but it cleared or overwrote it");
+    out.emplace_back(ids.begin() + 1, ids.end());
   }
   return out;
 }
@@ -98,7 +107,13 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
       }))
     return results;
 
-  const auto encodings = encode_all(*segmenter, counts);
+  std::vector<std::vector<TokenId>> encodings;
+  if (!attempt("encode() appends each word's ids to its output", [&](std::string& d) {
+        encodings = encode_all(*segmenter, counts);
+        d = std::to_string(encodings.size()) + " words";
+        return true;
+      }))
+    return results;
   attempt("vocabulary ids are dense and lookups agree both ways", [&](std::string& d) {
     const auto& v = segmenter->vocabulary();
     for (TokenId id = 0; id < v.size(); ++id)

@@ -67,7 +67,21 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-void write_terminal(std::ostream& out, const ReportTable& table) {
+void write_terminal(std::ostream& out, const ReportTable& full) {
+  // Columns marked file-only are dropped here; every other writer keeps them.
+  ReportTable table;
+  table.title = full.title;
+  std::vector<std::size_t> keep;
+  for (std::size_t c = 0; c < full.columns.size(); ++c)
+    if (full.columns[c].terminal) {
+      keep.push_back(c);
+      table.columns.push_back(full.columns[c]);
+    }
+  for (const auto& row : full.rows) {
+    std::vector<std::string> cells;
+    for (const std::size_t c : keep) cells.push_back(c < row.size() ? row[c] : std::string());
+    table.rows.push_back(std::move(cells));
+  }
   std::vector<std::size_t> widths(table.columns.size(), 0);
   for (std::size_t c = 0; c < table.columns.size(); ++c)
     widths[c] = display_width(table.columns[c].name);

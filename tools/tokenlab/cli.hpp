@@ -72,6 +72,7 @@ int cmd_train(const std::vector<std::string>& args);
 int cmd_encode(const std::vector<std::string>& args);
 int cmd_decode(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
+int cmd_sweep(const std::vector<std::string>& args);
 int cmd_check_plugin(const std::vector<std::string>& args);
 int cmd_trace(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);

@@ -1,5 +1,6 @@
 // The tokenlab subcommands. Each parses its options into locals and hands the
 // work to the framework; nothing here knows any particular algorithm.
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_file.hpp"
 #include "tokenlab/report.hpp"
+#include "tokenlab/report_bundle.hpp"
 #include "tokenlab/tokenizer.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/word_counts.hpp"
@@ -339,78 +341,179 @@ int cmd_decode(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int cmd_compare(const std::vector<std::string>& args) {
+namespace {
+
+// Options shared by compare and sweep.
+struct ExperimentArgs {
   CompareOptions options;
+  std::vector<std::string> corpus;
+  std::string parallel_dir;
+  std::string languages;
   std::string algorithms;
   std::string report_dir;
   std::vector<std::string> raw_options;
   std::vector<std::string> plugin_dirs;
   std::vector<std::size_t> d_models;
   PipelineOptions pipeline;
+
+  void add_to(po::options_description& desc) {
+    desc.add_options()
+        ("corpus", po::value(&corpus)->multitoken(),
+         "corpus files, or LANG=FILE for several languages (default: the bundled World English Bible)")
+        ("parallel", po::value(&parallel_dir), "directory of line-aligned files LANG.txt (parallel text: parity)")
+        ("languages", po::value(&languages), "with --parallel: comma-separated languages to use (default all)")
+        ("per-language", po::bool_switch(&options.per_language), "train one tokenizer per language (default: jointly)")
+        ("reference", po::value(&options.reference_language), "parity reference language (default en, else the first)")
+        ("algorithms", po::value(&algorithms), "comma-separated plugin names (default: every plugin found)")
+        ("held-out", po::value(&options.held_out)->default_value(0.1), "fraction of lines held out for evaluation")
+        ("d-model", po::value(&d_models)->multitoken(), "model widths for embedding cost (default 768 4096)")
+        ("context", po::value(&options.context_tokens)->default_value(128000), "context window in tokens")
+        ("jobs", po::value(&options.jobs)->default_value(1), "trainings at once (peak memory needs 1)")
+        ("option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")
+        ("seed", po::value(&options.seed)->default_value(0), "random seed")
+        ("report-dir", po::value(&report_dir), "write CSV, JSON, Markdown, SVG plots and report.html here")
+        ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+    pipeline.add_to(desc);
+  }
+
+  // Turns the parsed strings into options; finds the default corpus if needed.
+  void resolve() {
+    if (!d_models.empty()) options.d_models = d_models;
+    options.algorithms = split_list(algorithms);
+    options.threads = pipeline.threads;
+    options.normalizer = pipeline.normalizer();
+    options.pre_tokenizer = pipeline.pre_tokenizer_options();
+    options.invalid_utf8 = pipeline.invalid_utf8_policy();
+    for (const auto& raw : raw_options) {
+      const auto colon = raw.find(':');
+      if (colon == std::string::npos || colon == 0)
+        throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
+      options.plugin_options[raw.substr(0, colon)].insert(parse_key_value(raw.substr(colon + 1), "option"));
+    }
+    if (!parallel_dir.empty()) {
+      if (!corpus.empty()) throw UsageError("give --corpus or --parallel, not both");
+      std::error_code ec;
+      if (!std::filesystem::is_directory(parallel_dir, ec)) throw Error(parallel_dir + ": not a directory");
+      const auto wanted = split_list(languages);
+      std::vector<std::filesystem::path> files;
+      for (const auto& entry : std::filesystem::directory_iterator(parallel_dir))
+        if (entry.path().extension() == ".txt") files.push_back(entry.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) {
+        const std::string lang = f.stem().string();
+        if (wanted.empty() || std::find(wanted.begin(), wanted.end(), lang) != wanted.end())
+          options.languages.push_back({lang, {f.string()}});
+      }
+      for (const auto& w : wanted) {
+        bool found = false;
+        for (const auto& l : options.languages) found = found || l.language == w;
+        if (!found) throw Error(parallel_dir + ": no file " + w + ".txt");
+      }
+      if (options.languages.size() < 2) throw Error(parallel_dir + ": needs at least two LANG.txt files");
+      options.aligned = true;
+    } else {
+      for (const auto& c : corpus) {
+        const auto eq = c.find('=');
+        if (eq != std::string::npos && eq > 0 && c.substr(0, eq).find('/') == std::string::npos) {
+          const std::string lang = c.substr(0, eq);
+          auto it = std::find_if(options.languages.begin(), options.languages.end(),
+                                 [&](const auto& l) { return l.language == lang; });
+          if (it == options.languages.end()) options.languages.push_back({lang, {}});
+          it = std::find_if(options.languages.begin(), options.languages.end(),
+                            [&](const auto& l) { return l.language == lang; });
+          it->files.push_back(c.substr(eq + 1));
+        } else {
+          options.corpus_files.push_back(c);
+        }
+      }
+      if (!options.languages.empty() && !options.corpus_files.empty())
+        throw UsageError("label every --corpus with LANG=FILE, or none");
+      if (options.languages.size() == 1) {
+        options.corpus_files = options.languages.front().files;
+        options.languages.clear();
+      }
+    }
+    if (options.per_language && options.languages.size() < 2)
+      throw UsageError("--per-language needs several languages (LANG=FILE or --parallel)");
+    if (!report_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(report_dir, ec);
+      if (ec || !std::filesystem::is_directory(report_dir))
+        throw Error(report_dir + ": cannot create report directory" + (ec ? ": " + ec.message() : std::string()));
+    }
+    if (options.corpus_files.empty() && options.languages.empty()) {
+      const auto path = ensure_default_corpus();
+      std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible (public domain), "
+                << path.string() << '\n';
+      options.corpus_files = {path.string()};
+    }
+  }
+};
+
+void report_bundle(const ReportBundle& bundle) {
+  for (const auto& w : bundle.warnings) std::cerr << "warning: " << w << '\n';
+  for (const auto& f : bundle.files)
+    if (f.filename() == "report.html") std::cerr << "report: " << f.string() << '\n';
+}
+
+}  // namespace
+
+int cmd_compare(const std::vector<std::string>& args) {
+  ExperimentArgs experiment;
   po::options_description desc("options");
-  desc.add_options()("corpus", po::value(&options.corpus_files)->multitoken(),
-                     "corpus files (default: the bundled World English Bible)")(
-      "algorithms", po::value(&algorithms),
-      "comma-separated plugin names (default: every plugin found)")(
-      "vocab-size,v", po::value(&options.vocab_size)->default_value(8000), "vocabulary size")(
-      "held-out", po::value(&options.held_out)->default_value(0.1),
-      "fraction of lines held out for evaluation")(
-      "d-model", po::value(&d_models)->multitoken(),
-      "model widths for embedding cost (default 768 4096)")(
-      "option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")(
-      "seed", po::value(&options.seed)->default_value(0), "random seed")(
-      "report-dir", po::value(&report_dir), "write compare.csv, compare.json and compare.md here")(
-      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
-  pipeline.add_to(desc);
+  desc.add_options()("vocab-size,v", po::value(&experiment.options.vocab_size)->default_value(8000),
+                     "vocabulary size");
+  experiment.add_to(desc);
   po::variables_map vm;
-  if (!parse("compare", "[--corpus FILE...] [--algorithms a,b] [--vocab-size N] [--report-dir DIR]",
-             desc, {}, args, vm))
+  if (!parse("compare", "[--corpus FILE... | --corpus LANG=FILE... | --parallel DIR] [options]", desc, {}, args, vm))
     return kExitOk;
-  if (!d_models.empty()) options.d_models = d_models;
-  options.algorithms = split_list(algorithms);
-  options.threads = pipeline.threads;
-  options.normalizer = pipeline.normalizer();
-  options.pre_tokenizer = pipeline.pre_tokenizer_options();
-  options.invalid_utf8 = pipeline.invalid_utf8_policy();
-  for (const auto& raw : raw_options) {
-    const auto colon = raw.find(':');
-    if (colon == std::string::npos || colon == 0)
-      throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
-    options.plugin_options[raw.substr(0, colon)].insert(
-        parse_key_value(raw.substr(colon + 1), "option"));
-  }
-  if (!report_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(report_dir, ec);
-    if (ec || !std::filesystem::is_directory(report_dir))
-      throw Error(report_dir + ": cannot create report directory" +
-                  (ec ? ": " + ec.message() : std::string()));
-  }
+  experiment.resolve();
   PluginRegistry registry;
-  load_plugins(registry, plugin_dirs);
-  if (options.corpus_files.empty()) {
-    const auto path = ensure_default_corpus();
-    std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible "
-                 "(public domain), "
-              << path.string() << '\n';
-    options.corpus_files = {path.string()};
-  }
+  load_plugins(registry, experiment.plugin_dirs);
   Progress progress;
-  const CompareResult result = run_compare(
-      registry, options, [&](const std::string& stage, double) { progress.update(stage); });
+  const CompareResult result =
+      run_compare(registry, experiment.options, [&](const std::string& stage, double) { progress.update(stage); });
   progress.done();
-  const ReportTable table = comparison_table(result);
-  write_terminal(std::cout, table);
+  write_terminal(std::cout, comparison_table(result));
+  if (result.languages.size() > 1) {
+    std::cout << '\n';
+    write_terminal(std::cout, fairness_table(result));
+  }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();
-  if (!report_dir.empty()) {
-    const std::filesystem::path dir(report_dir);
-    write_file_atomically(dir / "compare.csv", [&](std::ostream& out) { write_csv(out, table); });
-    write_file_atomically(dir / "compare.json", [&](std::ostream& out) { write_json(out, table); });
-    write_file_atomically(dir / "compare.md",
-                          [&](std::ostream& out) { write_markdown(out, table); });
-    std::cerr << "reports: " << (dir / "compare.csv").string() << ", compare.json, compare.md\n";
+  if (!experiment.report_dir.empty()) report_bundle(write_compare_reports(experiment.report_dir, result));
+  return failed ? kExitFailure : kExitOk;
+}
+
+int cmd_sweep(const std::vector<std::string>& args) {
+  ExperimentArgs experiment;
+  std::string sizes_text;
+  po::options_description desc("options");
+  desc.add_options()("vocab-sizes", po::value(&sizes_text)->default_value("500,1000,2000,4000,8000,16000,32000"),
+                     "comma-separated vocabulary sizes");
+  experiment.add_to(desc);
+  po::variables_map vm;
+  if (!parse("sweep", "[--vocab-sizes 500,1000,...] [--corpus ...] [options]", desc, {}, args, vm)) return kExitOk;
+  std::vector<std::size_t> sizes;
+  for (const auto& item : split_list(sizes_text)) {
+    std::size_t size = 0;
+    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), size);
+    if (ec != std::errc() || ptr != item.data() + item.size() || size == 0)
+      throw UsageError("--vocab-sizes: '" + item + "' is not a positive integer");
+    sizes.push_back(size);
   }
+  experiment.resolve();
+  PluginRegistry registry;
+  load_plugins(registry, experiment.plugin_dirs);
+  Progress progress;
+  const SweepResult sweep = run_sweep(registry, experiment.options, sizes,
+                                      [&](const std::string& stage, double) { progress.update(stage); });
+  progress.done();
+  write_terminal(std::cout, sweep_table(sweep));
+  if (!experiment.report_dir.empty()) report_bundle(write_sweep_reports(experiment.report_dir, sweep));
+  bool failed = false;
+  for (const auto& run : sweep.runs)
+    for (const auto& row : run.rows) failed = failed || !row.error.empty();
   return failed ? kExitFailure : kExitOk;
 }
 

@@ -26,6 +26,7 @@ const std::map<std::string, Command>& commands() {
       {"encode", {cmd_encode, "encode lines of text to ids or pieces"}},
       {"decode", {cmd_decode, "decode lines of ids back to text"}},
       {"compare", {cmd_compare, "train every segmenter on one corpus and compare them"}},
+      {"sweep", {cmd_sweep, "repeat compare over vocabulary sizes and plot the curves"}},
       {"check-plugin", {cmd_check_plugin, "run the conformance suite on a plugin file"}},
       {"trace", {cmd_trace, "print every training step (the textbook tables)"}},
       {"import", {cmd_import, "make a model from a foreign vocabulary (BERT vocab.txt)"}},

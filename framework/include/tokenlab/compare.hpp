@@ -1,17 +1,28 @@
 // File: compare.hpp
 // The comparison experiment: one shared counting pass, every segmenter trained on
-// the same training split and evaluated on the same held-out split.
+// the same training split and evaluated on the same held-out split, in one or
+// several languages; and the vocabulary-size sweep built on it.
 //
-//   CompareOptions opts{.corpus_files = {"bible.txt"}, .vocab_size = 8000};
-//   CompareResult r = run_compare(registry, opts, &progress);
+//   CompareOptions opts;
+//   opts.corpus_files = {"bible.txt"};
+//   opts.vocab_size = 8000;
+//   CompareResult r = run_compare(registry, opts, progress);
 //   write_terminal(std::cout, comparison_table(r));
+//
+// Multilingual: opts.languages = {{"en", {"en.txt"}}, {"hi", {"hi.txt"}}}; with
+// opts.aligned (parallel text, line i of every file is the same segment) the split
+// is by line number, so every language holds out the same segments, and each row
+// gets its parity against opts.reference_language. Training is joint (one
+// tokenizer over all languages) unless opts.per_language.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tokenlab/corpus.hpp"
@@ -20,52 +31,102 @@
 #include "tokenlab/normalizer.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/report.hpp"
+#include "tokenlab/types.hpp"
 
 namespace tokenlab {
 
 class PluginRegistry;
 
+/// A labelled corpus: one language (or any named part) of a multilingual run.
+struct LanguageCorpus {
+  std::string language;
+  std::vector<std::string> files;
+};
+
 struct CompareOptions {
+  /// A single unlabelled corpus. Ignored when languages is not empty.
   std::vector<std::string> corpus_files;
+  /// Several labelled corpora (multilingual runs).
+  std::vector<LanguageCorpus> languages;
+  /// The languages are line-aligned parallel text: split by line number, report parity.
+  bool aligned = false;
+  /// Train one tokenizer per language instead of one over all of them.
+  bool per_language = false;
+  /// Parity reference; empty = "en" if present, else the first language.
+  std::string reference_language;
   std::vector<std::string> algorithms;  // empty = every plugin in the registry
   std::size_t vocab_size = 8000;
   double held_out = 0.1;
   unsigned threads = 0;
+  /// Trainings run at once; peak memory per training is only measured with 1.
+  unsigned jobs = 1;
+  /// Context window (tokens) for the "what fits" figures.
+  std::uint64_t context_tokens = 128000;
   std::vector<std::size_t> d_models = {768, 4096};
   NormalizerOptions normalizer;
   PreTokenizerOptions pre_tokenizer;
   InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::error;
   std::uint64_t seed = 0;
+  /// Held-out lines per language rendered as token chips in the HTML report.
+  std::size_t sample_lines = 3;
   /// Per-algorithm extra options ("bpe" -> {"units": "bytes"}).
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
 };
 
 struct CompareRow {
   std::string algorithm;
+  std::string language;  // empty for a single unlabelled corpus
   std::string plugin_version;
   std::string error;  // non-empty when training or evaluation failed
+  std::size_t requested_vocab_size = 0;
   SegmentationMetrics metrics;
   double train_seconds = 0.0;
   double encode_seconds = 0.0;
   double encode_mb_per_second = 0.0;
-  std::string note;  // e.g. "vocabulary stopped at 1234"
+  /// Memory the training added at its peak, MiB; negative when not measured.
+  double train_peak_mib = -1.0;
+  /// tokens(language) / tokens(reference) on the same aligned held-out segments.
+  std::optional<double> parity;
+  std::string note;  // e.g. "the corpus supports only 1234 pieces"
 };
 
-struct CorpusSummary {
-  std::vector<std::string> files;
+/// A corpus file as read: path, size and SHA-1 for the provenance record.
+struct CorpusFileInfo {
+  std::string language;
+  std::string path;
   std::uint64_t bytes = 0;
+  std::string sha1;
+};
+
+struct LanguageSummary {
+  std::string language;
   std::uint64_t lines = 0;
   std::uint64_t training_lines = 0;
   std::uint64_t held_out_lines = 0;
-  std::uint64_t distinct_words = 0;
-  std::uint64_t training_words = 0;
-  double count_seconds = 0.0;
+  std::uint64_t held_out_bytes = 0;
+  std::uint64_t distinct_words = 0;   // in the training split
+  std::uint64_t training_words = 0;   // occurrences in the training split
+};
+
+/// One held-out line cut by one segmenter, for the HTML report.
+struct SampleSegmentation {
+  std::string language;
+  std::string text;
+  std::string algorithm;
+  std::vector<std::pair<std::string, TokenId>> tokens;  // display piece, id
 };
 
 struct CompareResult {
-  CompareOptions options;
-  CorpusSummary corpus;
+  CompareOptions options;  // with algorithms and reference_language resolved
+  std::vector<CorpusFileInfo> files;
+  std::vector<LanguageSummary> languages;
+  std::uint64_t distinct_words = 0;  // of the joint training split
+  double count_seconds = 0.0;
   std::vector<CompareRow> rows;
+  /// Per algorithm: Gini coefficient of tokens per byte across languages (0 = fair).
+  std::map<std::string, double> gini_tokens_per_byte;
+  std::vector<SampleSegmentation> samples;
+  std::string started_at;  // UTC, ISO 8601
 };
 
 /// Progress messages for a terminal (stage, fraction in [0,1]).
@@ -73,11 +134,30 @@ using ProgressFn = std::function<void(const std::string& stage, double fraction)
 
 /// Runs the experiment. Throws Error for corpus problems; a failing plugin is
 /// reported in its row and does not stop the others.
-TOKENLAB_API CompareResult run_compare(const PluginRegistry& registry,
-                                       const CompareOptions& options,
+TOKENLAB_API CompareResult run_compare(const PluginRegistry& registry, const CompareOptions& options,
                                        const ProgressFn& progress = {});
 
-/// The standard comparison table (one row per segmenter) with run metadata.
+struct SweepResult {
+  std::vector<std::size_t> vocab_sizes;
+  std::vector<CompareResult> runs;  // one per size, same order
+};
+
+/// Repeats the comparison at each vocabulary size, counting the corpus once.
+TOKENLAB_API SweepResult run_sweep(const PluginRegistry& registry, const CompareOptions& options,
+                                   const std::vector<std::size_t>& vocab_sizes,
+                                   const ProgressFn& progress = {});
+
+/// The comparison table: one row per segmenter (and language), with run metadata.
 TOKENLAB_API ReportTable comparison_table(const CompareResult& result);
+/// Per algorithm: tokens per byte in each language, premium and Gini (multilingual runs).
+TOKENLAB_API ReportTable fairness_table(const CompareResult& result);
+/// One row per (size, segmenter[, language]): the sweep's curves as numbers.
+TOKENLAB_API ReportTable sweep_table(const SweepResult& sweep);
+
+/// Gini coefficient of non-negative values (0 = all equal).
+TOKENLAB_API double gini_coefficient(std::vector<double> values);
+
+/// Provenance shared by every report: version, options, corpus files and checksums.
+TOKENLAB_API std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResult& result);
 
 }  // namespace tokenlab

@@ -1,0 +1,199 @@
+#include "tokenlab/report_bundle.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <ostream>
+
+#include "tokenlab/atomic_file.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/html_report.hpp"
+#include "tokenlab/plot.hpp"
+
+namespace tokenlab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_table_files(const fs::path& dir, const std::string& stem, const ReportTable& table, ReportBundle& bundle) {
+  const auto write = [&](const std::string& ext, void (*writer)(std::ostream&, const ReportTable&)) {
+    const fs::path path = dir / (stem + ext);
+    write_file_atomically(path, [&](std::ostream& out) { writer(out, table); });
+    bundle.files.push_back(path);
+  };
+  write(".csv", write_csv);
+  write(".json", write_json);
+  write(".md", write_markdown);
+}
+
+// Renders and saves one plot; a missing gnuplot becomes a warning, not a failure.
+void add_plot(const fs::path& dir, const std::string& name, const PlotSpec& spec, HtmlReport& html,
+              ReportBundle& bundle) {
+  try {
+    const std::string svg = render_svg(spec);
+    fs::create_directories(dir / "plots");
+    const fs::path path = dir / "plots" / (name + ".svg");
+    write_file_atomically(path, [&](std::ostream& out) { out << svg; });
+    bundle.files.push_back(path);
+    html.plots.emplace_back(spec.title, svg);
+  } catch (const Error& e) {
+    if (std::find(bundle.warnings.begin(), bundle.warnings.end(), e.what()) == bundle.warnings.end())
+      bundle.warnings.emplace_back(e.what());
+  }
+}
+
+std::string series_name(const CompareRow& row, bool multilingual) {
+  return multilingual ? row.algorithm + " " + row.language : row.algorithm;
+}
+
+void write_html_file(const fs::path& dir, const HtmlReport& html, ReportBundle& bundle) {
+  const fs::path path = dir / "report.html";
+  write_file_atomically(path, [&](std::ostream& out) { write_html(out, html); });
+  bundle.files.push_back(path);
+}
+
+}  // namespace
+
+ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& result) {
+  ReportBundle bundle;
+  HtmlReport html;
+  html.title = "tokenlab compare";
+  const ReportTable table = comparison_table(result);
+  write_table_files(dir, "compare", table, bundle);
+  html.tables.push_back(table);
+  const bool multilingual = result.languages.size() > 1;
+  if (multilingual) {
+    const ReportTable fairness = fairness_table(result);
+    write_table_files(dir, "fairness", fairness, bundle);
+    html.tables.push_back(fairness);
+  }
+  for (auto& t : html.tables) t.metadata.clear();  // shown once, at the end
+  html.metadata = run_metadata(result);
+  html.samples = result.samples;
+
+  // Characters per token by segmenter (clustered by language when there are several).
+  PlotSpec compression{.title = "Characters per token (higher = shorter sequences)",
+                       .x_label = "segmenter",
+                       .y_label = "characters / token",
+                       .style = PlotStyle::bars};
+  compression.categories = result.options.algorithms;
+  for (const auto& lang : result.languages) {
+    PlotSeries series{lang.language.empty() ? std::string("held-out text") : lang.language, {}, {}};
+    for (const auto& algorithm : result.options.algorithms) {
+      double value = 0.0;
+      for (const auto& row : result.rows)
+        if (row.algorithm == algorithm && row.language == lang.language && row.error.empty())
+          value = row.metrics.characters_per_token();
+      series.values.push_back(value);
+    }
+    compression.series.push_back(std::move(series));
+  }
+  add_plot(dir, "compression", compression, html, bundle);
+
+  PlotSpec unknown{.title = "Unknown tokens (percent of tokens)",
+                   .x_label = "segmenter",
+                   .y_label = "unknown tokens, %",
+                   .style = PlotStyle::bars};
+  unknown.categories = result.options.algorithms;
+  for (const auto& lang : result.languages) {
+    PlotSeries series{lang.language.empty() ? std::string("held-out text") : lang.language, {}, {}};
+    for (const auto& algorithm : result.options.algorithms) {
+      double value = 0.0;
+      for (const auto& row : result.rows)
+        if (row.algorithm == algorithm && row.language == lang.language && row.error.empty())
+          value = 100.0 * row.metrics.unknown_token_rate();
+      series.values.push_back(value);
+    }
+    unknown.series.push_back(std::move(series));
+  }
+  add_plot(dir, "unknown", unknown, html, bundle);
+
+  if (multilingual && result.options.aligned) {
+    PlotSpec premium{.title = "Token premium against " + result.options.reference_language +
+                              " (same segments; 1 = parity)",
+                     .x_label = "language",
+                     .y_label = "tokens / reference tokens",
+                     .style = PlotStyle::bars};
+    for (const auto& lang : result.languages) premium.categories.push_back(lang.language);
+    for (const auto& algorithm : result.options.algorithms) {
+      PlotSeries series{algorithm, {}, {}};
+      for (const auto& lang : result.languages) {
+        double value = 0.0;
+        for (const auto& row : result.rows)
+          if (row.algorithm == algorithm && row.language == lang.language && row.parity) value = *row.parity;
+        series.values.push_back(value);
+      }
+      premium.series.push_back(std::move(series));
+    }
+    add_plot(dir, "premium", premium, html, bundle);
+  }
+  write_html_file(dir, html, bundle);
+  return bundle;
+}
+
+ReportBundle write_sweep_reports(const fs::path& dir, const SweepResult& sweep) {
+  ReportBundle bundle;
+  HtmlReport html;
+  html.title = "tokenlab sweep";
+  ReportTable table = sweep_table(sweep);
+  write_table_files(dir, "sweep", table, bundle);
+  html.metadata = table.metadata;
+  table.metadata.clear();
+  html.tables.push_back(table);
+  if (!sweep.runs.empty()) html.samples = sweep.runs.back().samples;
+  const bool multilingual = !sweep.runs.empty() && sweep.runs.front().languages.size() > 1;
+  const std::size_t d = sweep.runs.empty() || sweep.runs.front().options.d_models.empty()
+                            ? 768
+                            : sweep.runs.front().options.d_models.front();
+
+  // One series per segmenter (and language): points at the sizes it reached.
+  std::map<std::string, PlotSeries> per_char;
+  std::map<std::string, PlotSeries> unknown;
+  std::map<std::string, PlotSeries> tradeoff;
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < sweep.runs.size(); ++i)
+    for (const auto& row : sweep.runs[i].rows) {
+      if (!row.error.empty() || row.metrics.characters == 0) continue;
+      const std::string name = series_name(row, multilingual);
+      if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+      const auto x = static_cast<double>(row.metrics.vocabulary_size);
+      per_char[name].points.emplace_back(
+          x, static_cast<double>(row.metrics.tokens) / static_cast<double>(row.metrics.characters));
+      unknown[name].points.emplace_back(x, 100.0 * row.metrics.unknown_token_rate());
+      tradeoff[name].points.emplace_back(
+          static_cast<double>(row.metrics.tokens),
+          static_cast<double>(embedding_cost(row.metrics.vocabulary_size, d).tied_parameters) / 1e6);
+    }
+  const auto collect = [&](std::map<std::string, PlotSeries>& m) {
+    std::vector<PlotSeries> out;
+    for (const auto& name : order) {
+      auto series = m[name];
+      series.name = name;
+      std::sort(series.points.begin(), series.points.end());
+      out.push_back(std::move(series));
+    }
+    return out;
+  };
+  PlotSpec a{.title = "Tokens per character against vocabulary size",
+             .x_label = "vocabulary size (reached)",
+             .y_label = "tokens / character",
+             .log_x = true};
+  a.series = collect(per_char);
+  add_plot(dir, "sweep-tokens-per-character", a, html, bundle);
+  PlotSpec b{.title = "Unknown-token rate against vocabulary size",
+             .x_label = "vocabulary size (reached)",
+             .y_label = "unknown tokens, %",
+             .log_x = true};
+  b.series = collect(unknown);
+  add_plot(dir, "sweep-unknown-rate", b, html, bundle);
+  PlotSpec c{.title = "Embedding parameters (d = " + std::to_string(d) + ", tied) against sequence length",
+             .x_label = "held-out tokens",
+             .y_label = "embedding parameters, millions"};
+  c.series = collect(tradeoff);
+  add_plot(dir, "sweep-embedding-tradeoff", c, html, bundle);
+  write_html_file(dir, html, bundle);
+  return bundle;
+}
+
+}  // namespace tokenlab
