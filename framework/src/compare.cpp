@@ -36,7 +36,9 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::string millions(std::uint64_t v) { return fixed(static_cast<double>(v) / 1e6, 1); }
+std::string millions(std::uint64_t v) {
+  return fixed(static_cast<double>(v) / 1e6, 1);
+}
 
 std::string sha1_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -118,16 +120,19 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
   if (o.algorithms.empty())
     for (const auto& p : registry.plugins()) o.algorithms.push_back(p.name);
   if (o.algorithms.empty()) throw Error("no plugins found (see 'tokenlab plugins')");
-  for (const auto& name : o.algorithms) (void)registry.info(name);  // unknown -> Error listing plugins
+  for (const auto& name : o.algorithms)
+    (void)registry.info(name);  // unknown -> Error listing plugins
   if (o.languages.size() > 1 && o.reference_language.empty()) {
     o.reference_language = o.languages.front().language;
     for (const auto& l : o.languages)
-      if (l.language == "en" || l.language == "eng" || l.language == "eng_Latn") o.reference_language = l.language;
+      if (l.language == "en" || l.language == "eng" || l.language == "eng_Latn")
+        o.reference_language = l.language;
   }
   if (!o.reference_language.empty()) {
     bool found = false;
     for (const auto& l : o.languages) found = found || l.language == o.reference_language;
-    if (!found) throw Error("reference language '" + o.reference_language + "' is not among the corpora");
+    if (!found)
+      throw Error("reference language '" + o.reference_language + "' is not among the corpora");
   }
   if (o.jobs == 0) o.jobs = 1;
   return o;
@@ -165,13 +170,15 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
           if (held) {
             ++lang.summary.held_out_lines;
             lang.summary.held_out_bytes += normalized.size();
-            if (lang.samples.size() < options.sample_lines && !normalized.empty()) lang.samples.push_back(normalized);
+            if (lang.samples.size() < options.sample_lines && !normalized.empty())
+              lang.samples.push_back(normalized);
             pre_tokenizer.split(normalized, scratch, [&](std::string_view w) {
               lang.held_out.text.append(w);
               lang.held_out.ends.push_back(lang.held_out.text.size());
             });
           } else {
-            pre_tokenizer.split(normalized, scratch, [&](std::string_view w) { lang.counts.add(w); });
+            pre_tokenizer.split(normalized, scratch,
+                                [&](std::string_view w) { lang.counts.add(w); });
           }
         }
       }
@@ -180,7 +187,8 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
       count.on_skipped_line = [&](std::string_view line) {
         ++lang.summary.held_out_lines;
         lang.summary.held_out_bytes += line.size();
-        if (lang.samples.size() < options.sample_lines && !line.empty()) lang.samples.emplace_back(line);
+        if (lang.samples.size() < options.sample_lines && !line.empty())
+          lang.samples.emplace_back(line);
         pre_tokenizer.split(line, scratch, [&](std::string_view w) {
           lang.held_out.text.append(w);
           lang.held_out.ends.push_back(lang.held_out.text.size());
@@ -188,7 +196,8 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
       };
       count.on_progress = [&](std::uint64_t bytes) {
         if (progress)
-          progress("counting " + (language.language.empty() ? std::string() : language.language + " ") + "(" +
+          progress("counting " +
+                       (language.language.empty() ? std::string() : language.language + " ") + "(" +
                        std::to_string(bytes >> 20) + " MiB)",
                    0.0);
       };
@@ -199,12 +208,14 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     lang.summary.distinct_words = lang.counts.size();
     lang.summary.training_words = lang.counts.total();
     if (lang.counts.empty())
-      throw Error("the training split of " + (language.language.empty() ? std::string("the corpus") : language.language) +
+      throw Error("the training split of " +
+                  (language.language.empty() ? std::string("the corpus") : language.language) +
                   " is empty: lower --held-out or add text");
     for (const auto& f : language.files) {
       std::error_code ec;
       const auto size = f == "-" ? 0 : std::filesystem::file_size(f, ec);
-      prepared.files.push_back({language.language, f, ec ? 0 : size, f == "-" ? "-" : sha1_of_file(f)});
+      prepared.files.push_back(
+          {language.language, f, ec ? 0 : size, f == "-" ? "-" : sha1_of_file(f)});
     }
     prepared.joint.merge(lang.counts);
     prepared.languages.push_back(std::move(lang));
@@ -219,9 +230,11 @@ struct Task {
 };
 
 // Trains one segmenter and evaluates it on each language it serves.
-std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry, const CompareOptions& options,
-                                           const Prepared& prepared, const Task& task, bool measure_memory,
-                                           std::vector<SampleSegmentation>& samples, std::mutex& samples_mutex) {
+std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
+                                           const CompareOptions& options, const Prepared& prepared,
+                                           const Task& task, bool measure_memory,
+                                           std::vector<SampleSegmentation>& samples,
+                                           std::mutex& samples_mutex) {
   std::vector<std::size_t> served;
   if (options.per_language) {
     served.push_back(task.language);
@@ -251,7 +264,8 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry, const
       std::string note;
       void on_message(std::string_view m) override { note = std::string(m); }
     } observer;
-    const WordCounts& counts = options.per_language ? prepared.languages[task.language].counts : prepared.joint;
+    const WordCounts& counts =
+        options.per_language ? prepared.languages[task.language].counts : prepared.joint;
     const long rss_before = measure_memory ? read_status_kib("VmRSS") : -1;
     const bool can_measure = measure_memory && reset_peak_memory();
     const auto train_start = Clock::now();
@@ -261,8 +275,8 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry, const
     const std::size_t vocab = segmenter->vocabulary().size();
     std::string note;
     if (vocab < options.vocab_size)
-      note = "the corpus supports only " + std::to_string(vocab) + " of " + std::to_string(options.vocab_size) +
-             " entries";
+      note = "the corpus supports only " + std::to_string(vocab) + " of " +
+             std::to_string(options.vocab_size) + " entries";
 
     const unsigned threads = resolve_threads(options.threads);
     for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -270,10 +284,12 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry, const
       const auto& lang = prepared.languages[served[r]];
       row.train_seconds = train_seconds;
       row.note = note.empty() ? observer.note : note;
-      if (peak >= 0 && rss_before >= 0) row.train_peak_mib = static_cast<double>(std::max(0L, peak - rss_before)) / 1024.0;
+      if (peak >= 0 && rss_before >= 0)
+        row.train_peak_mib = static_cast<double>(std::max(0L, peak - rss_before)) / 1024.0;
       // One accumulator per thread over a contiguous range: the metrics are integer
       // sums, so the result does not depend on how the words were divided.
-      std::vector<MetricsAccumulator> partial(threads, MetricsAccumulator(vocab, segmenter->vocabulary().unknown_id()));
+      std::vector<MetricsAccumulator> partial(
+          threads, MetricsAccumulator(vocab, segmenter->vocabulary().unknown_id()));
       const auto encode_start = Clock::now();
       parallel_for(threads, threads, [&](std::size_t t) {
         std::vector<TokenId> ids;
@@ -291,7 +307,8 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry, const
       for (const auto& p : partial) total.merge(p);
       row.metrics = total.finish();
       if (row.encode_seconds > 0)
-        row.encode_mb_per_second = static_cast<double>(lang.held_out.text.size()) / 1e6 / row.encode_seconds;
+        row.encode_mb_per_second =
+            static_cast<double>(lang.held_out.text.size()) / 1e6 / row.encode_seconds;
       const PreTokenizer pre_tokenizer(options.pre_tokenizer);
       std::vector<SampleSegmentation> mine;
       for (const auto& text : lang.samples) {
@@ -311,8 +328,8 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry, const
   return rows;
 }
 
-CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions& options, const Prepared& prepared,
-                           const ProgressFn& progress) {
+CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions& options,
+                           const Prepared& prepared, const ProgressFn& progress) {
   CompareResult result;
   result.options = options;
   result.started_at = now_utc();
@@ -339,11 +356,14 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
     if (progress) {
       std::lock_guard lock(progress_mutex);
       progress("training " + tasks[i].algorithm +
-                   (options.per_language ? " (" + prepared.languages[tasks[i].language].summary.language + ")" : "") +
+                   (options.per_language
+                        ? " (" + prepared.languages[tasks[i].language].summary.language + ")"
+                        : "") +
                    " at " + std::to_string(options.vocab_size),
                static_cast<double>(finished) / static_cast<double>(tasks.size()));
     }
-    rows[i] = train_and_evaluate(registry, options, prepared, tasks[i], measure_memory, samples, samples_mutex);
+    rows[i] = train_and_evaluate(registry, options, prepared, tasks[i], measure_memory, samples,
+                                 samples_mutex);
     std::lock_guard lock(progress_mutex);
     ++finished;
   });
@@ -352,7 +372,8 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   // Samples in a fixed order whatever the job scheduling.
   std::stable_sort(samples.begin(), samples.end(), [&](const auto& a, const auto& b) {
     const auto rank = [&](const std::string& algorithm) {
-      return std::find(options.algorithms.begin(), options.algorithms.end(), algorithm) - options.algorithms.begin();
+      return std::find(options.algorithms.begin(), options.algorithms.end(), algorithm) -
+             options.algorithms.begin();
     };
     if (a.language != b.language) return a.language < b.language;
     if (a.text != b.text) return a.text < b.text;
@@ -365,16 +386,19 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
     for (auto& row : result.rows) {
       if (!row.error.empty() || !options.aligned) continue;
       for (const auto& ref : result.rows)
-        if (ref.algorithm == row.algorithm && ref.language == options.reference_language && ref.error.empty() &&
-            ref.metrics.tokens > 0)
-          row.parity = static_cast<double>(row.metrics.tokens) / static_cast<double>(ref.metrics.tokens);
+        if (ref.algorithm == row.algorithm && ref.language == options.reference_language &&
+            ref.error.empty() && ref.metrics.tokens > 0)
+          row.parity =
+              static_cast<double>(row.metrics.tokens) / static_cast<double>(ref.metrics.tokens);
     }
     for (const auto& algorithm : options.algorithms) {
       std::vector<double> tokens_per_byte;
       for (const auto& row : result.rows)
         if (row.algorithm == algorithm && row.error.empty() && row.metrics.bytes > 0)
-          tokens_per_byte.push_back(static_cast<double>(row.metrics.tokens) / static_cast<double>(row.metrics.bytes));
-      if (tokens_per_byte.size() > 1) result.gini_tokens_per_byte[algorithm] = gini_coefficient(tokens_per_byte);
+          tokens_per_byte.push_back(static_cast<double>(row.metrics.tokens) /
+                                    static_cast<double>(row.metrics.bytes));
+      if (tokens_per_byte.size() > 1)
+        result.gini_tokens_per_byte[algorithm] = gini_coefficient(tokens_per_byte);
     }
   }
   return result;
@@ -396,7 +420,8 @@ double gini_coefficient(std::vector<double> values) {
   return (2.0 * weighted) / (n * sum) - (n + 1.0) / n;
 }
 
-CompareResult run_compare(const PluginRegistry& registry, const CompareOptions& options, const ProgressFn& progress) {
+CompareResult run_compare(const PluginRegistry& registry, const CompareOptions& options,
+                          const ProgressFn& progress) {
   const CompareOptions resolved = resolve(registry, options);
   const Prepared prepared = prepare(resolved, progress);
   CompareResult result = evaluate_all(registry, resolved, prepared, progress);
@@ -429,14 +454,18 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
     m.emplace_back("corpus" + (f.language.empty() ? std::string() : " " + f.language),
                    f.path + " (" + std::to_string(f.bytes) + " bytes, sha1 " + f.sha1 + ")");
   for (const auto& l : result.languages)
-    m.emplace_back("lines" + (l.language.empty() ? std::string() : " " + l.language) + " (training / held out)",
+    m.emplace_back("lines" + (l.language.empty() ? std::string() : " " + l.language) +
+                       " (training / held out)",
                    std::to_string(l.training_lines) + " / " + std::to_string(l.held_out_lines));
   m.emplace_back("distinct training words", std::to_string(result.distinct_words));
   m.emplace_back("counting seconds", fixed(result.count_seconds, 2));
   m.emplace_back("vocab size requested", std::to_string(o.vocab_size));
-  m.emplace_back("held-out fraction", fixed(o.held_out, 3) + (o.aligned ? " (aligned: by line number)" : " (by line hash)"));
+  m.emplace_back(
+      "held-out fraction",
+      fixed(o.held_out, 3) + (o.aligned ? " (aligned: by line number)" : " (by line hash)"));
   if (o.languages.size() > 1) {
-    m.emplace_back("training", o.per_language ? "one tokenizer per language" : "joint (one tokenizer for all languages)");
+    m.emplace_back("training", o.per_language ? "one tokenizer per language"
+                                              : "joint (one tokenizer for all languages)");
     if (o.aligned) m.emplace_back("parity reference", o.reference_language);
   }
   m.emplace_back("normalizer", o.normalizer.to_string());
@@ -450,7 +479,8 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
   for (const auto& row : result.rows)
     if (std::find(seen.begin(), seen.end(), row.algorithm) == seen.end()) {
       seen.push_back(row.algorithm);
-      m.emplace_back("plugin " + row.algorithm, row.plugin_version.empty() ? "-" : row.plugin_version);
+      m.emplace_back("plugin " + row.algorithm,
+                     row.plugin_version.empty() ? "-" : row.plugin_version);
     }
   return m;
 }
@@ -462,7 +492,8 @@ ReportTable comparison_table(const CompareResult& result) {
   ReportTable t;
   t.title = "tokenlab compare";
   t.columns = {{"segmenter", ColumnKind::text, "plugin name"}};
-  if (multilingual) t.columns.push_back({"lang", ColumnKind::text, "language of the held-out text"});
+  if (multilingual)
+    t.columns.push_back({"lang", ColumnKind::text, "language of the held-out text"});
   const std::vector<ReportColumn> metrics = {
       {"vocab", ColumnKind::integer, "vocabulary size reached, special tokens included"},
       {"tokens", ColumnKind::integer, "tokens produced on the held-out text"},
@@ -473,30 +504,35 @@ ReportTable comparison_table(const CompareResult& result) {
       {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
       {"unk chr%", ColumnKind::real, "characters under unknown tokens / characters, percent"},
       {"unk word%", ColumnKind::real, "words containing an unknown token / words, percent"},
-      {"used%", ColumnKind::real, "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
-      {"renyi", ColumnKind::real, "Renyi efficiency of the token distribution, alpha 2.5 (Zouhar et al. 2023)"},
+      {"used%", ColumnKind::real,
+       "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
+      {"renyi", ColumnKind::real,
+       "Renyi efficiency of the token distribution, alpha 2.5 (Zouhar et al. 2023)"},
   };
   t.columns.insert(t.columns.end(), metrics.begin(), metrics.end());
   if (parity)
-    t.columns.push_back({"parity", ColumnKind::real,
-                         "tokens / tokens of the reference language on the same segments (the premium)"});
+    t.columns.push_back(
+        {"parity", ColumnKind::real,
+         "tokens / tokens of the reference language on the same segments (the premium)"});
   t.columns.push_back({"ctx chars " + context, ColumnKind::integer,
                        "characters of this text that fit in a context of " +
                            std::to_string(result.options.context_tokens) + " tokens",
                        false});
   t.columns.push_back({"ctx words " + context, ColumnKind::integer,
-                       "words of this text that fit in a context of " + std::to_string(result.options.context_tokens) +
-                           " tokens"});
+                       "words of this text that fit in a context of " +
+                           std::to_string(result.options.context_tokens) + " tokens"});
   for (const std::size_t d : result.options.d_models) {
     const std::string ds = std::to_string(d);
-    t.columns.push_back({"emb" + ds + " M", ColumnKind::real, "embedding parameters V x " + ds + " (tied), millions"});
+    t.columns.push_back({"emb" + ds + " M", ColumnKind::real,
+                         "embedding parameters V x " + ds + " (tied), millions"});
     t.columns.push_back({"untied" + ds + " M", ColumnKind::real,
                          "input + output embeddings 2 x V x " + ds + " (untied), millions", false});
-    t.columns.push_back(
-        {"bf16 " + ds + " MB", ColumnKind::real, "tied embedding bytes at bf16 (untied: twice this), MB", false});
+    t.columns.push_back({"bf16 " + ds + " MB", ColumnKind::real,
+                         "tied embedding bytes at bf16 (untied: twice this), MB", false});
   }
   t.columns.push_back({"train s", ColumnKind::real, "training wall time, seconds"});
-  t.columns.push_back({"peak MiB", ColumnKind::real, "memory the training added at its peak (with --jobs 1)"});
+  t.columns.push_back(
+      {"peak MiB", ColumnKind::real, "memory the training added at its peak (with --jobs 1)"});
   t.columns.push_back({"enc MB/s", ColumnKind::real, "held-out encoding throughput, all threads"});
   t.columns.push_back({"note", ColumnKind::text, "error or remark"});
   for (const auto& row : result.rows) {
@@ -522,8 +558,11 @@ ReportTable comparison_table(const CompareResult& result) {
     cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
     if (parity) cells.push_back(row.parity ? fixed(*row.parity, 3) : "-");
     const double ctx = static_cast<double>(result.options.context_tokens);
-    cells.push_back(m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx * m.characters_per_token())) : "-");
-    cells.push_back(m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx / m.fertility())) : "-");
+    cells.push_back(m.tokens
+                        ? std::to_string(static_cast<std::uint64_t>(ctx * m.characters_per_token()))
+                        : "-");
+    cells.push_back(m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx / m.fertility()))
+                             : "-");
     for (const std::size_t d : result.options.d_models) {
       const EmbeddingCost cost = embedding_cost(m.vocabulary_size, d);
       cells.push_back(millions(cost.tied_parameters));
@@ -543,21 +582,26 @@ ReportTable comparison_table(const CompareResult& result) {
 ReportTable fairness_table(const CompareResult& result) {
   ReportTable t;
   t.title = "tokenlab fairness across languages";
-  t.columns = {{"segmenter", ColumnKind::text, "plugin name"},
-               {"lang", ColumnKind::text, "language"},
-               {"tok/byte", ColumnKind::real, "tokens per UTF-8 byte of held-out text"},
-               {"tok/char", ColumnKind::real, "tokens per character"},
-               {"premium", ColumnKind::real, "tokens / reference-language tokens on the same segments"},
-               {"gini", ColumnKind::real, "Gini coefficient of tokens per byte across languages (0 = equal)"}};
+  t.columns = {
+      {"segmenter", ColumnKind::text, "plugin name"},
+      {"lang", ColumnKind::text, "language"},
+      {"tok/byte", ColumnKind::real, "tokens per UTF-8 byte of held-out text"},
+      {"tok/char", ColumnKind::real, "tokens per character"},
+      {"premium", ColumnKind::real, "tokens / reference-language tokens on the same segments"},
+      {"gini", ColumnKind::real,
+       "Gini coefficient of tokens per byte across languages (0 = equal)"}};
   for (const auto& row : result.rows) {
     if (!row.error.empty()) continue;
     const auto& m = row.metrics;
     const auto gini = result.gini_tokens_per_byte.find(row.algorithm);
-    t.rows.push_back({row.algorithm, row.language,
-                      fixed(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0, 4),
-                      fixed(m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0, 4),
-                      row.parity ? fixed(*row.parity, 3) : "-",
-                      gini == result.gini_tokens_per_byte.end() ? "-" : fixed(gini->second, 4)});
+    t.rows.push_back(
+        {row.algorithm, row.language,
+         fixed(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0, 4),
+         fixed(
+             m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
+             4),
+         row.parity ? fixed(*row.parity, 3) : "-",
+         gini == result.gini_tokens_per_byte.end() ? "-" : fixed(gini->second, 4)});
   }
   t.metadata = run_metadata(result);
   return t;
@@ -597,7 +641,9 @@ ReportTable sweep_table(const SweepResult& sweep) {
       const auto& m = row.metrics;
       cells.push_back(std::to_string(m.vocabulary_size));
       cells.push_back(std::to_string(m.tokens));
-      cells.push_back(fixed(m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0, 4));
+      cells.push_back(fixed(
+          m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
+          4));
       cells.push_back(fixed(m.fertility(), 3));
       cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
       cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
@@ -608,9 +654,10 @@ ReportTable sweep_table(const SweepResult& sweep) {
     }
   }
   if (!sweep.runs.empty()) t.metadata = run_metadata(sweep.runs.front());
-  t.metadata.erase(std::remove_if(t.metadata.begin(), t.metadata.end(),
-                                  [](const auto& kv) { return kv.first == "vocab size requested"; }),
-                   t.metadata.end());
+  t.metadata.erase(
+      std::remove_if(t.metadata.begin(), t.metadata.end(),
+                     [](const auto& kv) { return kv.first == "vocab size requested"; }),
+      t.metadata.end());
   std::string sizes;
   for (const auto s : sweep.vocab_sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
   t.metadata.emplace_back("vocab sizes", sizes);

@@ -30,14 +30,15 @@ dt { font-weight: 600; } dd { margin: 0; word-break: break-all; }
 void write_table(std::ostream& out, const ReportTable& table) {
   out << "<h2>" << html_escape(table.title) << "</h2>\n<table>\n<thead><tr>";
   for (const auto& column : table.columns)
-    out << "<th title=\"" << html_escape(column.description) << "\">" << html_escape(column.name) << "</th>";
+    out << "<th title=\"" << html_escape(column.description) << "\">" << html_escape(column.name)
+        << "</th>";
   out << "</tr></thead>\n<tbody>\n";
   for (const auto& row : table.rows) {
     out << "<tr>";
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       const bool numeric = table.columns[c].kind != ColumnKind::text;
-      out << (numeric ? "<td class=\"num\">" : "<td>") << html_escape(c < row.size() ? row[c] : std::string())
-          << "</td>";
+      out << (numeric ? "<td class=\"num\">" : "<td>")
+          << html_escape(c < row.size() ? row[c] : std::string()) << "</td>";
     }
     out << "</tr>\n";
   }
@@ -59,26 +60,39 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
 void write_html(std::ostream& out, const HtmlReport& report) {
-  out << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << html_escape(report.title)
-      << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>" << html_escape(report.title) << "</h1>\n";
+  out << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+      << html_escape(report.title) << "</title>\n<style>" << kStyle
+      << "</style>\n</head>\n<body>\n<h1>" << html_escape(report.title) << "</h1>\n";
   for (const auto& table : report.tables) write_table(out, table);
   if (!report.plots.empty()) out << "<h2>Plots</h2>\n";
   for (const auto& [caption, svg] : report.plots) {
     // Inline the <svg> element only: the XML prolog and DOCTYPE are not valid inside HTML.
     const auto start = svg.find("<svg");
-    out << "<figure>\n" << (start == std::string::npos ? std::string() : svg.substr(start)) << "\n<figcaption>"
+    out << "<figure>\n"
+        << (start == std::string::npos ? std::string() : svg.substr(start)) << "\n<figcaption>"
         << html_escape(caption) << "</figcaption>\n</figure>\n";
   }
   if (!report.samples.empty()) {
@@ -91,14 +105,15 @@ void write_html(std::ostream& out, const HtmlReport& report) {
       if (key != current) {
         if (!current.empty()) out << "</div>\n";
         current = key;
-        out << "<div class=\"sample\">\n<div class=\"text\">" << (s.language.empty() ? "" : "[" + html_escape(s.language) + "] ")
+        out << "<div class=\"sample\">\n<div class=\"text\">"
+            << (s.language.empty() ? "" : "[" + html_escape(s.language) + "] ")
             << html_escape(s.text) << "</div>\n";
       }
-      out << "<div class=\"seg\"><div class=\"name\">" << html_escape(s.algorithm) << " (" << s.tokens.size()
-          << ")</div><div class=\"chips\">";
+      out << "<div class=\"seg\"><div class=\"name\">" << html_escape(s.algorithm) << " ("
+          << s.tokens.size() << ")</div><div class=\"chips\">";
       for (const auto& [piece, id] : s.tokens)
-        out << "<span class=\"tok\" style=\"background:" << chip_colour(id) << "\">" << html_escape(piece)
-            << "<span class=\"id\">" << id << "</span></span>";
+        out << "<span class=\"tok\" style=\"background:" << chip_colour(id) << "\">"
+            << html_escape(piece) << "<span class=\"id\">" << id << "</span></span>";
       out << "</div></div>\n";
     }
     if (!current.empty()) out << "</div>\n";

@@ -40,7 +40,9 @@ std::string number(double v) {
 
 }  // namespace
 
-bool gnuplot_available() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+bool gnuplot_available() {
+  return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
 
 std::string render_svg(const PlotSpec& spec) {
   if (!gnuplot_available())
@@ -63,13 +65,14 @@ std::string render_svg(const PlotSpec& spec) {
   if (spec.style == PlotStyle::lines) {
     for (std::size_t s = 0; s < spec.series.size(); ++s) {
       script << "$d" << s << " << EOD\n";
-      for (const auto& [x, y] : spec.series[s].points) script << number(x) << ' ' << number(y) << '\n';
+      for (const auto& [x, y] : spec.series[s].points)
+        script << number(x) << ' ' << number(y) << '\n';
       script << "EOD\n";
     }
     script << "plot ";
     for (std::size_t s = 0; s < spec.series.size(); ++s)
-      script << (s ? ", " : "") << "$d" << s << " using 1:2 with linespoints lw 2 pt 7 ps 0.6 title "
-             << quote(spec.series[s].name);
+      script << (s ? ", " : "") << "$d" << s
+             << " using 1:2 with linespoints lw 2 pt 7 ps 0.6 title " << quote(spec.series[s].name);
     if (spec.series.empty()) script << "NaN notitle";
     script << '\n';
   } else {

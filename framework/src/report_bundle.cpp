@@ -16,8 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_table_files(const fs::path& dir, const std::string& stem, const ReportTable& table, ReportBundle& bundle) {
-  const auto write = [&](const std::string& ext, void (*writer)(std::ostream&, const ReportTable&)) {
+void write_table_files(const fs::path& dir, const std::string& stem, const ReportTable& table,
+                       ReportBundle& bundle) {
+  const auto write = [&](const std::string& ext,
+                         void (*writer)(std::ostream&, const ReportTable&)) {
     const fs::path path = dir / (stem + ext);
     write_file_atomically(path, [&](std::ostream& out) { writer(out, table); });
     bundle.files.push_back(path);
@@ -38,7 +40,8 @@ void add_plot(const fs::path& dir, const std::string& name, const PlotSpec& spec
     bundle.files.push_back(path);
     html.plots.emplace_back(spec.title, svg);
   } catch (const Error& e) {
-    if (std::find(bundle.warnings.begin(), bundle.warnings.end(), e.what()) == bundle.warnings.end())
+    if (std::find(bundle.warnings.begin(), bundle.warnings.end(), e.what()) ==
+        bundle.warnings.end())
       bundle.warnings.emplace_back(e.what());
   }
 }
@@ -121,7 +124,8 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
       for (const auto& lang : result.languages) {
         double value = 0.0;
         for (const auto& row : result.rows)
-          if (row.algorithm == algorithm && row.language == lang.language && row.parity) value = *row.parity;
+          if (row.algorithm == algorithm && row.language == lang.language && row.parity)
+            value = *row.parity;
         series.values.push_back(value);
       }
       premium.series.push_back(std::move(series));
@@ -163,7 +167,8 @@ ReportBundle write_sweep_reports(const fs::path& dir, const SweepResult& sweep) 
       unknown[name].points.emplace_back(x, 100.0 * row.metrics.unknown_token_rate());
       tradeoff[name].points.emplace_back(
           static_cast<double>(row.metrics.tokens),
-          static_cast<double>(embedding_cost(row.metrics.vocabulary_size, d).tied_parameters) / 1e6);
+          static_cast<double>(embedding_cost(row.metrics.vocabulary_size, d).tied_parameters) /
+              1e6);
     }
   const auto collect = [&](std::map<std::string, PlotSeries>& m) {
     std::vector<PlotSeries> out;
@@ -187,9 +192,10 @@ ReportBundle write_sweep_reports(const fs::path& dir, const SweepResult& sweep) 
              .log_x = true};
   b.series = collect(unknown);
   add_plot(dir, "sweep-unknown-rate", b, html, bundle);
-  PlotSpec c{.title = "Embedding parameters (d = " + std::to_string(d) + ", tied) against sequence length",
-             .x_label = "held-out tokens",
-             .y_label = "embedding parameters, millions"};
+  PlotSpec c{
+      .title = "Embedding parameters (d = " + std::to_string(d) + ", tied) against sequence length",
+      .x_label = "held-out tokens",
+      .y_label = "embedding parameters, millions"};
   c.series = collect(tradeoff);
   add_plot(dir, "sweep-embedding-tradeoff", c, html, bundle);
   write_html_file(dir, html, bundle);

@@ -357,22 +357,31 @@ struct ExperimentArgs {
   PipelineOptions pipeline;
 
   void add_to(po::options_description& desc) {
-    desc.add_options()
-        ("corpus", po::value(&corpus)->multitoken(),
-         "corpus files, or LANG=FILE for several languages (default: the bundled World English Bible)")
-        ("parallel", po::value(&parallel_dir), "directory of line-aligned files LANG.txt (parallel text: parity)")
-        ("languages", po::value(&languages), "with --parallel: comma-separated languages to use (default all)")
-        ("per-language", po::bool_switch(&options.per_language), "train one tokenizer per language (default: jointly)")
-        ("reference", po::value(&options.reference_language), "parity reference language (default en, else the first)")
-        ("algorithms", po::value(&algorithms), "comma-separated plugin names (default: every plugin found)")
-        ("held-out", po::value(&options.held_out)->default_value(0.1), "fraction of lines held out for evaluation")
-        ("d-model", po::value(&d_models)->multitoken(), "model widths for embedding cost (default 768 4096)")
-        ("context", po::value(&options.context_tokens)->default_value(128000), "context window in tokens")
-        ("jobs", po::value(&options.jobs)->default_value(1), "trainings at once (peak memory needs 1)")
-        ("option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")
-        ("seed", po::value(&options.seed)->default_value(0), "random seed")
-        ("report-dir", po::value(&report_dir), "write CSV, JSON, Markdown, SVG plots and report.html here")
-        ("plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+    desc.add_options()("corpus", po::value(&corpus)->multitoken(),
+                       "corpus files, or LANG=FILE for several languages (default: the bundled "
+                       "World English Bible)")(
+        "parallel", po::value(&parallel_dir),
+        "directory of line-aligned files LANG.txt (parallel text: parity)")(
+        "languages", po::value(&languages),
+        "with --parallel: comma-separated languages to use (default all)")(
+        "per-language", po::bool_switch(&options.per_language),
+        "train one tokenizer per language (default: jointly)")(
+        "reference", po::value(&options.reference_language),
+        "parity reference language (default en, else the first)")(
+        "algorithms", po::value(&algorithms),
+        "comma-separated plugin names (default: every plugin found)")(
+        "held-out", po::value(&options.held_out)->default_value(0.1),
+        "fraction of lines held out for evaluation")(
+        "d-model", po::value(&d_models)->multitoken(),
+        "model widths for embedding cost (default 768 4096)")(
+        "context", po::value(&options.context_tokens)->default_value(128000),
+        "context window in tokens")("jobs", po::value(&options.jobs)->default_value(1),
+                                    "trainings at once (peak memory needs 1)")(
+        "option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")(
+        "seed", po::value(&options.seed)->default_value(0), "random seed")(
+        "report-dir", po::value(&report_dir),
+        "write CSV, JSON, Markdown, SVG plots and report.html here")(
+        "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
     pipeline.add_to(desc);
   }
 
@@ -388,12 +397,14 @@ struct ExperimentArgs {
       const auto colon = raw.find(':');
       if (colon == std::string::npos || colon == 0)
         throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
-      options.plugin_options[raw.substr(0, colon)].insert(parse_key_value(raw.substr(colon + 1), "option"));
+      options.plugin_options[raw.substr(0, colon)].insert(
+          parse_key_value(raw.substr(colon + 1), "option"));
     }
     if (!parallel_dir.empty()) {
       if (!corpus.empty()) throw UsageError("give --corpus or --parallel, not both");
       std::error_code ec;
-      if (!std::filesystem::is_directory(parallel_dir, ec)) throw Error(parallel_dir + ": not a directory");
+      if (!std::filesystem::is_directory(parallel_dir, ec))
+        throw Error(parallel_dir + ": not a directory");
       const auto wanted = split_list(languages);
       std::vector<std::filesystem::path> files;
       for (const auto& entry : std::filesystem::directory_iterator(parallel_dir))
@@ -409,7 +420,8 @@ struct ExperimentArgs {
         for (const auto& l : options.languages) found = found || l.language == w;
         if (!found) throw Error(parallel_dir + ": no file " + w + ".txt");
       }
-      if (options.languages.size() < 2) throw Error(parallel_dir + ": needs at least two LANG.txt files");
+      if (options.languages.size() < 2)
+        throw Error(parallel_dir + ": needs at least two LANG.txt files");
       options.aligned = true;
     } else {
       for (const auto& c : corpus) {
@@ -439,11 +451,13 @@ struct ExperimentArgs {
       std::error_code ec;
       std::filesystem::create_directories(report_dir, ec);
       if (ec || !std::filesystem::is_directory(report_dir))
-        throw Error(report_dir + ": cannot create report directory" + (ec ? ": " + ec.message() : std::string()));
+        throw Error(report_dir + ": cannot create report directory" +
+                    (ec ? ": " + ec.message() : std::string()));
     }
     if (options.corpus_files.empty() && options.languages.empty()) {
       const auto path = ensure_default_corpus();
-      std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible (public domain), "
+      std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible "
+                   "(public domain), "
                 << path.string() << '\n';
       options.corpus_files = {path.string()};
     }
@@ -465,14 +479,16 @@ int cmd_compare(const std::vector<std::string>& args) {
                      "vocabulary size");
   experiment.add_to(desc);
   po::variables_map vm;
-  if (!parse("compare", "[--corpus FILE... | --corpus LANG=FILE... | --parallel DIR] [options]", desc, {}, args, vm))
+  if (!parse("compare", "[--corpus FILE... | --corpus LANG=FILE... | --parallel DIR] [options]",
+             desc, {}, args, vm))
     return kExitOk;
   experiment.resolve();
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
   Progress progress;
   const CompareResult result =
-      run_compare(registry, experiment.options, [&](const std::string& stage, double) { progress.update(stage); });
+      run_compare(registry, experiment.options,
+                  [&](const std::string& stage, double) { progress.update(stage); });
   progress.done();
   write_terminal(std::cout, comparison_table(result));
   if (result.languages.size() > 1) {
@@ -481,7 +497,8 @@ int cmd_compare(const std::vector<std::string>& args) {
   }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();
-  if (!experiment.report_dir.empty()) report_bundle(write_compare_reports(experiment.report_dir, result));
+  if (!experiment.report_dir.empty())
+    report_bundle(write_compare_reports(experiment.report_dir, result));
   return failed ? kExitFailure : kExitOk;
 }
 
@@ -489,11 +506,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
   ExperimentArgs experiment;
   std::string sizes_text;
   po::options_description desc("options");
-  desc.add_options()("vocab-sizes", po::value(&sizes_text)->default_value("500,1000,2000,4000,8000,16000,32000"),
+  desc.add_options()("vocab-sizes",
+                     po::value(&sizes_text)->default_value("500,1000,2000,4000,8000,16000,32000"),
                      "comma-separated vocabulary sizes");
   experiment.add_to(desc);
   po::variables_map vm;
-  if (!parse("sweep", "[--vocab-sizes 500,1000,...] [--corpus ...] [options]", desc, {}, args, vm)) return kExitOk;
+  if (!parse("sweep", "[--vocab-sizes 500,1000,...] [--corpus ...] [options]", desc, {}, args, vm))
+    return kExitOk;
   std::vector<std::size_t> sizes;
   for (const auto& item : split_list(sizes_text)) {
     std::size_t size = 0;
@@ -506,11 +525,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
   Progress progress;
-  const SweepResult sweep = run_sweep(registry, experiment.options, sizes,
-                                      [&](const std::string& stage, double) { progress.update(stage); });
+  const SweepResult sweep =
+      run_sweep(registry, experiment.options, sizes,
+                [&](const std::string& stage, double) { progress.update(stage); });
   progress.done();
   write_terminal(std::cout, sweep_table(sweep));
-  if (!experiment.report_dir.empty()) report_bundle(write_sweep_reports(experiment.report_dir, sweep));
+  if (!experiment.report_dir.empty())
+    report_bundle(write_sweep_reports(experiment.report_dir, sweep));
   bool failed = false;
   for (const auto& run : sweep.runs)
     for (const auto& row : run.rows) failed = failed || !row.error.empty();

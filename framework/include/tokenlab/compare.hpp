@@ -104,8 +104,8 @@ struct LanguageSummary {
   std::uint64_t training_lines = 0;
   std::uint64_t held_out_lines = 0;
   std::uint64_t held_out_bytes = 0;
-  std::uint64_t distinct_words = 0;   // in the training split
-  std::uint64_t training_words = 0;   // occurrences in the training split
+  std::uint64_t distinct_words = 0;  // in the training split
+  std::uint64_t training_words = 0;  // occurrences in the training split
 };
 
 /// One held-out line cut by one segmenter, for the HTML report.
@@ -134,7 +134,8 @@ using ProgressFn = std::function<void(const std::string& stage, double fraction)
 
 /// Runs the experiment. Throws Error for corpus problems; a failing plugin is
 /// reported in its row and does not stop the others.
-TOKENLAB_API CompareResult run_compare(const PluginRegistry& registry, const CompareOptions& options,
+TOKENLAB_API CompareResult run_compare(const PluginRegistry& registry,
+                                       const CompareOptions& options,
                                        const ProgressFn& progress = {});
 
 struct SweepResult {
@@ -158,6 +159,7 @@ TOKENLAB_API ReportTable sweep_table(const SweepResult& sweep);
 TOKENLAB_API double gini_coefficient(std::vector<double> values);
 
 /// Provenance shared by every report: version, options, corpus files and checksums.
-TOKENLAB_API std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResult& result);
+TOKENLAB_API std::vector<std::pair<std::string, std::string>> run_metadata(
+    const CompareResult& result);
 
 }  // namespace tokenlab

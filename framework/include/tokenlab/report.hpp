@@ -26,7 +26,7 @@ struct ReportColumn {
   std::string name;
   ColumnKind kind = ColumnKind::text;
   std::string description{};  // used in Markdown's legend
-  bool terminal = true;        // false: in files only (keeps the terminal table narrow)
+  bool terminal = true;       // false: in files only (keeps the terminal table narrow)
 };
 
 struct ReportTable {

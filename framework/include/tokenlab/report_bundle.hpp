@@ -20,10 +20,12 @@ struct ReportBundle {
 
 /// compare.{csv,json,md}; fairness.{csv,json,md} for several languages;
 /// plots/*.svg; report.html.
-TOKENLAB_API ReportBundle write_compare_reports(const std::filesystem::path& dir, const CompareResult& result);
+TOKENLAB_API ReportBundle write_compare_reports(const std::filesystem::path& dir,
+                                                const CompareResult& result);
 
 /// sweep.{csv,json,md}; plots/sweep-*.svg (tokens per character, unknown rate,
 /// embedding parameters against sequence length); report.html.
-TOKENLAB_API ReportBundle write_sweep_reports(const std::filesystem::path& dir, const SweepResult& sweep);
+TOKENLAB_API ReportBundle write_sweep_reports(const std::filesystem::path& dir,
+                                              const SweepResult& sweep);
 
 }  // namespace tokenlab

@@ -1,0 +1,205 @@
+// The comparison driver: metrics on hand-computed fixtures, parity, fairness,
+// sweeps and multilingual runs.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "tokenlab/compare.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/metrics.hpp"
+#include "tokenlab/plugin_registry.hpp"
+
+namespace fs = std::filesystem;
+using namespace tokenlab;
+
+namespace {
+
+const std::string kData = TOKENLAB_TEST_DATA_DIR "/experiments";
+
+const PluginRegistry& registry() {
+  static PluginRegistry* r = [] {
+    auto* reg = new PluginRegistry();
+    reg->load_search_path({TOKENLAB_TEST_PLUGIN_DIR});
+    return reg;
+  }();
+  return *r;
+}
+
+const CompareRow& row_of(const CompareResult& r, const std::string& algorithm,
+                         const std::string& language) {
+  for (const auto& row : r.rows)
+    if (row.algorithm == algorithm && row.language == language) return row;
+  FAIL("no row for " << algorithm << " / " << language);
+  return r.rows.front();
+}
+
+CompareOptions parallel_fixture() {
+  CompareOptions o;
+  o.languages = {{"en", {kData + "/parallel/en.txt"}}, {"de", {kData + "/parallel/de.txt"}}};
+  o.aligned = true;
+  o.held_out = 0.3;
+  o.vocab_size = 120;
+  o.threads = 2;
+  o.algorithms = {"character", "word"};
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("Embedding costs match the published figures", "[experiments][metrics]") {
+  CHECK(embedding_cost(50257, 768).tied_parameters == 38597376);  // GPT-2: 38.6 M
+  CHECK(embedding_cost(100000, 4096).tied_parameters == 409600000);
+  CHECK(embedding_cost(100000, 4096).untied_parameters == 819200000);
+  CHECK(embedding_cost(100000, 4096).tied_bf16_bytes() == 819200000);
+  // Going from 32,000 to 256,000 entries at d = 4,096 adds 917.5 M per matrix.
+  CHECK(embedding_cost(256000, 4096).tied_parameters -
+            embedding_cost(32000, 4096).tied_parameters ==
+        917504000);
+}
+
+TEST_CASE("Renyi efficiency equals the hand-computed value", "[experiments][metrics]") {
+  // p = (1/2, 1/4, 1/4) over a vocabulary of 4: H_2.5 = log(sum p^2.5) / (1 - 2.5),
+  // efficiency = H_2.5 / log 4 = 0.687749...
+  const std::vector<std::uint64_t> counts{2, 1, 1, 0};
+  CHECK(renyi_efficiency(counts, 2.5, 4) == Approx(0.6877494015).epsilon(1e-9));
+  SECTION("a uniform distribution over the whole vocabulary is perfectly efficient") {
+    CHECK(renyi_efficiency(std::vector<std::uint64_t>{3, 3, 3, 3}, 2.5, 4) == Approx(1.0));
+  }
+  SECTION("a single token carries no information") {
+    CHECK(renyi_efficiency(std::vector<std::uint64_t>{7, 0, 0}, 2.5, 3) ==
+          Approx(0.0).margin(1e-12));
+  }
+}
+
+TEST_CASE("The Gini coefficient measures inequality across languages", "[experiments][metrics]") {
+  CHECK(gini_coefficient({1.0, 1.0, 1.0}) == Approx(0.0).margin(1e-12));
+  CHECK(gini_coefficient({0.0, 0.0, 1.0}) == Approx(2.0 / 3.0));
+  CHECK(gini_coefficient({1.0, 3.0}) == Approx(0.25));
+  CHECK(gini_coefficient({}) == 0.0);
+}
+
+TEST_CASE("Parity on aligned text divides each language's tokens by the reference's",
+          "[experiments]") {
+  const CompareResult r = run_compare(registry(), parallel_fixture());
+  REQUIRE(r.languages.size() == 2);
+  CHECK(r.options.reference_language == "en");
+  SECTION("both languages hold out the same segments") {
+    CHECK(r.languages[0].held_out_lines == r.languages[1].held_out_lines);
+    CHECK(r.languages[0].held_out_lines > 0);
+  }
+  for (const std::string algorithm : {"character", "word"}) {
+    CAPTURE(algorithm);
+    const auto& en = row_of(r, algorithm, "en");
+    const auto& de = row_of(r, algorithm, "de");
+    REQUIRE(en.error.empty());
+    REQUIRE(de.error.empty());
+    REQUIRE(en.parity.has_value());
+    REQUIRE(de.parity.has_value());
+    CHECK(*en.parity == 1.0);
+    CHECK(*de.parity ==
+          Approx(static_cast<double>(de.metrics.tokens) / static_cast<double>(en.metrics.tokens)));
+  }
+  SECTION("jointly trained tokenizers share one vocabulary across languages") {
+    CHECK(row_of(r, "word", "en").metrics.vocabulary_size ==
+          row_of(r, "word", "de").metrics.vocabulary_size);
+  }
+  SECTION("the fairness summary has a Gini coefficient per segmenter") {
+    CHECK(r.gini_tokens_per_byte.count("character") == 1);
+    CHECK(r.gini_tokens_per_byte.at("character") >= 0.0);
+    CHECK(r.gini_tokens_per_byte.at("character") < 1.0);
+  }
+}
+
+TEST_CASE("Per-language training gives each language its own tokenizer", "[experiments]") {
+  CompareOptions o = parallel_fixture();
+  o.per_language = true;
+  o.algorithms = {"word"};
+  o.vocab_size = 100000;  // every training word fits: vocabulary = own words + <unk>
+  const CompareResult r = run_compare(registry(), o);
+  REQUIRE(r.rows.size() == 2);
+  CHECK(row_of(r, "word", "en").metrics.vocabulary_size == r.languages[0].distinct_words + 1);
+  CHECK(row_of(r, "word", "de").metrics.vocabulary_size == r.languages[1].distinct_words + 1);
+  SECTION("while a joint tokenizer holds the words of both") {
+    o.per_language = false;
+    const CompareResult joint = run_compare(registry(), o);
+    CHECK(row_of(joint, "word", "en").metrics.vocabulary_size == joint.distinct_words + 1);
+    CHECK(joint.distinct_words > r.languages[0].distinct_words);
+  }
+}
+
+TEST_CASE("Running the same comparison twice gives the same numbers", "[experiments]") {
+  const CompareResult a = run_compare(registry(), parallel_fixture());
+  CompareOptions two_jobs = parallel_fixture();
+  two_jobs.jobs = 2;
+  const CompareResult b = run_compare(registry(), two_jobs);
+  REQUIRE(a.rows.size() == b.rows.size());
+  for (std::size_t i = 0; i < a.rows.size(); ++i) {
+    CAPTURE(a.rows[i].algorithm, a.rows[i].language);
+    CHECK(a.rows[i].algorithm == b.rows[i].algorithm);
+    CHECK(a.rows[i].metrics.tokens == b.rows[i].metrics.tokens);
+    CHECK(a.rows[i].metrics.unknown_tokens == b.rows[i].metrics.unknown_tokens);
+    CHECK(a.rows[i].metrics.distinct_tokens == b.rows[i].metrics.distinct_tokens);
+  }
+  CHECK(a.files.front().sha1 == b.files.front().sha1);
+  CHECK(a.files.front().sha1.size() == 40);
+}
+
+TEST_CASE("A failing plugin is reported in its row while the others complete", "[experiments]") {
+  CompareOptions o = parallel_fixture();
+  o.plugin_options["word"]["no_such_option"] = "1";
+  const CompareResult r = run_compare(registry(), o);
+  CHECK(row_of(r, "word", "en").error.find("no_such_option") != std::string::npos);
+  CHECK(row_of(r, "character", "en").error.empty());
+  CHECK(row_of(r, "character", "en").metrics.tokens > 0);
+}
+
+TEST_CASE("A sweep repeats the comparison at each size and reports unreachable sizes",
+          "[experiments][sweep]") {
+  CompareOptions o;
+  o.corpus_files = {kData + "/parallel/en.txt"};
+  o.held_out = 0.2;
+  o.threads = 1;
+  o.algorithms = {"character", "word"};
+  const SweepResult sweep = run_sweep(registry(), o, {20, 60, 5000});
+  REQUIRE(sweep.runs.size() == 3);
+  const auto& small = row_of(sweep.runs[0], "word", "");
+  const auto& large = row_of(sweep.runs[2], "word", "");
+  CHECK(small.metrics.vocabulary_size == 20);
+  SECTION("a bigger word vocabulary leaves fewer unknown tokens") {
+    CHECK(large.metrics.unknown_token_rate() <= small.metrics.unknown_token_rate());
+  }
+  SECTION("a size the corpus cannot reach is a note, not a failure") {
+    CHECK(large.error.empty());
+    CHECK(large.metrics.vocabulary_size < 5000);
+    CHECK(large.note.find("supports only") != std::string::npos);
+  }
+  const ReportTable table = sweep_table(sweep);
+  CHECK(table.rows.size() == 6);
+}
+
+TEST_CASE("Jointly trained on English and Hindi, the Devanagari text costs more tokens",
+          "[experiments][integration]") {
+  const fs::path dir = fs::path(TOKENLAB_SHARED_DIR) / "corpora/parallel/ntrex128";
+  if (!fs::exists(dir / "en.txt") || !fs::exists(dir / "hi.txt")) {
+    WARN("skipped: " << dir << " is not present");
+    return;
+  }
+  CompareOptions o;
+  o.languages = {{"en", {(dir / "en.txt").string()}}, {"hi", {(dir / "hi.txt").string()}}};
+  o.aligned = true;
+  o.vocab_size = 4000;
+  o.threads = 2;
+  o.algorithms = {"character", "word"};
+  if (registry().has("bpe")) o.algorithms.push_back("bpe");
+  const CompareResult r = run_compare(registry(), o);
+  for (const auto& algorithm : o.algorithms) {
+    CAPTURE(algorithm);
+    const auto& en = row_of(r, algorithm, "en");
+    const auto& hi = row_of(r, algorithm, "hi");
+    REQUIRE(en.error.empty());
+    REQUIRE(hi.error.empty());
+    CHECK(en.metrics.words > 1000);
+    // The same content takes more tokens in Hindi: a premium above parity.
+    CHECK(*hi.parity > 1.0);
+  }
+}

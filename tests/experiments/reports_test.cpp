@@ -1,0 +1,146 @@
+// Report files: tables, plots, the HTML page, and atomic writing.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "tokenlab/compare.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/plot.hpp"
+#include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/report_bundle.hpp"
+
+namespace fs = std::filesystem;
+using namespace tokenlab;
+
+namespace {
+
+const std::string kData = TOKENLAB_TEST_DATA_DIR "/experiments";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tokenlab-reports-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+CompareResult fixture_result() {
+  static PluginRegistry registry;
+  static bool loaded = false;
+  if (!loaded) registry.load_search_path({TOKENLAB_TEST_PLUGIN_DIR});
+  loaded = true;
+  CompareOptions o;
+  o.languages = {{"en", {kData + "/parallel/en.txt"}}, {"de", {kData + "/parallel/de.txt"}}};
+  o.aligned = true;
+  o.held_out = 0.3;
+  o.vocab_size = 120;
+  o.threads = 1;
+  o.algorithms = {"character", "word"};
+  return run_compare(registry, o);
+}
+
+}  // namespace
+
+TEST_CASE("A compare report directory holds tables, plots and one HTML page", "[reports]") {
+  const fs::path dir = fresh_dir("compare");
+  const CompareResult result = fixture_result();
+  const ReportBundle bundle = write_compare_reports(dir, result);
+  for (const char* name :
+       {"compare.csv", "compare.json", "compare.md", "fairness.csv", "report.html"}) {
+    CAPTURE(name);
+    CHECK(fs::file_size(dir / name) > 0);
+  }
+  SECTION("every report records what produced it") {
+    const std::string json = slurp(dir / "compare.json");
+    CHECK(json.find("\"tokenlab version\"") != std::string::npos);
+    CHECK(json.find("sha1 ") != std::string::npos);
+    CHECK(json.find("\"plugin word\"") != std::string::npos);
+    CHECK(slurp(dir / "compare.md").find("normalizer") != std::string::npos);
+  }
+  SECTION("the HTML page shows each segmenter's tokens as chips with their ids") {
+    const std::string html = slurp(dir / "report.html");
+    CHECK(html.rfind("<!doctype html>", 0) == 0);
+    CHECK(html.find("class=\"tok\"") != std::string::npos);
+    CHECK(html.find("class=\"id\"") != std::string::npos);
+    CHECK(html.find("How this report was made") != std::string::npos);
+    CHECK(html.find("src=\"http") == std::string::npos);  // self-contained
+  }
+  SECTION("plots are SVG drawn by gnuplot") {
+    if (!gnuplot_available()) {
+      WARN("gnuplot missing: plots not checked");
+      return;
+    }
+    CHECK(bundle.warnings.empty());
+    CHECK(slurp(dir / "plots" / "compression.svg").find("<svg") != std::string::npos);
+    CHECK(slurp(dir / "plots" / "premium.svg").find("<svg") != std::string::npos);
+    CHECK(slurp(dir / "report.html").find("<svg") != std::string::npos);
+  }
+  SECTION("no temporary file is left behind") {
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+      CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("The HTML report renders in headless Chromium", "[reports][browser]") {
+  const char* candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
+  std::string chromium;
+  for (const char* c : candidates)
+    if (fs::exists(c)) chromium = c;
+  if (chromium.empty()) {
+    WARN("chromium is not installed (tools/check installs it): screenshot not taken");
+    return;
+  }
+  const fs::path dir = fresh_dir("browser");
+  write_compare_reports(dir, fixture_result());
+  const fs::path shot = dir / "report.png";
+  const std::string command =
+      chromium +
+      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+      " --disable-background-networking --disable-component-update --disable-sync"
+      " --user-data-dir=" +
+      (dir / "profile").string() + " --window-size=1280,1600 --screenshot=" + shot.string() +
+      " file://" + (dir / "report.html").string() + " >/dev/null 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  REQUIRE(fs::exists(shot));
+  // A blank page compresses to a few hundred bytes; tables, plots and chips do not.
+  CHECK(fs::file_size(shot) > 20000);
+  const std::string png = slurp(shot);
+  CHECK(png.compare(1, 3, "PNG") == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("An unwritable report directory is a clear error and leaves no file", "[reports]") {
+  const fs::path missing = fs::temp_directory_path() / "tokenlab-no-such-dir" / "deeper";
+  fs::remove_all(missing.parent_path());
+  CHECK_THROWS_WITH(write_compare_reports(missing, fixture_result()),
+                    Catch::Contains("does not exist"));
+  CHECK_FALSE(fs::exists(missing.parent_path()));
+}
+
+TEST_CASE("A sweep report has the three curves", "[reports][sweep]") {
+  static PluginRegistry registry;
+  registry.load_search_path({TOKENLAB_TEST_PLUGIN_DIR});
+  CompareOptions o;
+  o.corpus_files = {kData + "/parallel/en.txt"};
+  o.held_out = 0.2;
+  o.threads = 1;
+  o.algorithms = {"character", "word"};
+  const SweepResult sweep = run_sweep(registry, o, {20, 40, 80});
+  const fs::path dir = fresh_dir("sweep");
+  write_sweep_reports(dir, sweep);
+  CHECK(fs::file_size(dir / "sweep.csv") > 0);
+  CHECK(fs::file_size(dir / "report.html") > 0);
+  if (gnuplot_available())
+    for (const char* name : {"sweep-tokens-per-character.svg", "sweep-unknown-rate.svg",
+                             "sweep-embedding-tradeoff.svg"})
+      CHECK(slurp(dir / "plots" / name).find("<svg") != std::string::npos);
+  fs::remove_all(dir);
+}
