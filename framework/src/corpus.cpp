@@ -1,5 +1,6 @@
 #include "tokenlab/corpus.hpp"
 
+#include <algorithm>
 #include <boost/iostreams/device/file_descriptor.hpp>
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filter/lzma.hpp>
@@ -102,7 +103,11 @@ struct CorpusReader::Impl {
 
   // Reads one chunk from the current file; appends whole lines to block.
   void read_chunk(CorpusBlock& block) {
-    in->read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    // Never read more than a block's worth, so small blocks stay small.
+    const std::size_t room =
+        options.block_bytes > block.bytes ? options.block_bytes - block.bytes : 0;
+    const std::size_t want = std::min(buffer.size(), std::max<std::size_t>(room, 1));
+    in->read(buffer.data(), static_cast<std::streamsize>(want));
     const auto got = static_cast<std::size_t>(in->gcount());
     if (in->bad()) throw Error(current_name + ": read error");
     bytes += got;

@@ -81,37 +81,62 @@ std::size_t clean_diatheke_output(std::istream& in, std::ostream& out) {
   // "Genesis 1:1: ", "I Kings 3:4: ", "Esther (Greek) 11:2: ", "Revelation of John 22:21: "
   static const std::regex reference(
       R"(^\s*((?:[IV]+ )?[A-Z][A-Za-z]*(?: [A-Za-z]+)*(?: \([A-Za-z]+\))?) (\d+):(\d+):\s?)");
-  constexpr std::string_view kPsalmArtifact = "This Psalm is a genuine one of David, though extra,";
-  std::string line;
   std::size_t written = 0;
-  bool psalm_title_seen = false;
+  const auto emit = [&](const std::string& text) {
+    out << text << '\n';
+    ++written;
+  };
+  // Cleans one line of text; empty when nothing usable is left.
+  const auto clean = [](const std::string& text) -> std::string {
+    if (text.find('<') != std::string::npos) return {};  // leftover OSIS markup
+    std::string line = split_case_joins(collapse_spaces(strip_footnotes(text)));
+    if (line.find('[') != std::string::npos || line.find(']') != std::string::npos) return {};
+    if (!line.empty() && line.front() == '(' && line.back() == ')' &&
+        line.find(' ') == std::string::npos)
+      return {};  // the module name, "(engWEB2015eb)"
+    return line;
+  };
+  // A line directly followed by a verse is a heading (a psalm title). The module
+  // repeats the last title before every later verse ("A praise psalm by David.
+  // []" 10,900 times): a heading equal to the previous heading is such a repeat.
+  // Repeated refrains (Psalm 136) are not followed by a verse, so they stay.
+  std::string held;
+  bool holding = false;
+  std::string last_heading;
+  const auto release = [&](bool is_heading) {
+    if (!holding) return;
+    holding = false;
+    if (is_heading) {
+      if (held == last_heading) return;
+      last_heading = held;
+    }
+    emit(held);
+  };
+  std::string line;
   bool last_verse_reached = false;
   std::smatch match;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (std::regex_search(line, match, reference)) {
-      if (last_verse_reached) break;  // anything after Revelation 22:21 is the glossary
+      if (last_verse_reached) break;
+      release(true);
       if (match[1] == "Revelation of John" && match[2] == "22" && match[3] == "21")
         last_verse_reached = true;
-      line = match.suffix().str();
-    } else if (last_verse_reached) {
-      // Continuation lines of the last verse end at the first blank line; the glossary follows.
-      if (collapse_spaces(line).empty()) break;
+      const std::string text = clean(match.suffix().str());
+      if (!text.empty()) emit(text);
+      continue;
     }
-    if (line.find('<') != std::string::npos) continue;  // leftover OSIS markup
-    line = split_case_joins(collapse_spaces(strip_footnotes(line)));
-    if (line.empty()) continue;
-    if (line.find('[') != std::string::npos || line.find(']') != std::string::npos) continue;
-    if (line.front() == '(' && line.back() == ')' && line.find(' ') == std::string::npos)
-      continue;  // module name
-    if (line.rfind(kPsalmArtifact, 0) == 0) {
-      // The module repeats Psalm 151's title after every later verse; keep it once.
-      if (psalm_title_seen) continue;
-      psalm_title_seen = true;
+    // After the last verse, its continuation lines end at the first blank line;
+    // the glossary follows.
+    if (last_verse_reached && collapse_spaces(line).empty()) break;
+    release(false);
+    std::string text = clean(line);
+    if (!text.empty()) {
+      held = std::move(text);
+      holding = true;
     }
-    out << line << '\n';
-    ++written;
   }
+  release(false);
   return written;
 }
 

@@ -50,6 +50,35 @@ std::optional<std::size_t> find_invalid(std::string_view s) noexcept {
   return std::nullopt;
 }
 
+namespace {
+
+// Bytes of the ill-formed sequence at s[i] that get one U+FFFD: the longest prefix
+// of a well-formed sequence ("maximal subpart", Unicode 3.9 / W3C), at least 1.
+std::size_t maximal_subpart(std::string_view s, std::size_t i) noexcept {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b0 = at(i);
+  std::size_t expected = 0;
+  unsigned char lo = 0x80;
+  unsigned char hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF)
+    expected = 2;
+  else if (b0 >= 0xE0 && b0 <= 0xEF)
+    expected = 3;
+  else if (b0 >= 0xF0 && b0 <= 0xF4)
+    expected = 4;
+  if (expected == 0) return 1;
+  if (b0 == 0xE0) lo = 0xA0;
+  if (b0 == 0xED) hi = 0x9F;
+  if (b0 == 0xF0) lo = 0x90;
+  if (b0 == 0xF4) hi = 0x8F;
+  if (i + 1 >= s.size() || at(i + 1) < lo || at(i + 1) > hi) return 1;
+  std::size_t n = 2;
+  while (n < expected && i + n < s.size() && (at(i + n) & 0xC0) == 0x80) ++n;
+  return n;
+}
+
+}  // namespace
+
 std::string replace_invalid(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -58,11 +87,7 @@ std::string replace_invalid(std::string_view s) {
     const std::size_t len = sequence_length(s, i);
     if (len == 0) {
       out += "\xEF\xBF\xBD";
-      ++i;
-      // Maximal subpart: swallow continuation bytes that belonged to the bad lead.
-      while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80 &&
-             sequence_length(s, i) == 0)
-        ++i;
+      i += maximal_subpart(s, i);
     } else {
       out.append(s.substr(i, len));
       i += len;

@@ -62,6 +62,10 @@ class Progress {
   bool dirty_ = false;
 };
 
+/// Fails early (before any long work) if path cannot be written: it is a
+/// directory, its directory does not exist, or that directory is not writable.
+void check_output_path(const std::string& path);
+
 /// "key=value" -> pair; throws UsageError.
 std::pair<std::string, std::string> parse_key_value(const std::string& text,
                                                     const std::string& option);

@@ -141,6 +141,7 @@ int cmd_count(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("count", "--corpus FILE... -o COUNTS.tsv [options]", desc, positional, args, vm))
     return kExitOk;
+  check_output_path(output);
   const auto start = std::chrono::steady_clock::now();
   const WordCounts counts = count_corpus(corpus, pipeline);
   counts.save_tsv(std::filesystem::path(output));
@@ -187,6 +188,7 @@ int cmd_train(const std::vector<std::string>& args) {
     return kExitOk;
   if (corpus.empty() == counts_files.empty())
     throw UsageError("give exactly one of --corpus and --counts");
+  check_output_path(output);
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
@@ -249,6 +251,7 @@ int cmd_encode(const std::vector<std::string>& args) {
   if (!parse("encode", "-m MODEL [--pieces] [--input FILE]", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
+  check_output_path(output);
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
   const bool sampling = dropout >= 0 || alpha >= 0;
   if (sampling && !(tokenizer.segmenter().capabilities() & kCapabilitySampling))
@@ -315,6 +318,7 @@ int cmd_decode(const std::vector<std::string>& args) {
   if (!parse("decode", "-m MODEL [--input FILE]", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
+  check_output_path(output);
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
   const std::size_t vocab = tokenizer.segmenter().vocabulary().size();
   LineSource source(input);

@@ -126,8 +126,10 @@ int cmd_trace(const std::vector<std::string>& args) {
   std::istringstream special_list(specials);
   for (std::string s; std::getline(special_list, s, ',');)
     if (!s.empty()) options.special_tokens->push_back(s);
-  options.vocab_size =
-      vocab_size > 0 ? vocab_size : symbols.size() + options.special_tokens->size() + merges;
+  // --merges counts steps, whatever the algorithm's starting alphabet (WordPiece
+  // starts with two forms of each character): the size limit is then lifted.
+  options.vocab_size = vocab_size > 0 ? vocab_size : std::size_t{1} << 30;
+  options.max_steps = merges;
   options.min_frequency = min_frequency;
   options.threads = pipeline.threads;
   options.character_coverage = 1.0;
@@ -199,6 +201,7 @@ int cmd_import(const std::vector<std::string>& args) {
     return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
+  check_output_path(output);
   std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
   std::error_code ec;
   if (std::filesystem::is_directory(input, ec)) throw Error(input + ": is a directory, not a file");
@@ -231,6 +234,7 @@ int cmd_export(const std::vector<std::string>& args) {
   if (!parse("export", "--format vocab.txt -m MODEL -o FILE", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
+  check_output_path(output);
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
   write_file_atomically(
       output, [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });

@@ -19,9 +19,9 @@ TOKENLAB_API std::filesystem::path default_corpus_path();
 TOKENLAB_API std::filesystem::path ensure_default_corpus();
 
 /// Cleans `diatheke -f plain -o f` output: drops "Book c:v: " prefixes, bracketed
-/// footnotes, lines with markup, the module name line, a repeated Psalm 151 title
-/// artifact and everything after Revelation 22:21 (the glossary); collapses spaces.
-/// Returns the number of lines written.
+/// footnotes, lines with markup, the module name line, psalm titles the module
+/// repeats before later verses, and everything after Revelation 22:21 (the glossary); collapses
+/// spaces. Returns the number of lines written.
 TOKENLAB_API std::size_t clean_diatheke_output(std::istream& in, std::ostream& out);
 
 }  // namespace tokenlab

@@ -29,10 +29,13 @@ struct TrainOptions {
   /// Worker threads; 0 = all hardware threads. Never changes the result.
   unsigned threads = 0;
   /// Special tokens, placed first in the vocabulary. nullopt = the algorithm's default.
-  std::optional<std::vector<std::string>> special_tokens;
+  std::optional<std::vector<std::string>> special_tokens{};
+  /// Stop after this many training steps (merges), for traces and courses; 0 = no
+  /// limit. Algorithms without discrete steps ignore it.
+  std::size_t max_steps = 0;
   /// Algorithm-specific options (key=value); each plugin validates its own keys and
   /// rejects unknown ones with an Error listing the valid keys.
-  std::map<std::string, std::string> extra;
+  std::map<std::string, std::string> extra{};
 };
 
 /// Resolves threads == 0 to the hardware concurrency (at least 1).

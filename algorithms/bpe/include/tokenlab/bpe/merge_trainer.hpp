@@ -1,0 +1,172 @@
+// File: merge_trainer.hpp
+// The core of BPE training, independent of text: repeatedly merges the most
+// frequent adjacent pair of symbol ids in a weighted set of id sequences.
+//
+//   MergeTrainerInput input;                  // words as id sequences + counts
+//   input.symbols = {l, o, w, m, ...}; input.offsets = {0, 4, ...}; input.counts = {5, ...};
+//   input.unit_lengths = {...};               // units per existing id (1 for base units)
+//   MySink sink;                              // names new tokens, decides when to stop
+//   MergeTrainer trainer(std::move(input), {.tie_break = TieBreak::kFirstSeen});
+//   trainer.run(sink);
+//   trainer.words();                          // the final segmentation
+//
+// The algorithm (see docs/algorithms/bpe.md): pair counts are computed once, in
+// parallel over fixed chunks of words and reduced in chunk order (so the result
+// never depends on the thread count); afterwards every merge rewrites only the
+// words that contain the merged pair and applies count deltas to the pairs around
+// each rewritten spot. A max-heap of (count, tie key, pair) with lazy invalidation
+// picks the next pair. Never a full recount.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tokenlab/bpe/detail/pair_map.hpp"
+#include "tokenlab/types.hpp"
+
+namespace tokenlab::bpe {
+
+/// Which of several pairs with the same count is merged first.
+enum class TieBreak : std::uint8_t {
+  /// The pair whose first occurrence comes first when the current segmentation of
+  /// the words is scanned in input order, left to right (the textbook rule; what a
+  /// naive trainer that rebuilds an insertion-ordered count table each step does).
+  kFirstSeen = 0,
+  /// The smaller (left id, right id) pair, compared lexicographically (Hugging Face
+  /// tokenizers' rule).
+  kSmallerIds = 1,
+};
+
+/// One learned merge: left followed by right becomes result.
+struct MergeRule {
+  TokenId left = 0;
+  TokenId right = 0;
+  TokenId result = 0;
+  friend bool operator==(const MergeRule&, const MergeRule&) = default;
+};
+
+struct MergeTrainerInput {
+  /// All words' symbols, concatenated. Ids must be < unit_lengths.size().
+  std::vector<TokenId> symbols;
+  /// Word i is symbols[offsets[i], offsets[i + 1]); offsets.size() == counts.size() + 1.
+  std::vector<std::uint32_t> offsets;
+  /// Occurrences of each word (weights).
+  std::vector<std::uint64_t> counts;
+  /// Length in base units of every id in use (base units: 1); used by
+  /// max_token_length and to locate pairs for the first-seen rule.
+  std::vector<std::uint32_t> unit_lengths;
+};
+
+struct MergeTrainerOptions {
+  /// Pairs with a count below this are never merged (at least 1).
+  std::uint64_t min_count = 1;
+  /// A merge whose result would be longer than this many units is skipped; 0 = no limit.
+  std::size_t max_token_length = 0;
+  TieBreak tie_break = TieBreak::kFirstSeen;
+  /// Threads for the initial count and for rewriting the words of frequent pairs;
+  /// 0 = all hardware threads. Never changes the result.
+  unsigned threads = 1;
+};
+
+/// Receives the trainer's decisions; owns the vocabulary.
+class MergeSink {
+ public:
+  virtual ~MergeSink() = default;
+  /// True when no further merge is wanted (e.g. the vocabulary is full).
+  [[nodiscard]] virtual bool done() const = 0;
+  /// The id of the token left+right, which must be the next unused id
+  /// (unit_lengths.size() at the time of the call), or nullopt to reject the pair
+  /// for good (e.g. its text already exists in the vocabulary).
+  virtual std::optional<TokenId> create(TokenId left, TokenId right) = 0;
+  /// Called after each merge; count is the pair's count when merged, tokens the
+  /// weighted number of symbols in all words afterwards.
+  virtual void merged(const MergeRule& rule, std::uint64_t count, std::uint64_t tokens) = 0;
+};
+
+/// Why run() stopped.
+enum class StopReason : std::uint8_t {
+  kSinkDone,       // the sink said done()
+  kBelowMinCount,  // pairs remain, but every one occurs fewer than min_count times
+  kNoPairs,        // no mergeable pair is left
+};
+
+class MergeTrainer {
+ public:
+  /// Validates the input (throws Error on inconsistent offsets or ids) and counts
+  /// all pairs, in parallel.
+  MergeTrainer(MergeTrainerInput input, const MergeTrainerOptions& options);
+
+  /// Merges until the sink is done or no pair qualifies. Call once.
+  StopReason run(MergeSink& sink);
+
+  /// The learned merges, in order (rank 0 first).
+  [[nodiscard]] const std::vector<MergeRule>& merges() const noexcept { return merges_; }
+  /// Weighted number of symbols in all words now.
+  [[nodiscard]] std::uint64_t total_tokens() const noexcept { return total_tokens_; }
+  [[nodiscard]] std::size_t word_count() const noexcept { return counts_.size(); }
+  /// The current symbols of word i (after run(): the final segmentation).
+  [[nodiscard]] std::vector<TokenId> word(std::size_t i) const;
+
+ private:
+  struct Pair {
+    std::uint64_t key = 0;  // packed (left, right)
+    std::uint64_t count = 0;
+    std::uint64_t first = 0;           // first-seen key lower bound: word << 32 | unit offset
+    std::uint64_t stamp = 0;           // last merge step that added occurrences
+    std::vector<std::uint32_t> words;  // ascending; may hold words that lost the pair
+  };
+  struct HeapEntry {
+    std::uint64_t count;
+    std::uint64_t tie;  // smaller wins
+    std::uint64_t key;
+  };
+
+  void count_initial_pairs(unsigned threads);
+  std::uint32_t new_pair(std::uint64_t key);
+  void release_pair(std::uint32_t id);
+  void push(const Pair& pair);
+  [[nodiscard]] std::uint64_t tie_of(const Pair& pair) const noexcept;
+  // Exact first-seen key of a live pair (scans its first word that still holds it).
+  std::uint64_t exact_first(Pair& pair);
+  void apply_merge(std::uint32_t pair_id, TokenId result);
+  // Rewrites word w in place, reporting each count change to events; returns the
+  // number of merges made.
+  template <class Events>
+  std::uint32_t rewrite_word(std::uint32_t w, TokenId a, TokenId b, TokenId result, Events& events);
+  void decrement(TokenId left, TokenId right, std::uint64_t count);
+  void increment(TokenId left, TokenId right, std::uint64_t count, std::uint32_t word,
+                 std::uint64_t position);
+
+  std::vector<TokenId> symbols_;
+  std::vector<std::uint32_t> offsets_;
+  std::vector<std::uint32_t> lengths_;  // current symbol count of each word
+  std::vector<std::uint64_t> counts_;
+  std::vector<std::uint32_t> unit_lengths_;
+  MergeTrainerOptions options_;
+
+  detail::PairMap index_;  // packed pair -> index into pairs_
+  std::vector<Pair> pairs_;
+  std::vector<std::uint32_t> free_pairs_;
+  std::vector<HeapEntry> heap_;
+  std::vector<std::uint32_t> touched_;  // pairs that gained occurrences this step
+  // A count change found while rewriting a word in parallel, applied afterwards in
+  // word order so that the result matches the sequential rewrite exactly.
+  struct Delta {
+    TokenId left;
+    TokenId right;
+    std::uint32_t word;
+    std::uint32_t gained;  // 1: an occurrence appeared at position; 0: one disappeared
+    std::uint64_t position;
+  };
+  std::vector<std::vector<Delta>> slice_deltas_;
+  unsigned threads_ = 1;
+  std::uint64_t step_ = 0;
+  bool released_low_ = false;  // some pair was dropped for a count below min_count
+
+  std::vector<MergeRule> merges_;
+  std::uint64_t total_tokens_ = 0;
+};
+
+}  // namespace tokenlab::bpe

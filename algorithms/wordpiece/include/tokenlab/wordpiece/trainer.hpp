@@ -1,0 +1,87 @@
+// File: trainer.hpp
+// WordPiece training by the likelihood criterion (Schuster and Nakajima 2012).
+//
+// Every word starts as its characters; every character after the first carries
+// the continuation prefix ("##"), so "▁low" starts as ▁ ##l ##o ##w. Each step
+// merges the adjacent pair (a, b) with the highest
+//
+//     score(a, b) = count(ab) / (count(a) x count(b))
+//
+// (counts weighted by word frequency), i.e. the merge that most increases the
+// likelihood of the training data under a unigram model of units. BPE merges the
+// most frequent pair instead; the denominator is what makes WordPiece prefer
+// pairs whose parts rarely occur apart.
+//
+//   TrainerConfig config{.vocab_size = 30000, .special_tokens = {"[UNK]"}};
+//   TrainerResult result = train_likelihood(counts, config, nullptr);
+//   result.pieces;   // alphabet, then one piece per merge, specials not included
+//
+// Determinism: the result depends only on the counts and the config, never on
+// config.threads. Ties in score go to the pair that appeared first: pairs of
+// the initial segmentation in corpus order (words in WordCounts order, left to
+// right), then pairs created by merges in the order the merges created them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tokenlab {
+class TrainingObserver;
+class WordCounts;
+}  // namespace tokenlab
+
+namespace tokenlab::wordpiece {
+
+struct TrainerConfig {
+  /// Marks units that continue a word; must be non-empty UTF-8 without whitespace.
+  std::string continuation_prefix = "##";
+  /// Words longer than this (in code points) encode to the unknown token, so
+  /// training ignores them.
+  std::size_t max_input_chars_per_word = 100;
+  /// Target vocabulary size including special tokens; never exceeded. The
+  /// alphabet holds both forms (initial, continuation) of every kept character;
+  /// if they do not all fit, the most frequent forms are kept.
+  std::size_t vocab_size = 8000;
+  /// A pair is merged only if it occurs at least this often (0 and 1: any pair).
+  std::uint64_t min_frequency = 0;
+  /// Share of character occurrences the alphabet covers, most frequent first.
+  /// Words holding a character outside it encode to the unknown token, so
+  /// training ignores them.
+  double character_coverage = 0.9995;
+  /// Worker threads for the initial counts (0 = all cores); never changes the result.
+  unsigned threads = 1;
+  /// Strings no learned piece may equal (the special tokens).
+  std::vector<std::string> special_tokens;
+};
+
+/// One merge, as the trace shows it.
+struct Merge {
+  std::string left;    // e.g. "un"
+  std::string right;   // e.g. "##able"
+  std::string result;  // e.g. "unable"
+  std::uint64_t count = 0;
+  double score = 0.0;
+  bool new_piece = true;  // false when another merge had already made this string
+};
+
+struct TrainerResult {
+  /// Ordinary pieces in id order (specials excluded): the alphabet, each kept
+  /// character as an initial and a continuation piece, most frequent character
+  /// first; then one piece per merge that made a new string.
+  std::vector<std::string> pieces;
+  std::vector<Merge> merges;
+};
+
+/// Runs the trainer. Throws tokenlab::Error on an invalid config. If observer is
+/// non-null it gets progress, messages and, when observer->trace(), one
+/// TrainingStep per merge: kind "merge", fields pair ("a + ##b"), score, count,
+/// vocabulary (size after the merge, specials included).
+[[nodiscard]] TrainerResult train_likelihood(const WordCounts& counts, const TrainerConfig& config,
+                                             TrainingObserver* observer);
+
+/// Formats a score the way traces show it (six significant digits).
+[[nodiscard]] std::string format_score(double score);
+
+}  // namespace tokenlab::wordpiece

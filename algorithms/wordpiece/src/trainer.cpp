@@ -1,0 +1,720 @@
+// The fast likelihood trainer.
+//
+// State (all flat arrays, indexed by small integers):
+//  * units: id -> text, continuation flag, weighted count;
+//  * words: one uint32 symbol array per distinct word, rewritten in place;
+//  * pairs: id -> (left, right, count, score, heap slot); the id is also the
+//    tie-break rank, because ids are handed out in first-appearance order;
+//  * pair -> words that held it when it was created (may be stale, never missing);
+//  * unit -> pairs it takes part in, because a merge of (a, b) lowers count(a)
+//    and count(b) and so raises the score of every pair that touches a or b;
+//  * an indexed max-heap of eligible pairs by (score, -rank). Scores go up and
+//    down as unit counts change, so the heap updates entries in place instead of
+//    relying on lazy invalidation (which only works when keys never increase).
+
+#include "tokenlab/wordpiece/trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "flat_map.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/parallel.hpp"
+#include "tokenlab/train_options.hpp"
+#include "tokenlab/training_observer.hpp"
+#include "tokenlab/utf8.hpp"
+#include "tokenlab/vocabulary.hpp"
+#include "tokenlab/word_counts.hpp"
+
+namespace tokenlab::wordpiece {
+
+std::string format_score(double score) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.6g", score);
+  return buffer;
+}
+
+namespace {
+
+using detail::FlatMap64;
+
+// Chunks have a fixed size, never derived from the thread count, so per-chunk
+// results reduced in chunk order are the same for any number of threads.
+constexpr std::size_t kChunkWords = 4096;
+constexpr std::uint32_t kNotInHeap = 0xFFFFFFFFu;
+constexpr std::uint32_t kDroppedChar = 0xFFFFFFFFu;
+
+std::uint64_t pair_key(std::uint32_t left, std::uint32_t right) noexcept {
+  return (static_cast<std::uint64_t>(left) << 32) | right;
+}
+
+// A character as a 32-bit key: its code point, or, for a byte that does not
+// start well-formed UTF-8, a value above the code point range.
+std::uint32_t char_key(std::string_view word, std::size_t pos, std::size_t& length) noexcept {
+  length = utf8::sequence_length(word, pos);
+  if (length == 0) {
+    length = 1;
+    return 0x110000u + static_cast<unsigned char>(word[pos]);
+  }
+  return static_cast<std::uint32_t>(utf8::decode_at(word, pos));
+}
+
+std::size_t code_points(std::string_view word) noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < word.size();) {
+    std::size_t length = 0;
+    char_key(word, i, length);
+    i += length;
+    ++n;
+  }
+  return n;
+}
+
+struct PairInfo {
+  std::uint32_t left = 0;
+  std::uint32_t right = 0;
+  std::int64_t count = 0;
+  double score = 0.0;
+  std::uint32_t heap_pos = kNotInHeap;
+  std::uint32_t rescored_at = 0;  // merge step that last rescored it
+  std::uint8_t listed = 0;        // bit 0: in unit_pairs[left]; bit 1: in unit_pairs[right]
+  bool forbidden = false;         // merging would make a piece that must not exist
+};
+
+class Trainer {
+ public:
+  Trainer(const WordCounts& counts, const TrainerConfig& config, TrainingObserver* observer)
+      : counts_(counts), config_(config), observer_(observer) {
+    for (const auto& s : config_.special_tokens) {
+      specials_.insert(s);
+      max_special_size_ = std::max(max_special_size_, s.size());
+    }
+    threshold_ = static_cast<std::int64_t>(std::max<std::uint64_t>(config_.min_frequency, 1));
+  }
+
+  TrainerResult run() {
+    build_alphabet();
+    build_words();
+    count_pairs();
+    build_heap();
+    merge_loop();
+    return std::move(result_);
+  }
+
+ private:
+  // ---- initial segmentation ------------------------------------------------
+
+  struct CharStat {
+    std::uint32_t key = 0;
+    std::uint64_t count = 0;
+    std::uint64_t initial = 0;  // occurrences as a word's first character
+  };
+
+  [[nodiscard]] bool word_usable_length(std::string_view word) const noexcept {
+    return !word.empty() && code_points(word) <= config_.max_input_chars_per_word;
+  }
+
+  void build_alphabet() {
+    const auto& entries = counts_.entries();
+    const std::size_t chunks = (entries.size() + kChunkWords - 1) / kChunkWords;
+    std::vector<std::vector<CharStat>> local(chunks);
+    parallel_for(chunks, threads(), [&](std::size_t c) {
+      FlatMap64 index(256);
+      auto& stats = local[c];
+      const std::size_t end = std::min(entries.size(), (c + 1) * kChunkWords);
+      for (std::size_t w = c * kChunkWords; w < end; ++w) {
+        const std::string_view word = entries[w].word;
+        if (entries[w].count == 0 || !word_usable_length(word)) continue;
+        for (std::size_t i = 0; i < word.size();) {
+          std::size_t length = 0;
+          const bool first = i == 0;
+          const std::uint32_t key = char_key(word, i, length);
+          i += length;
+          bool inserted = false;
+          const std::uint32_t at =
+              index.find_or_insert(key, static_cast<std::uint32_t>(stats.size()), inserted);
+          if (inserted) stats.push_back({key, 0, 0});
+          stats[at].count += entries[w].count;
+          if (first) stats[at].initial += entries[w].count;
+        }
+      }
+    });
+
+    // Reduce in chunk order: the global list is in corpus first-seen order.
+    FlatMap64 index(1024);
+    std::vector<CharStat> chars;
+    for (const auto& stats : local) {
+      for (const auto& s : stats) {
+        bool inserted = false;
+        const std::uint32_t at =
+            index.find_or_insert(s.key, static_cast<std::uint32_t>(chars.size()), inserted);
+        if (inserted) chars.push_back({s.key, 0, 0});
+        chars[at].count += s.count;
+        chars[at].initial += s.initial;
+      }
+    }
+    std::uint64_t total = 0;
+    for (const auto& c : chars) total += c.count;
+
+    std::vector<std::uint32_t> order(chars.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+      return chars[x].count > chars[y].count;
+    });
+
+    // SentencePiece's rule: add characters, most frequent first, until the
+    // covered share reaches character_coverage.
+    std::uint64_t covered = 0;
+    const double target = config_.character_coverage * static_cast<double>(total);
+    std::vector<std::uint32_t> kept;
+    for (std::uint32_t i : order) {
+      if (config_.character_coverage < 1.0 && static_cast<double>(covered) >= target) break;
+      covered += chars[i].count;
+      kept.push_back(i);
+    }
+
+    // Both forms of every kept character, so that any word spelled with them
+    // can be encoded. If that does not fit in vocab_size, keep the most
+    // frequent forms instead: the vocabulary never exceeds its target.
+    const std::size_t budget =
+        config_.vocab_size - std::min(config_.vocab_size, config_.special_tokens.size());
+    std::vector<bool> form_kept(2 * kept.size(), true);
+    if (form_kept.size() > budget) {
+      std::vector<std::uint32_t> forms(form_kept.size());
+      for (std::uint32_t f = 0; f < forms.size(); ++f) forms[f] = f;
+      const auto form_count = [&](std::uint32_t f) {
+        const CharStat& c = chars[kept[f / 2]];
+        return f % 2 == 0 ? c.initial : c.count - c.initial;
+      };
+      std::stable_sort(forms.begin(), forms.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return form_count(x) > form_count(y);
+      });
+      for (std::size_t r = budget; r < forms.size(); ++r) form_kept[forms[r]] = false;
+    }
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      const std::uint32_t i = kept[k];
+      std::string text;
+      if (chars[i].key < 0x110000u)
+        utf8::append(text, static_cast<char32_t>(chars[i].key));
+      else
+        text.push_back(static_cast<char>(chars[i].key - 0x110000u));
+      bool inserted = false;
+      char_units_.find_or_insert(chars[i].key, static_cast<std::uint32_t>(unit_text_.size()),
+                                 inserted);
+      const std::uint32_t initial = add_unit(text, false);
+      const std::uint32_t continuation = add_unit(config_.continuation_prefix + text, true);
+      if (!form_kept[2 * k]) unit_usable_[initial] = false;
+      if (!form_kept[2 * k + 1]) unit_usable_[continuation] = false;
+    }
+    if (observer_ != nullptr && covered < total) {
+      observer_->on_message("alphabet of " + std::to_string(unit_text_.size() / 2) +
+                            " characters covers " + std::to_string(covered) + " of " +
+                            std::to_string(total) +
+                            " character occurrences; words with other characters are left out");
+    }
+  }
+
+  std::uint32_t add_unit(std::string text, bool continuation) {
+    const auto id = static_cast<std::uint32_t>(unit_text_.size());
+    // A form that would be read back as something else, or clash with a special
+    // token, never becomes a piece; words that need it are left out.
+    const bool usable =
+        specials_.count(text) == 0 &&
+        (continuation || !std::string_view(text).starts_with(config_.continuation_prefix));
+    unit_text_.push_back(std::move(text));
+    unit_cont_.push_back(continuation);
+    unit_usable_.push_back(usable);
+    unit_count_.push_back(0);
+    unit_pairs_.emplace_back();
+    return id;
+  }
+
+  void build_words() {
+    const auto& entries = counts_.entries();
+    const std::size_t chunks = (entries.size() + kChunkWords - 1) / kChunkWords;
+    struct Local {
+      std::vector<std::uint32_t> symbols;
+      std::vector<std::uint32_t> lengths;
+      std::vector<std::uint64_t> weights;
+    };
+    std::vector<Local> local(chunks);
+    parallel_for(chunks, threads(), [&](std::size_t c) {
+      Local& out = local[c];
+      std::vector<std::uint32_t> word_symbols;
+      const std::size_t end = std::min(entries.size(), (c + 1) * kChunkWords);
+      for (std::size_t w = c * kChunkWords; w < end; ++w) {
+        const std::string_view word = entries[w].word;
+        if (entries[w].count == 0 || !word_usable_length(word)) continue;
+        word_symbols.clear();
+        bool ok = true;
+        for (std::size_t i = 0; i < word.size() && ok;) {
+          std::size_t length = 0;
+          const std::uint32_t key = char_key(word, i, length);
+          const std::uint32_t base = char_units_.find(key);
+          if (base == FlatMap64::kMissing) {
+            ok = false;
+            break;
+          }
+          const std::uint32_t unit = base + (i == 0 ? 0u : 1u);
+          ok = unit_usable_[unit];
+          word_symbols.push_back(unit);
+          i += length;
+        }
+        if (!ok) continue;
+        out.symbols.insert(out.symbols.end(), word_symbols.begin(), word_symbols.end());
+        out.lengths.push_back(static_cast<std::uint32_t>(word_symbols.size()));
+        out.weights.push_back(entries[w].count);
+      }
+    });
+    std::size_t total_symbols = 0;
+    std::size_t total_words = 0;
+    for (const auto& l : local) {
+      total_symbols += l.symbols.size();
+      total_words += l.lengths.size();
+    }
+    if (total_words >= 0xFFFFFFFFu) throw Error("wordpiece: too many distinct words (over 2^32)");
+    symbols_.reserve(total_symbols);
+    word_begin_.reserve(total_words);
+    word_length_.reserve(total_words);
+    word_weight_.reserve(total_words);
+    for (auto& l : local) {
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < l.lengths.size(); ++i) {
+        word_begin_.push_back(symbols_.size());
+        word_length_.push_back(l.lengths[i]);
+        word_weight_.push_back(l.weights[i]);
+        symbols_.insert(symbols_.end(), l.symbols.begin() + static_cast<std::ptrdiff_t>(at),
+                        l.symbols.begin() + static_cast<std::ptrdiff_t>(at + l.lengths[i]));
+        at += l.lengths[i];
+      }
+      l = Local{};
+    }
+    for (std::size_t w = 0; w < word_begin_.size(); ++w) {
+      const std::uint32_t* s = symbols_.data() + word_begin_[w];
+      for (std::uint32_t i = 0; i < word_length_[w]; ++i)
+        unit_count_[s[i]] += static_cast<std::int64_t>(word_weight_[w]);
+    }
+  }
+
+  void count_pairs() {
+    const std::size_t words = word_begin_.size();
+    const std::size_t chunks = (words + kChunkWords - 1) / kChunkWords;
+    struct Local {
+      std::vector<std::uint64_t> keys;  // first-seen order within the chunk
+      std::vector<std::int64_t> counts;
+    };
+    std::vector<Local> local(chunks);
+    parallel_for(chunks, threads(), [&](std::size_t c) {
+      FlatMap64 index(1024);
+      Local& out = local[c];
+      const std::size_t end = std::min(words, (c + 1) * kChunkWords);
+      for (std::size_t w = c * kChunkWords; w < end; ++w) {
+        const std::uint32_t* s = symbols_.data() + word_begin_[w];
+        const auto weight = static_cast<std::int64_t>(word_weight_[w]);
+        for (std::uint32_t i = 0; i + 1 < word_length_[w]; ++i) {
+          bool inserted = false;
+          const std::uint32_t at = index.find_or_insert(
+              pair_key(s[i], s[i + 1]), static_cast<std::uint32_t>(out.keys.size()), inserted);
+          if (inserted) {
+            out.keys.push_back(pair_key(s[i], s[i + 1]));
+            out.counts.push_back(0);
+          }
+          out.counts[at] += weight;
+        }
+      }
+    });
+
+    // Chunk order is corpus order, so ids (= ranks) come out in global first-seen order.
+    for (const auto& l : local) {
+      for (std::size_t i = 0; i < l.keys.size(); ++i) {
+        const std::uint32_t id = find_or_create_pair(l.keys[i]);
+        pairs_[id].count += l.counts[i];
+      }
+    }
+    local.clear();
+
+    // Which words hold each pair: gathered per chunk in parallel (read-only map
+    // lookups), appended in chunk order so every list is sorted by word.
+    std::vector<std::vector<std::uint32_t>> occurrence(chunks);
+    parallel_for(chunks, threads(), [&](std::size_t c) {
+      auto& out = occurrence[c];
+      const std::size_t end = std::min(words, (c + 1) * kChunkWords);
+      for (std::size_t w = c * kChunkWords; w < end; ++w) {
+        const std::uint32_t* s = symbols_.data() + word_begin_[w];
+        for (std::uint32_t i = 0; i + 1 < word_length_[w]; ++i)
+          out.push_back(pair_index_.find(pair_key(s[i], s[i + 1])));
+      }
+    });
+    for (std::size_t c = 0; c < chunks; ++c) {
+      std::size_t at = 0;
+      const std::size_t end = std::min(words, (c + 1) * kChunkWords);
+      for (std::size_t w = c * kChunkWords; w < end; ++w) {
+        for (std::uint32_t i = 0; i + 1 < word_length_[w]; ++i)
+          note_word(occurrence[c][at++], static_cast<std::uint32_t>(w));
+      }
+      std::vector<std::uint32_t>().swap(occurrence[c]);
+    }
+  }
+
+  // ---- pairs ----------------------------------------------------------------
+
+  [[nodiscard]] unsigned threads() const noexcept { return resolve_threads(config_.threads); }
+
+  [[nodiscard]] std::string merged_text(std::uint32_t left, std::uint32_t right) const {
+    std::string text = unit_text_[left];
+    text.append(unit_text_[right], config_.continuation_prefix.size());
+    return text;
+  }
+
+  [[nodiscard]] bool is_forbidden(std::uint32_t left, std::uint32_t right) const {
+    const std::size_t size =
+        unit_text_[left].size() + unit_text_[right].size() - config_.continuation_prefix.size();
+    // An initial piece starting with the prefix would decode as a continuation;
+    // only an initial unit shorter than the prefix can produce one.
+    const bool may_mimic_prefix =
+        !unit_cont_[left] && unit_text_[left].size() < config_.continuation_prefix.size();
+    if (!may_mimic_prefix && size > max_special_size_) return false;
+    const std::string text = merged_text(left, right);
+    if (may_mimic_prefix && std::string_view(text).starts_with(config_.continuation_prefix))
+      return true;
+    return specials_.count(text) > 0;
+  }
+
+  std::uint32_t find_or_create_pair(std::uint64_t key) {
+    bool inserted = false;
+    const std::uint32_t id =
+        pair_index_.find_or_insert(key, static_cast<std::uint32_t>(pairs_.size()), inserted);
+    if (inserted) {
+      if (pairs_.size() >= 0xFFFFFFF0u)
+        throw Error("wordpiece: too many distinct pairs (over 2^32)");
+      PairInfo p;
+      p.left = static_cast<std::uint32_t>(key >> 32);
+      p.right = static_cast<std::uint32_t>(key & 0xFFFFFFFFu);
+      p.forbidden = is_forbidden(p.left, p.right);
+      pairs_.push_back(p);
+      pair_words_.emplace_back();
+      list_pair(id);
+    }
+    return id;
+  }
+
+  void list_pair(std::uint32_t id) {
+    PairInfo& p = pairs_[id];
+    if ((p.listed & 1u) == 0) {
+      unit_pairs_[p.left].push_back(id);
+      p.listed |= 1u;
+      if (p.left == p.right) p.listed |= 2u;
+    }
+    if ((p.listed & 2u) == 0) {
+      unit_pairs_[p.right].push_back(id);
+      p.listed |= 2u;
+    }
+  }
+
+  void note_word(std::uint32_t pair, std::uint32_t word) {
+    auto& words = pair_words_[pair];
+    if (words.empty() || words.back() != word) words.push_back(word);
+  }
+
+  // ---- indexed max-heap ------------------------------------------------------
+
+  [[nodiscard]] bool before(std::uint32_t x, std::uint32_t y) const noexcept {
+    const double sx = pairs_[x].score;
+    const double sy = pairs_[y].score;
+    if (sx != sy) return sx > sy;
+    return x < y;  // pair id == first-appearance rank
+  }
+
+  void heap_set(std::size_t pos, std::uint32_t id) {
+    heap_[pos] = id;
+    pairs_[id].heap_pos = static_cast<std::uint32_t>(pos);
+  }
+
+  void sift_up(std::size_t pos) {
+    const std::uint32_t id = heap_[pos];
+    while (pos > 0) {
+      const std::size_t parent = (pos - 1) / 2;
+      if (!before(id, heap_[parent])) break;
+      heap_set(pos, heap_[parent]);
+      pos = parent;
+    }
+    heap_set(pos, id);
+  }
+
+  void sift_down(std::size_t pos) {
+    const std::uint32_t id = heap_[pos];
+    const std::size_t n = heap_.size();
+    for (;;) {
+      std::size_t child = 2 * pos + 1;
+      if (child >= n) break;
+      if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
+      if (!before(heap_[child], id)) break;
+      heap_set(pos, heap_[child]);
+      pos = child;
+    }
+    heap_set(pos, id);
+  }
+
+  void heap_remove(std::uint32_t id) {
+    const std::uint32_t pos = pairs_[id].heap_pos;
+    pairs_[id].heap_pos = kNotInHeap;
+    const std::uint32_t last = heap_.back();
+    heap_.pop_back();
+    if (last == id) return;
+    heap_set(pos, last);
+    sift_up(pos);
+    sift_down(pairs_[last].heap_pos);
+  }
+
+  // Recomputes a pair's score from the current counts and fixes its heap slot.
+  void rescore(std::uint32_t id) {
+    PairInfo& p = pairs_[id];
+    if (p.count < threshold_ || p.forbidden) {
+      if (p.heap_pos != kNotInHeap) heap_remove(id);
+      return;
+    }
+    const double score = static_cast<double>(p.count) / (static_cast<double>(unit_count_[p.left]) *
+                                                         static_cast<double>(unit_count_[p.right]));
+    if (p.heap_pos == kNotInHeap) {
+      p.score = score;
+      heap_.push_back(id);
+      p.heap_pos = static_cast<std::uint32_t>(heap_.size() - 1);
+      sift_up(p.heap_pos);
+    } else if (score != p.score) {
+      p.score = score;
+      sift_up(p.heap_pos);
+      sift_down(p.heap_pos);
+    }
+  }
+
+  void build_heap() {
+    for (std::uint32_t id = 0; id < pairs_.size(); ++id) {
+      PairInfo& p = pairs_[id];
+      if (p.count < threshold_ || p.forbidden) continue;
+      p.score = static_cast<double>(p.count) / (static_cast<double>(unit_count_[p.left]) *
+                                                static_cast<double>(unit_count_[p.right]));
+      heap_.push_back(id);
+    }
+    // Floyd's bottom-up construction: O(pairs).
+    for (std::size_t i = 0; i < heap_.size(); ++i)
+      pairs_[heap_[i]].heap_pos = static_cast<std::uint32_t>(i);
+    for (std::size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
+  }
+
+  // ---- merging ---------------------------------------------------------------
+
+  void merge_loop() {
+    std::size_t vocabulary = config_.special_tokens.size();
+    for (std::uint32_t u = 0; u < unit_text_.size(); ++u) {
+      if (unit_usable_[u]) {
+        result_.pieces.push_back(unit_text_[u]);
+        ++vocabulary;
+      }
+    }
+    const std::size_t start = vocabulary;
+    const bool trace = observer_ != nullptr && observer_->trace();
+    std::size_t next_progress = 0;
+    std::uint32_t step = 0;
+    while (vocabulary < config_.vocab_size && !heap_.empty()) {
+      const std::uint32_t best = heap_.front();
+      const PairInfo chosen = pairs_[best];
+      ++step;
+      const std::uint32_t left = chosen.left;
+      const std::uint32_t right = chosen.right;
+      std::string text = merged_text(left, right);
+      std::uint32_t merged = 0;
+      bool new_piece = false;
+      if (auto it = merged_units_.find(text); it != merged_units_.end()) {
+        merged = it->second;
+      } else {
+        merged = add_unit(text, unit_cont_[left]);
+        merged_units_.emplace(text, merged);
+        result_.pieces.push_back(text);
+        new_piece = true;
+        ++vocabulary;
+      }
+      apply_merge(best, left, right, merged, step);
+
+      Merge m{unit_text_[left], unit_text_[right],
+              std::move(text),  static_cast<std::uint64_t>(chosen.count),
+              chosen.score,     new_piece};
+      if (trace) {
+        TrainingStep record;
+        record.kind = "merge";
+        record.index = step;
+        record.fields = {{"pair", m.left + " + " + m.right},
+                         {"score", format_score(m.score)},
+                         {"count", std::to_string(m.count)},
+                         {"vocabulary", std::to_string(vocabulary)}};
+        observer_->on_step(record);
+      }
+      result_.merges.push_back(std::move(m));
+      if (observer_ != nullptr && config_.vocab_size > start && vocabulary >= next_progress) {
+        observer_->on_progress("merges", static_cast<double>(vocabulary - start) /
+                                             static_cast<double>(config_.vocab_size - start));
+        next_progress = vocabulary + std::max<std::size_t>(1, (config_.vocab_size - start) / 100);
+      }
+    }
+    if (observer_ != nullptr) {
+      observer_->on_progress("merges", 1.0);
+      if (vocabulary < config_.vocab_size) {
+        observer_->on_message("stopped at " + std::to_string(vocabulary) +
+                              " pieces: no pair left with count >= " + std::to_string(threshold_));
+      }
+    }
+  }
+
+  void apply_merge(std::uint32_t best, std::uint32_t a, std::uint32_t b, std::uint32_t ab,
+                   std::uint32_t step) {
+    std::vector<std::uint32_t> words = std::move(pair_words_[best]);
+    pair_words_[best] = {};
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+
+    for (const std::uint32_t w : words) {
+      std::uint32_t* s = symbols_.data() + word_begin_[w];
+      const std::uint32_t length = word_length_[w];
+      bool present = false;
+      for (std::uint32_t i = 0; i + 1 < length && !present; ++i)
+        present = s[i] == a && s[i + 1] == b;
+      if (!present) continue;  // stale entry: an earlier merge rewrote this spot
+
+      old_keys_.clear();
+      for (std::uint32_t i = 0; i + 1 < length; ++i) old_keys_.push_back(pair_key(s[i], s[i + 1]));
+      std::uint32_t out = 0;
+      std::int64_t occurrences = 0;
+      for (std::uint32_t i = 0; i < length;) {
+        if (i + 1 < length && s[i] == a && s[i + 1] == b) {
+          s[out++] = ab;
+          i += 2;
+          ++occurrences;
+        } else {
+          s[out++] = s[i++];
+        }
+      }
+      word_length_[w] = out;
+      const auto weight = static_cast<std::int64_t>(word_weight_[w]);
+      unit_count_[a] -= occurrences * weight;
+      unit_count_[b] -= occurrences * weight;
+      unit_count_[ab] += occurrences * weight;
+
+      // New adjacencies all involve ab; creating them left to right here is
+      // what defines their tie-break rank.
+      new_keys_.clear();
+      for (std::uint32_t i = 0; i + 1 < out; ++i) {
+        const std::uint64_t key = pair_key(s[i], s[i + 1]);
+        new_keys_.push_back(key);
+        if (s[i] == ab || s[i + 1] == ab) note_word(find_or_create_pair(key), w);
+      }
+
+      // Apply only the net change between the old and new adjacency multisets.
+      std::sort(old_keys_.begin(), old_keys_.end());
+      std::sort(new_keys_.begin(), new_keys_.end());
+      std::size_t i = 0;
+      std::size_t j = 0;
+      while (i < old_keys_.size() || j < new_keys_.size()) {
+        if (j == new_keys_.size() || (i < old_keys_.size() && old_keys_[i] < new_keys_[j])) {
+          add_count(pair_index_.find(old_keys_[i++]), -weight);
+        } else if (i == old_keys_.size() || new_keys_[j] < old_keys_[i]) {
+          add_count(pair_index_.find(new_keys_[j++]), weight);
+        } else {
+          ++i;
+          ++j;
+        }
+      }
+    }
+
+    // Every pair whose count changed touches a, b or ab, and so does every pair
+    // whose score changed through count(a), count(b) or count(ab).
+    rescore_unit(a, step);
+    if (b != a) rescore_unit(b, step);
+    if (ab != a && ab != b) rescore_unit(ab, step);
+  }
+
+  void add_count(std::uint32_t id, std::int64_t delta) {
+    PairInfo& p = pairs_[id];
+    const bool was_dead = p.count == 0;
+    p.count += delta;
+    if (was_dead && p.count > 0) list_pair(id);
+  }
+
+  // Rescores the pairs of a unit and drops dead ones from its list.
+  void rescore_unit(std::uint32_t unit, std::uint32_t step) {
+    auto& list = unit_pairs_[unit];
+    std::size_t keep = 0;
+    for (const std::uint32_t id : list) {
+      PairInfo& p = pairs_[id];
+      if (p.count <= 0) {
+        if (p.left == unit) p.listed &= static_cast<std::uint8_t>(~1u);
+        if (p.right == unit) p.listed &= static_cast<std::uint8_t>(~2u);
+        if (p.heap_pos != kNotInHeap) heap_remove(id);
+        // No word holds a dead pair, so its word list is all stale.
+        std::vector<std::uint32_t>().swap(pair_words_[id]);
+        continue;
+      }
+      list[keep++] = id;
+      if (p.rescored_at != step) {
+        p.rescored_at = step;
+        rescore(id);
+      }
+    }
+    list.resize(keep);
+  }
+
+  const WordCounts& counts_;
+  const TrainerConfig& config_;
+  TrainingObserver* observer_;
+  std::unordered_set<std::string> specials_;
+  std::size_t max_special_size_ = 0;
+  std::int64_t threshold_ = 1;
+
+  FlatMap64 char_units_;  // character key -> id of its initial unit (continuation is +1)
+  std::vector<std::string> unit_text_;
+  std::vector<bool> unit_cont_;
+  std::vector<bool> unit_usable_;
+  std::vector<std::int64_t> unit_count_;
+  std::vector<std::vector<std::uint32_t>> unit_pairs_;
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> merged_units_;
+
+  std::vector<std::uint32_t> symbols_;
+  std::vector<std::size_t> word_begin_;
+  std::vector<std::uint32_t> word_length_;
+  std::vector<std::uint64_t> word_weight_;
+
+  FlatMap64 pair_index_{1 << 16};
+  std::vector<PairInfo> pairs_;
+  std::vector<std::vector<std::uint32_t>> pair_words_;
+  std::vector<std::uint32_t> heap_;
+
+  std::vector<std::uint64_t> old_keys_;
+  std::vector<std::uint64_t> new_keys_;
+  TrainerResult result_;
+};
+
+}  // namespace
+
+TrainerResult train_likelihood(const WordCounts& counts, const TrainerConfig& config,
+                               TrainingObserver* observer) {
+  const std::string& prefix = config.continuation_prefix;
+  if (prefix.empty()) throw Error("wordpiece: continuation_prefix must not be empty");
+  if (utf8::find_invalid(prefix)) throw Error("wordpiece: continuation_prefix is not valid UTF-8");
+  for (const char c : prefix) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+      throw Error("wordpiece: continuation_prefix must not contain whitespace");
+  }
+  if (config.max_input_chars_per_word == 0)
+    throw Error("wordpiece: max_input_chars_per_word must be at least 1");
+  if (!(config.character_coverage > 0.0 && config.character_coverage <= 1.0))
+    throw Error("wordpiece: character_coverage must be in (0, 1], got " +
+                std::to_string(config.character_coverage));
+  Trainer trainer(counts, config, observer);
+  return trainer.run();
+}
+
+}  // namespace tokenlab::wordpiece

@@ -1,0 +1,341 @@
+#include "tokenlab/wordpiece/wordpiece.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <istream>
+#include <ostream>
+
+#include <boost/archive/archive_exception.hpp>
+#include <boost/archive/binary_iarchive.hpp>
+#include <boost/archive/binary_oarchive.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/option_reader.hpp"
+#include "tokenlab/wordpiece/vocab_txt.hpp"
+#include "trie.hpp"
+
+namespace tokenlab::wordpiece {
+
+namespace {
+
+constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint64_t kMaxCharsLimit = 1u << 20;
+
+// A thread's recent words, for a few models at once. The cache is direct-mapped
+// with everything stored inline: a miss costs one overwrite, never an allocation,
+// so a stream of rare words cannot make encoding slower than no cache at all.
+// A model is identified by the stamp it got when installed, so a retrained or
+// reloaded segmenter (even at the same address) never sees another model's entries.
+constexpr std::size_t kCachedBytes = 22;  // longer words are matched directly
+constexpr std::size_t kCachedIds = 8;
+constexpr std::size_t kCacheSlots = 4096;  // per model and thread, about 256 KB
+constexpr std::size_t kCachesPerThread = 2;
+
+struct CacheSlot {
+  std::uint64_t hash = 0;
+  std::uint8_t length = 0;  // 0 = empty (the empty word is never cached)
+  std::uint8_t id_count = 0;
+  char bytes[kCachedBytes] = {};
+  TokenId ids[kCachedIds] = {};
+};
+
+struct WordCache {
+  std::uint64_t stamp = 0;
+  std::vector<CacheSlot> slots;
+};
+
+struct ThreadCaches {
+  std::array<WordCache, kCachesPerThread> caches;
+  std::size_t next_victim = 0;
+
+  WordCache& for_stamp(std::uint64_t stamp) {
+    for (auto& c : caches)
+      if (c.stamp == stamp) return c;
+    WordCache& c = caches[next_victim];
+    next_victim = (next_victim + 1) % kCachesPerThread;
+    c.stamp = stamp;
+    c.slots.assign(kCacheSlots, CacheSlot{});
+    return c;
+  }
+};
+
+std::atomic<std::uint64_t> next_stamp{1};
+
+const std::vector<std::string>& default_specials() {
+  static const std::vector<std::string> specials{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+  return specials;
+}
+
+bool contains_marker(const std::vector<std::string>& pieces) {
+  return std::any_of(pieces.begin(), pieces.end(), [](const std::string& p) {
+    return p.find(kBoundaryMarker) != std::string::npos;
+  });
+}
+
+}  // namespace
+
+struct WordPieceSegmenter::Tries {
+  detail::PieceTrie initial;
+  detail::PieceTrie continuation;
+};
+
+WordPieceSegmenter::WordPieceSegmenter() = default;
+WordPieceSegmenter::~WordPieceSegmenter() = default;
+// Moving keeps the model's stamp, so per-thread cache entries stay valid.
+WordPieceSegmenter::WordPieceSegmenter(WordPieceSegmenter&&) noexcept = default;
+WordPieceSegmenter& WordPieceSegmenter::operator=(WordPieceSegmenter&&) noexcept = default;
+
+bool WordPieceSegmenter::is_continuation(TokenId id) const {
+  if (id >= continuation_.size())
+    throw Error("wordpiece: token id " + std::to_string(id) + " out of range");
+  return continuation_[id] != 0;
+}
+
+void WordPieceSegmenter::install(Vocabulary vocabulary, std::string prefix, std::size_t max_chars,
+                                 bool bert_spacing, bool bert_lookup,
+                                 std::optional<TokenId> unknown, std::vector<TokenId> reserved) {
+  const std::size_t size = vocabulary.size();
+  if (prefix.empty()) throw Error("wordpiece: empty continuation prefix");
+  if (max_chars == 0 || max_chars > kMaxCharsLimit)
+    throw Error("wordpiece: bad max_input_chars_per_word");
+  if (!unknown || *unknown >= size) throw Error("wordpiece: the model has no valid unknown token");
+  std::vector<std::uint8_t> is_reserved(size, 0);
+  for (const TokenId id : reserved) {
+    if (id >= size) throw Error("wordpiece: reserved token id out of range");
+    is_reserved[id] = 1;
+  }
+  std::sort(reserved.begin(), reserved.end());
+  reserved.erase(std::unique(reserved.begin(), reserved.end()), reserved.end());
+
+  std::vector<std::uint8_t> continuation(size, 0);
+  std::vector<std::pair<std::string, TokenId>> initial_keys;
+  std::vector<std::pair<std::string, TokenId>> continuation_keys;
+  initial_keys.reserve(size);
+  continuation_keys.reserve(size);
+  for (TokenId id = 0; id < size; ++id) {
+    const std::string& piece = vocabulary.piece(id);
+    if (is_reserved[id]) continue;
+    const bool cont = piece.size() > prefix.size() && piece.starts_with(prefix);
+    continuation[id] = cont ? 1 : 0;
+    if (cont) continuation_keys.emplace_back(piece.substr(prefix.size()), id);
+    if (!cont || bert_lookup) initial_keys.emplace_back(piece, id);
+  }
+  auto tries = std::make_unique<Tries>();
+  tries->initial.build(std::move(initial_keys));
+  tries->continuation.build(std::move(continuation_keys));
+
+  // Nothing below throws: the old model stays intact if anything above failed.
+  vocabulary_ = std::move(vocabulary);
+  prefix_ = std::move(prefix);
+  max_chars_ = max_chars;
+  bert_spacing_ = bert_spacing;
+  bert_lookup_ = bert_lookup;
+  unknown_ = unknown;
+  reserved_ = std::move(reserved);
+  continuation_ = std::move(continuation);
+  tries_ = std::move(tries);
+  stamp_ = next_stamp.fetch_add(1, std::memory_order_relaxed);
+}
+
+void WordPieceSegmenter::train(const WordCounts& counts, const TrainOptions& options,
+                               TrainingObserver* observer) {
+  const OptionReader reader(
+      "wordpiece", options.extra,
+      {{"continuation_prefix", "prefix of non-initial pieces (default ##)"},
+       {"max_input_chars_per_word", "longer words encode to [UNK] (default 100)"}});
+  TrainerConfig config;
+  config.continuation_prefix = reader.get_string("continuation_prefix", "##");
+  config.max_input_chars_per_word =
+      static_cast<std::size_t>(reader.get_uint("max_input_chars_per_word", 100, 1, kMaxCharsLimit));
+  config.vocab_size = options.vocab_size;
+  config.min_frequency = options.min_frequency;
+  config.character_coverage = options.character_coverage;
+  config.threads = options.threads;
+  config.special_tokens = options.special_tokens.value_or(default_specials());
+
+  auto& specials = config.special_tokens;
+  auto find_special = [&](const char* s) { return std::find(specials.begin(), specials.end(), s); };
+  auto unknown_it = find_special("[UNK]");
+  if (unknown_it == specials.end()) unknown_it = find_special("<unk>");
+  std::size_t unknown_index = static_cast<std::size_t>(unknown_it - specials.begin());
+  if (unknown_it == specials.end()) {
+    // BERT's encoding needs an unknown token; add one rather than fail.
+    specials.emplace_back("[UNK]");
+    unknown_index = specials.size() - 1;
+    if (observer != nullptr) observer->on_message("wordpiece: added [UNK] to the special tokens");
+  }
+  Vocabulary vocabulary;
+  for (const auto& s : specials) {
+    if (s.empty()) throw Error("wordpiece: empty special token");
+    if (vocabulary.contains(s)) throw Error("wordpiece: duplicate special token '" + s + "'");
+    vocabulary.add_special(s);
+  }
+  if (options.vocab_size < specials.size()) {
+    throw Error("wordpiece: vocab_size " + std::to_string(options.vocab_size) +
+                " is smaller than the " + std::to_string(specials.size()) + " special tokens");
+  }
+  const auto unknown = static_cast<TokenId>(unknown_index);
+  vocabulary.set_unknown(unknown);
+
+  TrainerResult result = train_likelihood(counts, config, observer);
+  for (auto& piece : result.pieces) vocabulary.add(std::move(piece));
+  std::vector<TokenId> reserved(specials.size());
+  for (TokenId id = 0; id < reserved.size(); ++id) reserved[id] = id;
+  install(std::move(vocabulary), config.continuation_prefix, config.max_input_chars_per_word, false,
+          false, unknown, std::move(reserved));
+  merges_ = std::move(result.merges);
+}
+
+void WordPieceSegmenter::encode_uncached(std::string_view word, std::vector<TokenId>& out) const {
+  std::size_t chars = 0;
+  for (const char c : word) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  if (chars > max_chars_) {
+    out.push_back(*unknown_);
+    return;
+  }
+  const std::size_t start = out.size();
+  for (std::size_t pos = 0; pos < word.size();) {
+    TokenId id = 0;
+    const detail::PieceTrie& trie = pos == 0 ? tries_->initial : tries_->continuation;
+    const std::size_t length = trie.longest_prefix(word.substr(pos), id);
+    if (length == 0) {
+      // BERT: one unmatched position makes the whole word unknown.
+      out.resize(start);
+      out.push_back(*unknown_);
+      return;
+    }
+    out.push_back(id);
+    pos += length;
+  }
+}
+
+void WordPieceSegmenter::encode(std::string_view word, std::vector<TokenId>& out) const {
+  if (!tries_) throw Error("wordpiece: no model (train, load or import one first)");
+  if (word.empty()) return;
+  if (word.size() > kCachedBytes) {
+    encode_uncached(word, out);
+    return;
+  }
+  thread_local ThreadCaches caches;
+  WordCache& cache = caches.for_stamp(stamp_);
+  const std::uint64_t hash = std::hash<std::string_view>{}(word);
+  CacheSlot& slot = cache.slots[hash & (kCacheSlots - 1)];
+  if (slot.hash == hash && slot.length == word.size() &&
+      std::memcmp(slot.bytes, word.data(), word.size()) == 0) {
+    out.insert(out.end(), slot.ids, slot.ids + slot.id_count);
+    return;
+  }
+  const std::size_t start = out.size();
+  encode_uncached(word, out);
+  const std::size_t count = out.size() - start;
+  if (count <= kCachedIds) {
+    slot.hash = hash;
+    slot.length = static_cast<std::uint8_t>(word.size());
+    slot.id_count = static_cast<std::uint8_t>(count);
+    std::memcpy(slot.bytes, word.data(), word.size());
+    std::copy(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(), slot.ids);
+  }
+}
+
+std::string WordPieceSegmenter::decode(std::span<const TokenId> ids) const {
+  std::string text;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const TokenId id = ids[i];
+    if (id >= vocabulary_.size())
+      throw Error("wordpiece: token id " + std::to_string(id) + " out of range (vocabulary size " +
+                  std::to_string(vocabulary_.size()) + ")");
+    const std::string& piece = vocabulary_.piece(id);
+    if (continuation_[id] != 0) {
+      text.append(piece, prefix_.size());
+    } else {
+      if (bert_spacing_ && i > 0) text.push_back(' ');
+      text.append(piece);
+    }
+  }
+  return text;
+}
+
+void WordPieceSegmenter::save(std::ostream& out) const {
+  if (!tries_) throw Error("wordpiece: no model to save");
+  boost::archive::binary_oarchive archive(out);
+  const std::uint32_t format = kFormatVersion;
+  const auto max_chars = static_cast<std::uint64_t>(max_chars_);
+  const TokenId unknown = *unknown_;
+  archive << format << vocabulary_ << prefix_ << max_chars << bert_spacing_ << bert_lookup_
+          << unknown << reserved_;
+  if (!out) throw Error("wordpiece: write error while saving the model");
+}
+
+void WordPieceSegmenter::load(std::istream& in) {
+  try {
+    boost::archive::binary_iarchive archive(in);
+    std::uint32_t format = 0;
+    archive >> format;
+    if (format != kFormatVersion)
+      throw Error("wordpiece: unsupported model format " + std::to_string(format) + " (expected " +
+                  std::to_string(kFormatVersion) + ")");
+    Vocabulary vocabulary;
+    std::string prefix;
+    std::uint64_t max_chars = 0;
+    bool bert_spacing = false;
+    bool bert_lookup = false;
+    TokenId unknown = 0;
+    std::vector<TokenId> reserved;
+    archive >> vocabulary >> prefix >> max_chars >> bert_spacing >> bert_lookup >> unknown >>
+        reserved;
+    if (max_chars == 0 || max_chars > kMaxCharsLimit)
+      throw Error("wordpiece: malformed model (max chars)");
+    install(std::move(vocabulary), std::move(prefix), static_cast<std::size_t>(max_chars),
+            bert_spacing, bert_lookup, unknown, std::move(reserved));
+    merges_.clear();
+  } catch (const Error& e) {
+    throw Error(std::string("wordpiece: cannot load model: ") + e.what());
+  } catch (const boost::archive::archive_exception& e) {
+    throw Error(std::string("wordpiece: cannot load model: malformed data (") + e.what() + ")");
+  } catch (const std::exception& e) {
+    throw Error(std::string("wordpiece: cannot load model: malformed data (") + e.what() + ")");
+  }
+}
+
+void WordPieceSegmenter::import_vocab_txt(std::istream& in, const std::string& name) {
+  std::vector<std::string> tokens = read_vocab_txt(in, name);
+  if (tokens.empty()) throw Error(name + ": no tokens");
+  std::size_t leading = 0;
+  while (leading < tokens.size() && is_reserved_token(tokens[leading])) ++leading;
+  std::optional<TokenId> unknown;
+  for (const char* candidate : {"[UNK]", "<unk>"}) {
+    for (std::size_t id = 0; id < tokens.size() && !unknown; ++id)
+      if (tokens[id] == candidate) unknown = static_cast<TokenId>(id);
+    if (unknown) break;
+  }
+  if (!unknown) throw Error(name + ": no [UNK] token; WordPiece needs one for unmatchable words");
+  std::vector<TokenId> reserved;
+  for (std::size_t id = 0; id < tokens.size(); ++id)
+    if (is_reserved_token(tokens[id])) reserved.push_back(static_cast<TokenId>(id));
+  // A vocabulary with boundary markers came from tokenlab: its pieces already
+  // carry the spacing, and its first pieces never start with "##".
+  const bool native = contains_marker(tokens);
+
+  Vocabulary vocabulary;
+  for (std::size_t id = 0; id < tokens.size(); ++id) {
+    if (id < leading)
+      vocabulary.add_special(std::move(tokens[id]));
+    else
+      vocabulary.add(std::move(tokens[id]));
+  }
+  if (*unknown < leading) vocabulary.set_unknown(*unknown);
+  install(std::move(vocabulary), "##", 100, !native, !native, unknown, std::move(reserved));
+  merges_.clear();
+}
+
+void WordPieceSegmenter::export_vocab_txt(std::ostream& out) const {
+  if (!tries_) throw Error("wordpiece: no model to export");
+  write_vocab_txt(out, vocabulary_.pieces());
+}
+
+}  // namespace tokenlab::wordpiece

@@ -1,0 +1,140 @@
+// Runs the tokenlab executable as a subprocess and captures what it prints.
+#pragma once
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+extern char** environ;
+
+namespace tokenlab::test {
+
+/// A fresh directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tokenlab-cli-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  [[nodiscard]] std::string operator/(const std::string& name) const {
+    return (path_ / name).string();
+  }
+  [[nodiscard]] std::vector<std::string> entries() const { return entries_of(path_); }
+  static std::vector<std::string> entries_of(const std::filesystem::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      names.push_back(e.path().filename().string());
+    return names;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_bytes(const std::filesystem::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+inline std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+
+  [[nodiscard]] std::vector<std::string> out_lines() const { return split_lines(out); }
+  [[nodiscard]] std::string first_error_line() const {
+    const auto lines = split_lines(err);
+    return lines.empty() ? std::string() : lines.front();
+  }
+};
+
+/// Runs program with args; stdin comes from stdin_text, stdout and stderr are
+/// captured through files (no deadlock whatever the output size).
+inline RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                             const std::string& stdin_text = {}) {
+  TempDir io;
+  const std::string in_path = io / "stdin";
+  const std::string out_path = io / "stdout";
+  const std::string err_path = io / "stderr";
+  write_bytes(in_path, stdin_text);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, in_path.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv_storage{program};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw std::runtime_error("cannot start " + program);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("waitpid failed");
+  }
+  RunResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_bytes(out_path);
+  result.err = read_bytes(err_path);
+  return result;
+}
+
+inline const std::string& cli_path() {
+  static const std::string path = TOKENLAB_CLI_PATH;
+  return path;
+}
+
+inline RunResult run_tokenlab(std::initializer_list<std::string> args,
+                              const std::string& stdin_text = {}) {
+  return run_program(cli_path(), std::vector<std::string>(args), stdin_text);
+}
+
+inline RunResult run_tokenlab(const std::vector<std::string>& args,
+                              const std::string& stdin_text = {}) {
+  return run_program(cli_path(), args, stdin_text);
+}
+
+inline std::string data_file(const std::string& relative) {
+  return std::string(TOKENLAB_TEST_DATA_DIR) + "/" + relative;
+}
+
+}  // namespace tokenlab::test

@@ -1,0 +1,224 @@
+// The CLI contract on small fixture corpora, with golden outputs.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+
+using namespace tokenlab::test;
+
+namespace {
+
+const std::string kEnglish = data_file("corpus/english.txt");
+const std::string kSmall = data_file("corpus/count_small.txt");
+
+bool has_line_starting_with(const std::vector<std::string>& lines, const std::string& prefix) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+}
+
+// Trains a model and fails the test (with the CLI's stderr) if that does not work.
+std::string train(const TempDir& dir, const std::string& algorithm, const std::string& vocab_size,
+                  std::vector<std::string> extra = {}) {
+  const std::string model = dir / (algorithm + ".tkl");
+  std::vector<std::string> args{"train",    "--algorithm", algorithm, "--vocab-size", vocab_size,
+                                "--corpus", kEnglish,      "-o",      model};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const RunResult r = run_tokenlab(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("tokenlab plugins lists the character and word plugins with their files", "[cli]") {
+  const RunResult r = run_tokenlab({"plugins"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto lines = r.out_lines();
+  REQUIRE(lines.size() >= 4);  // header, rule, two plugins at least
+  CHECK_THAT(lines[0],
+             Catch::StartsWith("name") && Catch::Contains("version") && Catch::Contains("file"));
+  CHECK(has_line_starting_with(lines, "character "));
+  CHECK(has_line_starting_with(lines, "word "));
+  CHECK_THAT(r.out, Catch::Contains("character.so") && Catch::Contains("word.so"));
+}
+
+TEST_CASE("tokenlab count writes the golden TSV whatever the thread count", "[cli][count]") {
+  TempDir dir;
+  const std::string golden = read_bytes(data_file("golden/count_small.tsv"));
+  const std::string threads = GENERATE(as<std::string>{}, "1", "2", "4");
+  const RunResult r =
+      run_tokenlab({"count", "--corpus", kSmall, "--threads", threads, "-o", dir / "counts.tsv"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_bytes(dir / "counts.tsv") == golden);
+  CHECK_THAT(r.err, Catch::Contains("24 distinct words") && Catch::Contains("30 occurrences"));
+  CHECK(dir.entries() == std::vector<std::string>{"counts.tsv"});
+
+  SECTION("the corpus may also come from stdin") {
+    const RunResult s =
+        run_tokenlab({"count", "--corpus", "-", "-o", dir / "stdin.tsv"}, read_bytes(kSmall));
+    INFO(s.err);
+    REQUIRE(s.exit_code == 0);
+    CHECK(read_bytes(dir / "stdin.tsv") == golden);
+  }
+}
+
+TEST_CASE("train, encode and decode round-trip the training text", "[cli][train]") {
+  TempDir dir;
+  const auto [algorithm, vocab_size] = GENERATE(table<std::string, std::string>({
+      {"character", "200"},
+      {"word", "5000"},
+  }));
+  INFO(algorithm);
+  const std::string model = train(dir, algorithm, vocab_size, {"--character-coverage", "1"});
+
+  const RunResult encoded = run_tokenlab({"encode", "-m", model, "--input", kEnglish});
+  INFO(encoded.err);
+  REQUIRE(encoded.exit_code == 0);
+  const auto id_lines = encoded.out_lines();
+  const auto text_lines = split_lines(read_bytes(kEnglish));
+  REQUIRE(id_lines.size() == text_lines.size());
+  CHECK(std::none_of(id_lines.begin(), id_lines.end(),
+                     [](const std::string& l) { return l.empty(); }));
+
+  const RunResult decoded = run_tokenlab({"decode", "-m", model}, encoded.out);
+  INFO(decoded.err);
+  REQUIRE(decoded.exit_code == 0);
+  CHECK(decoded.out_lines() == text_lines);
+
+  SECTION("training from counts gives a byte-identical model") {
+    REQUIRE(run_tokenlab({"count", "--corpus", kEnglish, "-o", dir / "english.tsv"}).exit_code ==
+            0);
+    const std::string from_counts = dir / "from_counts.tkl";
+    const RunResult r =
+        run_tokenlab({"train", "-a", algorithm, "-v", vocab_size, "--character-coverage", "1",
+                      "--counts", dir / "english.tsv", "-o", from_counts});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(read_bytes(from_counts) == read_bytes(model));
+  }
+  SECTION("training is deterministic across thread counts") {
+    const std::string again = dir / "again.tkl";
+    const RunResult r =
+        run_tokenlab({"train", "-a", algorithm, "-v", vocab_size, "--character-coverage", "1",
+                      "--corpus", kEnglish, "--threads", "1", "-o", again});
+    REQUIRE(r.exit_code == 0);
+    CHECK(read_bytes(again) == read_bytes(model));
+  }
+}
+
+TEST_CASE("encode --pieces prints the pieces, markers included", "[cli][encode]") {
+  TempDir dir;
+  const std::string input = "The river town\nHe said, \"What is it?\"\n";
+  SECTION("word pieces are whole words, unknown ones shown as the unknown token") {
+    const std::string model = train(dir, "word", "5000");
+    const RunResult r = run_tokenlab({"encode", "-m", model, "--pieces"}, input + "The zyzzyva\n");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out_lines() ==
+          std::vector<std::string>{"\u2581The \u2581river \u2581town",
+                                   "\u2581He \u2581said , \u2581\" What \u2581is \u2581it ?\"",
+                                   "\u2581The <unk>"});
+  }
+  SECTION("character pieces are code points, the marker a piece of its own") {
+    const std::string model = train(dir, "character", "200");
+    const RunResult r = run_tokenlab({"encode", "-m", model, "--pieces"}, "He said, \"no.\"\n");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == "\u2581 H e \u2581 s a i d , \u2581 \" n o . \"\n");
+  }
+  SECTION("ids and pieces agree: one id per piece on every line") {
+    const std::string model = train(dir, "word", "5000");
+    const RunResult ids = run_tokenlab({"encode", "-m", model}, input);
+    const RunResult pieces = run_tokenlab({"encode", "-m", model, "--pieces"}, input);
+    REQUIRE(ids.exit_code == 0);
+    REQUIRE(pieces.exit_code == 0);
+    const auto id_lines = ids.out_lines();
+    const auto piece_lines = pieces.out_lines();
+    REQUIRE(id_lines.size() == piece_lines.size());
+    for (std::size_t i = 0; i < id_lines.size(); ++i)
+      CHECK(std::count(id_lines[i].begin(), id_lines[i].end(), ' ') ==
+            std::count(piece_lines[i].begin(), piece_lines[i].end(), ' '));
+  }
+}
+
+TEST_CASE("compare writes CSV, JSON and Markdown reports with the golden CSV header",
+          "[cli][compare]") {
+  TempDir dir;
+  const std::string reports = dir / "reports";
+  const RunResult r =
+      run_tokenlab({"compare", "--corpus", kEnglish, "--algorithms", "character,word",
+                    "--vocab-size", "300", "--held-out", "0.2", "--report-dir", reports});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(has_line_starting_with(r.out_lines(), "character "));
+  CHECK(has_line_starting_with(r.out_lines(), "word "));
+
+  const auto csv = split_lines(read_bytes(reports + "/compare.csv"));
+  REQUIRE(csv.size() == 3);
+  CHECK(csv[0] == split_lines(read_bytes(data_file("golden/compare_header.csv")))[0]);
+  CHECK_THAT(csv[1], Catch::StartsWith("character,"));
+  CHECK_THAT(csv[2], Catch::StartsWith("word,"));
+
+  const std::string json = read_bytes(reports + "/compare.json");
+  CHECK_THAT(json, Catch::Contains("\"segmenter\": \"character\"") &&
+                       Catch::Contains("\"segmenter\": \"word\""));
+  CHECK_THAT(json, Catch::Contains("\"held-out fraction\": \"0.200"));
+
+  const std::string md = read_bytes(reports + "/compare.md");
+  CHECK_THAT(md, Catch::Contains("| character |") && Catch::Contains("| word |"));
+  const std::vector<std::string> files = TempDir::entries_of(reports);
+  for (const std::string name : {"compare.csv", "compare.json", "compare.md"})
+    CHECK(std::find(files.begin(), files.end(), name) != files.end());
+  CHECK(std::none_of(files.begin(), files.end(),
+                     [](const std::string& f) { return f.find(".tmp") != std::string::npos; }));
+}
+
+TEST_CASE("check-plugin runs the conformance suite on a plugin file", "[cli][check-plugin]") {
+  const std::string plugin = std::string(TOKENLAB_TEST_PLUGIN_DIR) + "/character.so";
+  const RunResult r = run_tokenlab({"check-plugin", plugin});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("plugin character "));
+  CHECK_THAT(r.out, Catch::Contains(" 0 failed"));
+  CHECK_THAT(r.out, Catch::Contains("PASS") && !Catch::Contains("FAIL"));
+}
+
+TEST_CASE("every subcommand has --help and the tool has --version", "[cli]") {
+  const std::string command = GENERATE(as<std::string>{}, "plugins", "count", "train", "encode",
+                                       "decode", "compare", "check-plugin");
+  const RunResult r = run_tokenlab({command, "--help"});
+  INFO(command);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("usage: tokenlab " + command));
+  const RunResult v = run_tokenlab({"--version"});
+  CHECK(v.exit_code == 0);
+  CHECK_THAT(v.out, Catch::StartsWith("tokenlab "));
+}
+
+TEST_CASE(
+    "Hindi text round-trips through a character model, English through a word model of the pair",
+    "[cli][train]") {
+  TempDir dir;
+  const auto [algorithm, corpus] = GENERATE(table<std::string, std::string>({
+      {"character", data_file("corpus/pair.hi.txt")},
+      {"word", data_file("corpus/pair.en.txt")},
+  }));
+  INFO(algorithm << " on " << corpus);
+  const std::string model = dir / "pair.tkl";
+  const RunResult trained =
+      run_tokenlab({"train", "-a", algorithm, "-v", "1000", "--character-coverage", "1", "--corpus",
+                    corpus, "-o", model});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  const RunResult encoded = run_tokenlab({"encode", "-m", model, "--input", corpus});
+  REQUIRE(encoded.exit_code == 0);
+  const RunResult decoded = run_tokenlab({"decode", "-m", model}, encoded.out);
+  REQUIRE(decoded.exit_code == 0);
+  CHECK(decoded.out_lines() == split_lines(read_bytes(corpus)));
+}

@@ -1,0 +1,80 @@
+// Normalizer: Unicode form, case and white space, applied to every line.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/normalizer.hpp"
+
+using tokenlab::NormalizationForm;
+using tokenlab::Normalizer;
+using tokenlab::NormalizerOptions;
+
+TEST_CASE("NFC (the default) composes, NFKC also folds compatibility forms, none keeps bytes",
+          "[normalizer]") {
+  const std::string decomposed = "cafe\u0301";                             // e + combining acute
+  const std::string ligature = "\uFB01ne \uFF28\uFF45\uFF4C\uFF4C\uFF4F";  // "ﬁne Ｈｅｌｌｏ"
+
+  SECTION("nfc") {
+    const Normalizer n;
+    CHECK(n.options().form == NormalizationForm::nfc);
+    CHECK(n.normalize(decomposed) == "caf\u00E9");
+    CHECK(n.normalize(ligature) == ligature);
+  }
+  SECTION("nfkc") {
+    const Normalizer n({.form = NormalizationForm::nfkc});
+    CHECK(n.normalize(decomposed) == "caf\u00E9");
+    CHECK(n.normalize(ligature) == "fine Hello");
+  }
+  SECTION("none") {
+    const Normalizer n({.form = NormalizationForm::none});
+    CHECK(n.normalize(decomposed) == decomposed);
+    CHECK(n.normalize(ligature) == ligature);
+  }
+}
+
+TEST_CASE("lowercasing is full Unicode lowercasing, applied after normalization", "[normalizer]") {
+  const Normalizer n({.form = NormalizationForm::nfkc, .lowercase = true});
+  CHECK(n.normalize("HELLO World") == "hello world");
+  CHECK(n.normalize("\u00DCBER \u0394\u0395\u039B\u03A4\u0391 \u0418\u0412\u0410\u041D") ==
+        "\u00FCber \u03B4\u03B5\u03BB\u03C4\u03B1 \u0438\u0432\u0430\u043D");
+  CHECK(n.normalize("  \uFF28\uFF45\uFF4C\uFF4C\uFF4F   World ") == "hello world");
+}
+
+TEST_CASE("white space runs collapse to one space and lines are trimmed", "[normalizer]") {
+  const Normalizer n;
+  CHECK(n.normalize("  a \t\t b\r\n") == "a b");
+  CHECK(n.normalize("x\u00A0\u00A0y\u3000z\u2003") == "x y z");
+  CHECK(n.normalize(" \t ") == "");
+  CHECK(n.normalize("") == "");
+  SECTION("the output buffer is replaced, not appended to") {
+    std::string out = "previous";
+    n.normalize(" new ", out);
+    CHECK(out == "new");
+  }
+}
+
+TEST_CASE("the ASCII fast path gives exactly what the ICU path gives", "[normalizer]") {
+  // Appending one non-ASCII letter sends the same text through ICU; the ASCII part
+  // of the result must not change.
+  const bool lowercase = GENERATE(false, true);
+  const auto form =
+      GENERATE(NormalizationForm::nfc, NormalizationForm::nfkc, NormalizationForm::none);
+  const Normalizer n({.form = form, .lowercase = lowercase});
+  const std::string text =
+      GENERATE(as<std::string>{}, "Hello, World!", "  leading and\ttabbed\vtext",
+               "MiXeD CaSe 123 #$%&'()*+,-./:;<=>?@[\\]^_`{|}~", "form\ffeed\rcarriage  return",
+               "\x01\x1F control");
+  INFO("text '" << text << "', form " << static_cast<int>(form) << ", lowercase " << lowercase);
+  const std::string accent = "\u00E9";
+  CHECK(n.normalize(text + accent) == n.normalize(text) + accent);
+}
+
+TEST_CASE("normalizer settings round-trip through their stored text form", "[normalizer]") {
+  const NormalizerOptions options{.form = NormalizationForm::nfkc, .lowercase = true};
+  CHECK(options.to_string() == "nfkc+lowercase");
+  CHECK(NormalizerOptions::parse(options.to_string()) == options);
+  CHECK(NormalizerOptions::parse("nfc") == NormalizerOptions{});
+  CHECK_THROWS_AS(NormalizerOptions::parse("nfd"), tokenlab::Error);
+  CHECK_THROWS_AS(NormalizerOptions::parse("nfc+shout"), tokenlab::Error);
+}

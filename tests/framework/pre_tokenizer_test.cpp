@@ -1,0 +1,135 @@
+// PreTokenizer: splitting normalized lines into words that carry the marker.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/pre_tokenizer.hpp"
+
+using tokenlab::MarkerStyle;
+using tokenlab::PreTokenizer;
+using tokenlab::PreTokenizerKind;
+using tokenlab::PreTokenizerOptions;
+using Words = std::vector<std::string>;
+
+namespace {
+
+const std::string M = "\u2581";  // the boundary marker
+
+PreTokenizer unicode_prefix() {
+  return PreTokenizer({.kind = PreTokenizerKind::unicode, .marker = MarkerStyle::prefix});
+}
+
+std::string joined(const Words& words) {
+  std::string out;
+  for (const auto& w : words) out += w;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the whitespace pre-tokenizer splits at spaces only", "[pre_tokenizer]") {
+  const PreTokenizer p({.kind = PreTokenizerKind::whitespace});
+  CHECK(p.split("Hello, world 42x") == Words{M + "Hello,", M + "world", M + "42x"});
+  CHECK(p.split("") == Words{});
+}
+
+TEST_CASE("the unicode pre-tokenizer splits at spaces, punctuation, scripts and digits",
+          "[pre_tokenizer]") {
+  const PreTokenizer p = unicode_prefix();
+  SECTION("the documented example") {
+    CHECK(p.split("Hello, world 42x") == Words{M + "Hello", ",", M + "world", M + "42", "x"});
+  }
+  SECTION("a run of punctuation is one word") {
+    CHECK(p.split("wait...! no") == Words{M + "wait", "...!", M + "no"});
+  }
+  SECTION("digit boundaries") {
+    CHECK(p.split("abc123def") == Words{M + "abc", "123", "def"});
+    CHECK(p.split("2024-01-05") == Words{M + "2024", "-", "01", "-", "05"});
+    CHECK(p.split("\u0967\u0968\u0969 x") ==
+          Words{M + "\u0967\u0968\u0969", M + "x"});  // Devanagari digits
+  }
+  SECTION("a change of script inside a run of letters: Latin then Cyrillic") {
+    CHECK(p.split("abc\u0430\u0431\u0432") == Words{M + "abc", "\u0430\u0431\u0432"});
+  }
+  SECTION("Japanese: Kanji, then Hiragana, then Katakana") {
+    // 日本語 (Han) の (Hiragana) テキスト (Katakana)
+    CHECK(p.split("\u65E5\u672C\u8A9E\u306E\u30C6\u30AD\u30B9\u30C8") ==
+          Words{M + "\u65E5\u672C\u8A9E", "\u306E", "\u30C6\u30AD\u30B9\u30C8"});
+  }
+  SECTION("the prolonged sound mark (script Common) stays inside its Katakana word") {
+    CHECK(p.split("\u30E9\u30FC\u30E1\u30F3") ==
+          Words{M + "\u30E9\u30FC\u30E1\u30F3"});  // ラーメン
+  }
+  SECTION("combining marks stay with their base character") {
+    CHECK(p.split("cafe\u0301 ok") == Words{M + "cafe\u0301", M + "ok"});
+    // नमस्ते: vowel signs and the virama are marks
+    CHECK(p.split("\u0928\u092E\u0938\u094D\u0924\u0947") ==
+          Words{M + "\u0928\u092E\u0938\u094D\u0924\u0947"});
+  }
+  SECTION("a zero width joiner keeps an emoji family together") {
+    const std::string family = "\U0001F468\u200D\U0001F469\u200D\U0001F467";
+    CHECK(p.split("a " + family) == Words{M + "a", M + family});
+  }
+}
+
+TEST_CASE("the icu-words pre-tokenizer uses UAX #29 word breaks and drops spaces",
+          "[pre_tokenizer]") {
+  const PreTokenizer p({.kind = PreTokenizerKind::icu_words});
+  CHECK(p.split("Hello, world") == Words{M + "Hello", ",", M + "world"});
+  CHECK(p.split("don't stop") == Words{M + "don't", M + "stop"});
+  SECTION("Thai, written without spaces, is split by dictionary") {
+    const std::string thai = "\u0E20\u0E32\u0E29\u0E32\u0E44\u0E17\u0E22";  // ภาษาไทย
+    const Words words = p.split(thai);
+    CHECK(words.size() >= 2);
+    CHECK(joined(words) == M + thai);
+  }
+}
+
+TEST_CASE("marker styles: prefix after a space, suffix before a space, none", "[pre_tokenizer]") {
+  const std::string line = "Hello, world";
+  SECTION("prefix") {
+    CHECK(unicode_prefix().split(line) == Words{M + "Hello", ",", M + "world"});
+  }
+  SECTION("suffix") {
+    const PreTokenizer p({.kind = PreTokenizerKind::unicode, .marker = MarkerStyle::suffix});
+    CHECK(p.split(line) == Words{"Hello", "," + M, "world" + M});
+  }
+  SECTION("none") {
+    const PreTokenizer p({.kind = PreTokenizerKind::unicode, .marker = MarkerStyle::none});
+    CHECK(p.split(line) == Words{"Hello", ",", "world"});
+  }
+}
+
+TEST_CASE("restore gives the normalized line back from the joined words", "[pre_tokenizer]") {
+  const auto kind = GENERATE(PreTokenizerKind::whitespace, PreTokenizerKind::unicode,
+                             PreTokenizerKind::icu_words);
+  const auto marker = GENERATE(MarkerStyle::prefix, MarkerStyle::suffix);
+  const std::string line =
+      GENERATE(as<std::string>{}, "Hello, world 42x", "a", "\"Quoted,\" she said -- twice!",
+               "\u0412 \u043D\u0430\u0447\u0430\u043B\u0435 abc\u0430\u0431\u0432 2024-01-05",
+               "\u0928\u092E\u0938\u094D\u0924\u0947 \u0926\u0941\u0928\u093F\u092F\u093E\u0964");
+  const PreTokenizer p({.kind = kind, .marker = marker});
+  INFO(p.options().to_string() << " on '" << line << "'");
+  CHECK(p.restore(joined(p.split(line))) == line);
+}
+
+TEST_CASE("the callback form reuses the scratch buffer and sees the same words",
+          "[pre_tokenizer]") {
+  const PreTokenizer p = unicode_prefix();
+  std::string scratch;
+  Words seen;
+  p.split("one two, three", scratch, [&](std::string_view w) { seen.emplace_back(w); });
+  CHECK(seen == p.split("one two, three"));
+}
+
+TEST_CASE("pre-tokenizer settings round-trip through their stored text form", "[pre_tokenizer]") {
+  const PreTokenizerOptions options{.kind = PreTokenizerKind::icu_words,
+                                    .marker = MarkerStyle::suffix};
+  CHECK(options.to_string() == "icu-words/suffix");
+  CHECK(PreTokenizerOptions::parse("icu-words/suffix") == options);
+  CHECK(PreTokenizerOptions::parse("unicode") == PreTokenizerOptions{});
+  CHECK_THROWS_AS(PreTokenizerOptions::parse("sentencepiece/prefix"), tokenlab::Error);
+  CHECK_THROWS_AS(PreTokenizerOptions::parse("unicode/middle"), tokenlab::Error);
+}

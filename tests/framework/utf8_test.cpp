@@ -1,0 +1,121 @@
+// UTF-8 validation and repair: the first line of defence for every corpus byte.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tokenlab/utf8.hpp"
+
+using namespace std::string_literals;
+namespace utf8 = tokenlab::utf8;
+
+TEST_CASE("well-formed sequences of every length are accepted at their exact boundaries",
+          "[utf8]") {
+  const auto [bytes, length] = GENERATE(table<std::string, std::size_t>({
+      {"A"s, 1},
+      {"\x7F"s, 1},
+      {"\xC2\x80"s, 2},          // U+0080, smallest 2-byte
+      {"\xDF\xBF"s, 2},          // U+07FF
+      {"\xE0\xA0\x80"s, 3},      // U+0800, smallest 3-byte
+      {"\xED\x9F\xBF"s, 3},      // U+D7FF, just below the surrogates
+      {"\xEE\x80\x80"s, 3},      // U+E000, just above the surrogates
+      {"\xEF\xBF\xBF"s, 3},      // U+FFFF
+      {"\xF0\x90\x80\x80"s, 4},  // U+10000, smallest 4-byte
+      {"\xF4\x8F\xBF\xBF"s, 4},  // U+10FFFF, the last code point
+  }));
+  INFO("sequence of " << length << " bytes");
+  CHECK(utf8::sequence_length(bytes, 0) == length);
+  CHECK_FALSE(utf8::find_invalid(bytes).has_value());
+}
+
+TEST_CASE("overlong forms, surrogates, out-of-range and truncated sequences are rejected",
+          "[utf8]") {
+  const auto [bytes, why] = GENERATE(table<std::string, std::string>({
+      {"\xC0\x80"s, "overlong NUL"},
+      {"\xC1\xBF"s, "overlong 2-byte"},
+      {"\xE0\x9F\xBF"s, "overlong 3-byte"},
+      {"\xF0\x8F\xBF\xBF"s, "overlong 4-byte"},
+      {"\xED\xA0\x80"s, "high surrogate U+D800"},
+      {"\xED\xBF\xBF"s, "low surrogate U+DFFF"},
+      {"\xF4\x90\x80\x80"s, "above U+10FFFF"},
+      {"\xF5\x80\x80\x80"s, "lead byte F5"},
+      {"\xFF"s, "byte FF"},
+      {"\x80"s, "lone continuation byte"},
+      {"\xC3"s, "2-byte sequence cut at the end"},
+      {"\xE2\x82"s, "3-byte sequence cut at the end"},
+      {"\xF0\x9F\x98"s, "4-byte sequence cut at the end"},
+      {"\xC3("s, "2-byte sequence interrupted by ASCII"},
+  }));
+  INFO(why);
+  CHECK(utf8::sequence_length(bytes, 0) == 0);
+  REQUIRE(utf8::find_invalid(bytes).has_value());
+  CHECK(*utf8::find_invalid(bytes) == 0);
+}
+
+TEST_CASE("find_invalid reports the byte offset of the first bad sequence", "[utf8]") {
+  SECTION("after a long ASCII run (the eight-bytes-at-a-time fast path)") {
+    const std::string text = "The quick brown fox jumps\xFF over";
+    REQUIRE(utf8::find_invalid(text).has_value());
+    CHECK(*utf8::find_invalid(text) == 25);
+  }
+  SECTION("after multi-byte characters") {
+    const std::string text = "na\xC3\xAFve caf\xC3\xA9 \xE2\x82";
+    REQUIRE(utf8::find_invalid(text).has_value());
+    CHECK(*utf8::find_invalid(text) == 13);
+  }
+  SECTION("valid text of any script has no invalid offset") {
+    CHECK_FALSE(utf8::find_invalid("").has_value());
+    CHECK_FALSE(utf8::find_invalid("\u2581lowest \u0928\u092E\u0938\u094D\u0924\u0947 \U0001F642")
+                    .has_value());
+  }
+}
+
+TEST_CASE("replace_invalid keeps valid text and puts U+FFFD where bytes are bad", "[utf8]") {
+  CHECK(utf8::replace_invalid("already valid \u00E9\U0001F642") ==
+        "already valid \u00E9\U0001F642");
+  CHECK(utf8::replace_invalid("ab\xC3(cd") == "ab\uFFFD(cd");
+  CHECK(utf8::replace_invalid("end\xE2\x82") == "end\uFFFD");
+  CHECK(utf8::replace_invalid("\xF0\x9F\x98x") == "\uFFFDx");
+  CHECK(utf8::replace_invalid("\xFF") == "\uFFFD");
+  SECTION("the result is always valid UTF-8") {
+    const std::string garbage = "\x80\xC0\xAF\xED\xA0\x80\xF8\x88\x80\x80\x80\xFE\xFF ok";
+    CHECK_FALSE(utf8::find_invalid(utf8::replace_invalid(garbage)).has_value());
+  }
+}
+
+// Unicode 15 section 3.9 (U+FFFD substitution of maximal subparts), which ICU,
+// Python and every browser follow: a maximal subpart is the longest prefix of a
+// well-formed sequence, so bytes that can never start or continue one (a stray
+// continuation byte, C0, the A0 after ED) each get their own U+FFFD.
+TEST_CASE("replace_invalid substitutes one U+FFFD per maximal subpart, as ICU does", "[utf8]") {
+  CHECK(utf8::replace_invalid("a\x80\x80z") == "a\uFFFD\uFFFDz");
+  CHECK(utf8::replace_invalid("\xC0\xAF") == "\uFFFD\uFFFD");
+  CHECK(utf8::replace_invalid("\xED\xA0\x80") == "\uFFFD\uFFFD\uFFFD");
+  CHECK(utf8::replace_invalid("\xF0\x80\x80\x80") == "\uFFFD\uFFFD\uFFFD\uFFFD");
+}
+
+TEST_CASE("decode_at and append are inverse over the whole code point range", "[utf8]") {
+  const char32_t cp = GENERATE(U'\0', U'A', U'\u00E9', U'\u07FF', U'\u0800', U'\u2581', U'\uD7FF',
+                               U'\uE000', U'\uFFFD', U'\U00010000', U'\U0001F642', U'\U0010FFFF');
+  std::string encoded;
+  utf8::append(encoded, cp);
+  REQUIRE(encoded.size() == utf8::sequence_length(encoded, 0));
+  CHECK(utf8::decode_at(encoded, 0) == cp);
+  CHECK(utf8::count_code_points(encoded) == 1);
+}
+
+TEST_CASE("code points are counted and split one per character, not per byte", "[utf8]") {
+  const std::string word = "\u2581na\u00EFve\U0001F642";
+  CHECK(utf8::count_code_points(word) == 7);
+  const auto parts = utf8::split_code_points(word);
+  REQUIRE(parts.size() == 7);
+  CHECK(parts[0] == "\u2581");
+  CHECK(parts[3] == "\u00EF");
+  CHECK(parts[6] == "\U0001F642");
+  SECTION("a bad byte becomes a unit of its own instead of being lost") {
+    const auto bad = utf8::split_code_points(
+        "a\xFF"
+        "b");
+    REQUIRE(bad.size() == 3);
+    CHECK(bad[1] == "\xFF");
+  }
+}

@@ -1,0 +1,216 @@
+// WordCounts and the parallel counting pass.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "tokenlab/corpus.hpp"
+#include "tokenlab/counting.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/normalizer.hpp"
+#include "tokenlab/pre_tokenizer.hpp"
+#include "tokenlab/random.hpp"
+#include "tokenlab/word_counts.hpp"
+
+using tokenlab::CorpusReader;
+using tokenlab::Error;
+using tokenlab::WordCounts;
+using tokenlab::test::TempDir;
+using tokenlab::test::write_bytes;
+
+namespace {
+
+using Entries = std::vector<std::pair<std::string, std::uint64_t>>;
+
+Entries entries_of(const WordCounts& counts) {
+  Entries out;
+  for (const auto& e : counts.entries()) out.emplace_back(e.word, e.count);
+  return out;
+}
+
+// A few MiB of text with a Zipf-like vocabulary, some of it non-ASCII, so that
+// counting spans several blocks and the ICU path.
+std::string synthetic_corpus() {
+  const std::vector<std::string> vocabulary = {"the",
+                                               "of",
+                                               "and",
+                                               "to",
+                                               "in",
+                                               "a",
+                                               "is",
+                                               "that",
+                                               "for",
+                                               "it",
+                                               "as",
+                                               "was",
+                                               "with",
+                                               "be",
+                                               "by",
+                                               "on",
+                                               "not",
+                                               "he",
+                                               "I",
+                                               "this",
+                                               "are",
+                                               "or",
+                                               "his",
+                                               "from",
+                                               "at",
+                                               "which",
+                                               "caf\u00E9",
+                                               "na\u00EFve",
+                                               "\u0928\u092E\u0938\u094D\u0924\u0947",
+                                               "\u043C\u0438\u0440",
+                                               "42",
+                                               "3.14",
+                                               "don't",
+                                               "(see",
+                                               "below)",
+                                               "\u65E5\u672C\u8A9E\u306E"};
+  std::uint64_t state = 7;
+  std::string text;
+  std::string line;
+  while (text.size() < (std::size_t{3} << 20)) {
+    line.clear();
+    const auto words = 3 + tokenlab::next_random(state) % 12;
+    for (std::uint64_t w = 0; w < words; ++w) {
+      // Squaring a uniform draw favours the first words, like real frequencies.
+      const double u = tokenlab::next_unit(state);
+      std::string word =
+          vocabulary[static_cast<std::size_t>(u * u * static_cast<double>(vocabulary.size()))];
+      if (tokenlab::next_random(state) % 50 == 0)
+        word += std::to_string(tokenlab::next_random(state) % 5000);
+      line += (w ? " " : "") + word;
+    }
+    if (tokenlab::next_random(state) % 10 == 0) line += ".";
+    text += line + "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "count_words gives the same entries in the same order at 1, 2 and 4 threads, "
+    "equal to a naive count",
+    "[counting]") {
+  TempDir dir;
+  const std::string text = synthetic_corpus();
+  write_bytes(dir / "corpus.txt", text);
+  const tokenlab::Normalizer normalizer;
+  const tokenlab::PreTokenizer pre_tokenizer;
+
+  WordCounts naive;
+  {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+      for (const auto& word : pre_tokenizer.split(normalizer.normalize(line))) naive.add(word);
+  }
+  REQUIRE(naive.size() > 1000);
+
+  const auto count_with = [&](unsigned threads) {
+    CorpusReader reader({(dir / "corpus.txt").string()}, {.block_bytes = 256 << 10});
+    return tokenlab::count_words(reader, normalizer, pre_tokenizer, {.threads = threads});
+  };
+  const WordCounts one = count_with(1);
+  CHECK(entries_of(one) == entries_of(naive));
+  CHECK(one.total() == naive.total());
+  const unsigned threads = GENERATE(2u, 4u);
+  INFO(threads << " threads");
+  CHECK(entries_of(count_with(threads)) == entries_of(one));
+}
+
+TEST_CASE("count_words sends lines rejected by keep_line to on_skipped_line, in corpus order",
+          "[counting]") {
+  TempDir dir;
+  write_bytes(dir / "c.txt", "keep one\n  DROP   two \nkeep three\nDROP four\n");
+  CorpusReader reader({(dir / "c.txt").string()});
+  std::vector<std::string> skipped;
+  tokenlab::CountOptions options;
+  options.threads = 2;
+  options.keep_line = [](std::string_view line) {
+    return line.find("DROP") == std::string_view::npos;
+  };
+  options.on_skipped_line = [&](std::string_view line) { skipped.emplace_back(line); };
+  const WordCounts counts =
+      tokenlab::count_words(reader, tokenlab::Normalizer(), tokenlab::PreTokenizer(), options);
+  CHECK(entries_of(counts) == Entries{{"\u2581keep", 2}, {"\u2581one", 1}, {"\u2581three", 1}});
+  CHECK(skipped == std::vector<std::string>{"DROP two", "DROP four"});
+}
+
+TEST_CASE("WordCounts keeps first-occurrence order and 64-bit totals", "[word_counts]") {
+  WordCounts counts;
+  counts.add("b");
+  counts.add("a", 3);
+  counts.add("b", std::uint64_t{1} << 40);
+  CHECK(entries_of(counts) == Entries{{"b", (std::uint64_t{1} << 40) + 1}, {"a", 3}});
+  CHECK(counts.total() == (std::uint64_t{1} << 40) + 4);
+  CHECK(counts.count_of("a") == 3);
+  CHECK(counts.count_of("c") == 0);
+}
+
+TEST_CASE("merging counts adds the other table's words in its order", "[word_counts]") {
+  WordCounts first;
+  first.add("\u2581low", 5);
+  first.add("\u2581lower", 2);
+  WordCounts second;
+  second.add("\u2581newest", 6);
+  second.add("\u2581low", 1);
+  second.add("\u2581widest", 3);
+  first.merge(second);
+  CHECK(entries_of(first) ==
+        Entries{{"\u2581low", 6}, {"\u2581lower", 2}, {"\u2581newest", 6}, {"\u2581widest", 3}});
+  CHECK(first.total() == 17);
+}
+
+TEST_CASE("the TSV form saves, loads and merges back to the same table", "[word_counts]") {
+  TempDir dir;
+  WordCounts counts;
+  counts.add("\u2581low", 5);
+  counts.add("\u2581caf\u00E9", 2);
+  counts.add(",", std::uint64_t{1} << 33);
+  counts.save_tsv(dir / "counts.tsv");
+  CHECK(tokenlab::test::read_bytes(dir / "counts.tsv") ==
+        "\u2581low\t5\n\u2581caf\u00E9\t2\n,\t8589934592\n");
+  CHECK(dir.entries() == std::vector<std::string>{"counts.tsv"});  // no temporary file left
+  const WordCounts loaded = WordCounts::load_tsv(dir / "counts.tsv");
+  CHECK(entries_of(loaded) == entries_of(counts));
+
+  SECTION("shards counted apart merge to the whole") {
+    WordCounts merged = WordCounts::load_tsv(dir / "counts.tsv");
+    merged.merge(loaded);
+    CHECK(merged.count_of("\u2581low") == 10);
+    CHECK(merged.total() == 2 * counts.total());
+  }
+}
+
+TEST_CASE("malformed TSV lines are errors naming the file and the line", "[word_counts]") {
+  const auto [text, line, why] = GENERATE(table<std::string, int, std::string>({
+      {"a\t1\nno tab here\n", 2, "no tab"},
+      {"a\t1\nb\t\n", 2, "empty count"},
+      {"a\t1\nb\t-3\n", 2, "negative count"},
+      {"a\t1\nb\t0\n", 2, "zero count"},
+      {"a\t1\nb\t12x\n", 2, "trailing garbage"},
+      {"a\t1\nb\t99999999999999999999999\n", 2, "count above 64 bits"},
+      {"a\t1\n\t5\n", 2, "empty word"},
+      {"ok\t1\nx\ty\t2\n", 2, "tab inside the word"},
+      {"ok\t1\n\n\xC3(\t4\n", 3, "invalid UTF-8 in the word"},
+  }));
+  INFO(why);
+  std::istringstream in(text);
+  try {
+    (void)WordCounts::load_tsv(in, "shard.tsv");
+    FAIL("load_tsv accepted a malformed line");
+  } catch (const Error& e) {
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("shard.tsv:" + std::to_string(line) + ":"));
+  }
+}
+
+TEST_CASE("loading counts from a missing file or a directory is a clear error", "[word_counts]") {
+  TempDir dir;
+  CHECK_THROWS_WITH(WordCounts::load_tsv(dir / "nope.tsv"), Catch::Contains("nope.tsv"));
+  CHECK_THROWS_WITH(WordCounts::load_tsv(dir.path()), Catch::Contains("directory"));
+}

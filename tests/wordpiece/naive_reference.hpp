@@ -1,0 +1,130 @@
+// A deliberately simple WordPiece trainer for cross-checking the fast one: every
+// step recounts every unit and every pair from scratch with std::map, scores
+// all pairs, merges the best one everywhere. Quadratic, obviously correct.
+//
+// It follows the same published rules as the fast trainer (see trainer.hpp):
+// continuation units carry the prefix from the start; ties go to the pair that
+// appeared first (a pair keeps the rank it got the first time a scan met it,
+// scanning words in order, left to right); a merge whose string exists already
+// adds no piece; no merge may make a special token or an initial piece that
+// starts with the prefix. Coverage is 1 (every character kept).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab::wordpiece::testing {
+
+enum class Criterion { likelihood, frequency };
+
+struct NaiveMerge {
+  std::string left;
+  std::string right;
+  std::uint64_t count = 0;
+  double score = 0.0;
+};
+
+struct NaiveResult {
+  std::vector<std::string> pieces;  // ordinary pieces, specials excluded
+  std::vector<NaiveMerge> merges;
+};
+
+inline NaiveResult naive_train(const std::vector<std::pair<std::string, std::uint64_t>>& corpus,
+                               std::size_t vocab_size, std::uint64_t min_frequency,
+                               const std::vector<std::string>& specials, Criterion criterion,
+                               const std::string& prefix = "##") {
+  using Pair = std::pair<std::string, std::string>;
+  std::vector<std::vector<std::string>> words;
+  std::vector<std::uint64_t> weights;
+  // Alphabet: characters by total count, descending, ties by first appearance.
+  std::vector<std::string> chars;
+  std::map<std::string, std::uint64_t> char_count;
+  for (const auto& [word, count] : corpus) {
+    if (word.empty() || count == 0) continue;
+    std::vector<std::string> units;
+    for (auto c : utf8::split_code_points(word)) {
+      std::string ch(c);
+      if (char_count.find(ch) == char_count.end()) chars.push_back(ch);
+      char_count[ch] += count;
+      units.push_back(units.empty() ? ch : prefix + ch);
+    }
+    words.push_back(units);
+    weights.push_back(count);
+  }
+  std::stable_sort(chars.begin(), chars.end(), [&](const std::string& x, const std::string& y) {
+    return char_count[x] > char_count[y];
+  });
+  NaiveResult result;
+  std::set<std::string> vocabulary(specials.begin(), specials.end());
+  for (const auto& ch : chars) {
+    result.pieces.push_back(ch);
+    result.pieces.push_back(prefix + ch);
+  }
+  vocabulary.insert(result.pieces.begin(), result.pieces.end());
+  std::size_t size = specials.size() + result.pieces.size();
+
+  std::map<Pair, std::size_t> rank;
+  const std::uint64_t threshold = std::max<std::uint64_t>(min_frequency, 1);
+  while (size < vocab_size) {
+    std::map<std::string, std::uint64_t> unit_count;
+    std::map<Pair, std::uint64_t> pair_count;
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      for (std::size_t i = 0; i < words[w].size(); ++i) {
+        unit_count[words[w][i]] += weights[w];
+        if (i + 1 == words[w].size()) continue;
+        const Pair p{words[w][i], words[w][i + 1]};
+        pair_count[p] += weights[w];
+        if (rank.find(p) == rank.end()) rank.emplace(p, rank.size());
+      }
+    }
+    const Pair* best = nullptr;
+    double best_score = 0;
+    std::string best_text;
+    for (const auto& [p, count] : pair_count) {
+      if (count < threshold) continue;
+      const std::string text = p.first + p.second.substr(prefix.size());
+      const bool initial = p.first.rfind(prefix, 0) != 0;
+      if ((initial && text.rfind(prefix, 0) == 0) ||
+          std::find(specials.begin(), specials.end(), text) != specials.end())
+        continue;
+      const double score =
+          criterion == Criterion::likelihood
+              ? static_cast<double>(count) / (static_cast<double>(unit_count[p.first]) *
+                                              static_cast<double>(unit_count[p.second]))
+              : static_cast<double>(count);
+      if (best == nullptr || score > best_score || (score == best_score && rank[p] < rank[*best])) {
+        best = &p;
+        best_score = score;
+        best_text = text;
+      }
+    }
+    if (best == nullptr) break;
+    result.merges.push_back({best->first, best->second, pair_count[*best], best_score});
+    if (vocabulary.insert(best_text).second) {
+      result.pieces.push_back(best_text);
+      ++size;
+    }
+    for (auto& units : words) {
+      std::vector<std::string> out;
+      for (std::size_t i = 0; i < units.size();) {
+        if (i + 1 < units.size() && units[i] == best->first && units[i + 1] == best->second) {
+          out.push_back(best_text);
+          i += 2;
+        } else {
+          out.push_back(units[i++]);
+        }
+      }
+      units = std::move(out);
+    }
+  }
+  return result;
+}
+
+}  // namespace tokenlab::wordpiece::testing

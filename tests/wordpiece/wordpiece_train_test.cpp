@@ -1,0 +1,352 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "naive_reference.hpp"
+#include "test_options.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/random.hpp"
+#include "tokenlab/train_options.hpp"
+#include "tokenlab/training_observer.hpp"
+#include "tokenlab/word_counts.hpp"
+#include "tokenlab/wordpiece/trainer.hpp"
+#include "tokenlab/wordpiece/wordpiece.hpp"
+
+using tokenlab::TrainOptions;
+using tokenlab::WordCounts;
+using tokenlab::wordpiece::WordPieceSegmenter;
+namespace testing = tokenlab::wordpiece::testing;
+
+namespace {
+
+using Corpus = std::vector<std::pair<std::string, std::uint64_t>>;
+
+const std::vector<std::string> kSpecials{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+
+// The textbook corpus in suffix style: the boundary marker ends each word.
+Corpus textbook() {
+  return {{"low\u2581", 5},
+          {"lower\u2581", 2},
+          {"newest\u2581", 6},
+          {"widest\u2581", 3},
+          {"wider\u2581", 2}};
+}
+
+WordCounts to_counts(const Corpus& corpus) {
+  WordCounts counts;
+  for (const auto& [word, count] : corpus) counts.add(word, count);
+  return counts;
+}
+
+// Words over a small alphabet with skewed counts, so scores tie and pairs recur.
+Corpus random_corpus(std::uint64_t seed, std::size_t words,
+                     const std::vector<std::string>& alphabet, std::size_t max_length) {
+  Corpus corpus;
+  std::uint64_t state = seed;
+  for (std::size_t i = 0; i < words; ++i) {
+    const std::size_t length = 1 + tokenlab::next_random(state) % max_length;
+    std::string word = "\u2581";
+    for (std::size_t j = 0; j < length; ++j)
+      word += alphabet[tokenlab::next_random(state) % alphabet.size()];
+    const std::uint64_t count =
+        1 + (tokenlab::next_random(state) % 4 == 0 ? tokenlab::next_random(state) % 50 : 0);
+    corpus.emplace_back(word, count);
+  }
+  return corpus;
+}
+
+struct Recorder : tokenlab::TrainingObserver {
+  std::vector<tokenlab::TrainingStep> steps;
+  std::vector<std::string> messages;
+  void on_step(const tokenlab::TrainingStep& step) override { steps.push_back(step); }
+  void on_message(std::string_view message) override { messages.emplace_back(message); }
+  [[nodiscard]] bool trace() const override { return true; }
+};
+
+std::string save_bytes(const WordPieceSegmenter& s) {
+  std::ostringstream out;
+  s.save(out);
+  return out.str();
+}
+
+// The first merge of plain frequency-based BPE over the same initial units.
+std::pair<std::string, std::string> first_frequency_merge(const Corpus& corpus) {
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> count;
+  for (const auto& [word, weight] : corpus) {
+    const auto chars = tokenlab::utf8::split_code_points(word);
+    for (std::size_t i = 0; i + 1 < chars.size(); ++i) {
+      std::pair<std::string, std::string> p{
+          i == 0 ? std::string(chars[i]) : "##" + std::string(chars[i]),
+          "##" + std::string(chars[i + 1])};
+      if (count.find(p) == count.end()) order.push_back(p);
+      count[p] += weight;
+    }
+  }
+  auto best = order.front();
+  for (const auto& p : order)
+    if (count[p] > count[best]) best = p;
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("The fast trainer agrees merge for merge with the naive reference",
+          "[wordpiece][train]") {
+  const auto [name, corpus, vocab_size, min_frequency] =
+      GENERATE(table<std::string, Corpus, std::size_t, std::uint64_t>({
+          {"textbook", textbook(), 60, 0},
+          {"random abc", random_corpus(1, 300, {"a", "b", "c"}, 9), 200, 0},
+          {"random abcde", random_corpus(2, 500, {"a", "b", "c", "d", "e"}, 7), 300, 0},
+          {"random with repeats", random_corpus(3, 400, {"a", "a", "b"}, 12), 250, 0},
+          {"random multibyte",
+           random_corpus(4, 300, {"\u00e9", "\u4e2d", "x", "\xF0\x9F\x98\x80"}, 6), 200, 0},
+          {"min_frequency 3", random_corpus(5, 400, {"a", "b", "c", "d"}, 8), 300, 3},
+          {"hash marks", Corpus{{"##tag", 4}, {"#", 3}, {"a##b", 2}, {"###", 5}, {"#x", 2}}, 60, 0},
+          {"special look-alikes", Corpus{{"[UNK]", 9}, {"[CLS]x", 4}, {"UNK", 2}}, 60, 0},
+      }));
+  CAPTURE(name);
+  const auto expected = testing::naive_train(corpus, vocab_size, min_frequency, kSpecials,
+                                             testing::Criterion::likelihood);
+  REQUIRE(!expected.merges.empty());
+
+  WordPieceSegmenter segmenter;
+  Recorder recorder;
+  TrainOptions options =
+      testing::Options(vocab_size).min_frequency(min_frequency).coverage(1.0).threads(1);
+  segmenter.train(to_counts(corpus), options, &recorder);
+  const auto& merges = segmenter.merges();
+  REQUIRE(merges.size() == expected.merges.size());
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    CAPTURE(i);
+    CHECK(merges[i].left == expected.merges[i].left);
+    CHECK(merges[i].right == expected.merges[i].right);
+    CHECK(merges[i].count == expected.merges[i].count);
+    CHECK(merges[i].score == expected.merges[i].score);
+  }
+  std::vector<std::string> pieces(segmenter.vocabulary().pieces().begin() + 5,
+                                  segmenter.vocabulary().pieces().end());
+  CHECK(pieces == expected.pieces);
+  CHECK(recorder.steps.size() == merges.size());
+}
+
+TEST_CASE("The textbook corpus: likelihood and frequency choose different merges",
+          "[wordpiece][train][textbook]") {
+  const Corpus corpus = textbook();
+  const auto frequency_first = first_frequency_merge(corpus);
+  // BPE's choice: e + s, count 9, the first of three pairs seen 9 times.
+  CHECK(frequency_first == std::pair<std::string, std::string>{"##e", "##s"});
+
+  WordPieceSegmenter segmenter;
+  Recorder recorder;
+  segmenter.train(to_counts(corpus), testing::Options(40).coverage(1.0), &recorder);
+  REQUIRE(!recorder.steps.empty());
+
+  SECTION("the first merge is w + ##i: 5 / (5 x 5) = 0.2 beats e + s: 9 / (19 x 9)") {
+    const auto& first = recorder.steps.front();
+    CHECK(first.kind == "merge");
+    CHECK(first.index == 1);
+    REQUIRE(first.fields.size() == 4);
+    CHECK(first.fields[0] == std::pair<std::string, std::string>{"pair", "w + ##i"});
+    CHECK(first.fields[1] == std::pair<std::string, std::string>{"score", "0.2"});
+    CHECK(first.fields[2] == std::pair<std::string, std::string>{"count", "5"});
+    // 5 specials + 11 characters in two forms each + the new piece.
+    CHECK(first.fields[3] == std::pair<std::string, std::string>{"vocabulary", "28"});
+    CHECK(segmenter.merges().front().left + " + " + segmenter.merges().front().right !=
+          frequency_first.first + " + " + frequency_first.second);
+  }
+
+  SECTION("the whole vocabularies differ from BPE's") {
+    const auto likelihood =
+        testing::naive_train(corpus, 40, 0, kSpecials, testing::Criterion::likelihood);
+    const auto frequency =
+        testing::naive_train(corpus, 40, 0, kSpecials, testing::Criterion::frequency);
+    CHECK(likelihood.pieces != frequency.pieces);
+    CHECK(frequency.merges.front().left == "##e");
+    std::vector<std::string> pieces(segmenter.vocabulary().pieces().begin() + 5,
+                                    segmenter.vocabulary().pieces().end());
+    CHECK(pieces == likelihood.pieces);
+  }
+}
+
+TEST_CASE("Training gives identical bytes whatever the thread count",
+          "[wordpiece][train][determinism]") {
+  // More words than one counting chunk, so several chunks really run in parallel.
+  const Corpus corpus =
+      random_corpus(42, 20000, {"a", "b", "c", "d", "e", "f", "g", "\u00fc", "\u2581"}, 10);
+  const WordCounts counts = to_counts(corpus);
+  std::string reference;
+  for (const unsigned threads : {1u, 2u, 3u, 8u}) {
+    CAPTURE(threads);
+    WordPieceSegmenter segmenter;
+    segmenter.train(counts, testing::Options(600).threads(threads), nullptr);
+    const std::string bytes = save_bytes(segmenter);
+    if (reference.empty()) reference = bytes;
+    CHECK(bytes == reference);
+  }
+}
+
+TEST_CASE("The vocabulary holds specials, then the alphabet, then merges", "[wordpiece][train]") {
+  WordPieceSegmenter segmenter;
+  segmenter.train(to_counts(textbook()), testing::Options(30), nullptr);
+  const auto& vocabulary = segmenter.vocabulary();
+  CHECK(vocabulary.size() == 30);
+  CHECK(vocabulary.special_count() == 5);
+  REQUIRE(vocabulary.unknown_id().has_value());
+  CHECK(vocabulary.piece(*vocabulary.unknown_id()) == "[UNK]");
+  CHECK(segmenter.unknown_id() == vocabulary.unknown_id());
+  // The alphabet is ordered by frequency: e (19 occurrences) before the marker (18).
+  CHECK(vocabulary.piece(5) == "e");
+  CHECK(vocabulary.piece(6) == "##e");
+
+  SECTION("custom special tokens: <unk> becomes the unknown token") {
+    WordPieceSegmenter custom;
+    custom.train(to_counts(textbook()), testing::Options(30).specials({"<pad>", "<unk>"}), nullptr);
+    CHECK(custom.vocabulary().special_count() == 2);
+    CHECK(custom.vocabulary().unknown_id() == tokenlab::TokenId{1});
+  }
+  SECTION("special tokens without an unknown token get [UNK] appended") {
+    WordPieceSegmenter custom;
+    Recorder recorder;
+    custom.train(to_counts(textbook()), testing::Options(30).specials({"<s>"}), &recorder);
+    CHECK(custom.vocabulary().piece(1) == "[UNK]");
+    CHECK(custom.vocabulary().unknown_id() == tokenlab::TokenId{1});
+    CHECK(!recorder.messages.empty());
+  }
+}
+
+TEST_CASE("Training stops when no pair reaches min_frequency", "[wordpiece][train]") {
+  WordPieceSegmenter segmenter;
+  Recorder recorder;
+  segmenter.train(to_counts(textbook()), testing::Options(1000).min_frequency(7), &recorder);
+  for (const auto& m : segmenter.merges()) CHECK(m.count >= 7);
+  CHECK(segmenter.vocabulary().size() < 1000);
+  CHECK(!recorder.messages.empty());
+}
+
+TEST_CASE("Character coverage drops rare characters and the words holding them",
+          "[wordpiece][train]") {
+  Corpus corpus = random_corpus(9, 500, {"a", "b", "c"}, 6);
+  corpus.emplace_back("\u2581q", 1);
+  WordPieceSegmenter segmenter;
+  segmenter.train(to_counts(corpus), testing::Options(100).coverage(0.999), nullptr);
+  CHECK_FALSE(segmenter.vocabulary().contains("q"));
+  CHECK_FALSE(segmenter.vocabulary().contains("##q"));
+  std::vector<tokenlab::TokenId> ids;
+  segmenter.encode("\u2581q", ids);
+  CHECK(ids == std::vector<tokenlab::TokenId>{*segmenter.unknown_id()});
+}
+
+TEST_CASE("Bad options are rejected with a clear message", "[wordpiece][options]") {
+  const WordCounts counts = to_counts(textbook());
+  WordPieceSegmenter segmenter;
+  TrainOptions options = testing::Options(40);
+
+  SECTION("an unknown key lists the valid ones") {
+    options.extra["max_chars"] = "5";
+    try {
+      segmenter.train(counts, options, nullptr);
+      FAIL("no error");
+    } catch (const tokenlab::Error& e) {
+      const std::string message = e.what();
+      CHECK_THAT(message, Catch::Contains("max_chars"));
+      CHECK_THAT(message, Catch::Contains("continuation_prefix"));
+      CHECK_THAT(message, Catch::Contains("max_input_chars_per_word"));
+    }
+  }
+  SECTION("bad values") {
+    const auto [key, value] = GENERATE(table<std::string, std::string>({
+        {"continuation_prefix", ""},
+        {"continuation_prefix", "# #"},
+        {"continuation_prefix", "\xff"},
+        {"max_input_chars_per_word", "0"},
+        {"max_input_chars_per_word", "ten"},
+        {"max_input_chars_per_word", "-3"},
+    }));
+    CAPTURE(key, value);
+    options.extra[key] = value;
+    CHECK_THROWS_AS(segmenter.train(counts, options, nullptr), tokenlab::Error);
+  }
+  SECTION("bad common options") {
+    SECTION("coverage 0") {
+      options.character_coverage = 0.0;
+    }
+    SECTION("coverage above 1") {
+      options.character_coverage = 1.5;
+    }
+    SECTION("vocabulary smaller than the specials") {
+      options.vocab_size = 3;
+    }
+    SECTION("duplicate specials") {
+      options.special_tokens = std::vector<std::string>{"[UNK]", "[UNK]"};
+    }
+    SECTION("empty special") {
+      options.special_tokens = std::vector<std::string>{"[UNK]", ""};
+    }
+    CHECK_THROWS_AS(segmenter.train(counts, options, nullptr), tokenlab::Error);
+  }
+  SECTION("a failed training keeps the previous model") {
+    segmenter.train(counts, options, nullptr);
+    const std::string before = save_bytes(segmenter);
+    options.extra["continuation_prefix"] = "";
+    CHECK_THROWS_AS(segmenter.train(counts, options, nullptr), tokenlab::Error);
+    CHECK(save_bytes(segmenter) == before);
+  }
+}
+
+TEST_CASE("A custom continuation prefix is used throughout", "[wordpiece][train]") {
+  WordPieceSegmenter segmenter;
+  TrainOptions options = testing::Options(40).coverage(1.0);
+  options.extra["continuation_prefix"] = "@@";
+  segmenter.train(to_counts(textbook()), options, nullptr);
+  CHECK(segmenter.continuation_prefix() == "@@");
+  CHECK(segmenter.vocabulary().contains("@@e"));
+  CHECK_FALSE(segmenter.vocabulary().contains("##e"));
+  const auto expected =
+      testing::naive_train(textbook(), 40, 0, kSpecials, testing::Criterion::likelihood, "@@");
+  std::vector<std::string> pieces(segmenter.vocabulary().pieces().begin() + 5,
+                                  segmenter.vocabulary().pieces().end());
+  CHECK(pieces == expected.pieces);
+  std::vector<tokenlab::TokenId> ids;
+  segmenter.encode("lowest\u2581", ids);
+  CHECK(segmenter.decode(ids) == "lowest\u2581");
+}
+
+TEST_CASE("Training on an empty corpus gives the specials only", "[wordpiece][train]") {
+  WordPieceSegmenter segmenter;
+  segmenter.train(WordCounts{}, testing::Options(100), nullptr);
+  CHECK(segmenter.vocabulary().size() == 5);
+  std::vector<tokenlab::TokenId> ids;
+  segmenter.encode("abc", ids);
+  CHECK(ids == std::vector<tokenlab::TokenId>{1});
+}
+
+TEST_CASE("The vocabulary never exceeds vocab_size, even when the alphabet does not fit",
+          "[wordpiece][train]") {
+  // 40 characters, so 80 alphabet forms: more than the budget below.
+  std::vector<std::string> alphabet;
+  for (char32_t c = 0x4E00; c < 0x4E00 + 40; ++c) {
+    std::string s;
+    tokenlab::utf8::append(s, c);
+    alphabet.push_back(s);
+  }
+  const Corpus corpus = random_corpus(11, 400, alphabet, 4);
+  const std::size_t vocab_size = GENERATE(5, 6, 30, 60, 90);
+  CAPTURE(vocab_size);
+  WordPieceSegmenter segmenter;
+  segmenter.train(to_counts(corpus), testing::Options(vocab_size).coverage(1.0), nullptr);
+  CHECK(segmenter.vocabulary().size() <= vocab_size);
+  // Words whose forms were all kept still round-trip; the others are unknown.
+  std::size_t known = 0;
+  for (const auto& [word, count] : corpus) {
+    std::vector<tokenlab::TokenId> ids;
+    segmenter.encode(word, ids);
+    if (ids == std::vector<tokenlab::TokenId>{*segmenter.unknown_id()}) continue;
+    ++known;
+    CHECK(segmenter.decode(ids) == word);
+  }
+  if (vocab_size >= 60) CHECK(known > 0);
+}
