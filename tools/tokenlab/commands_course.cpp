@@ -1,4 +1,5 @@
 // trace, import and export: the commands for courses and for interoperability.
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -137,13 +138,19 @@ int cmd_trace(const std::vector<std::string>& args) {
 
   std::cout << counts.size() << " distinct words; " << tokens << " tokens and " << symbols.size()
             << " symbols at the start\n\n";
+  // One table per kind of step (BPE has merges; unigram has EM rounds and pruning
+  // steps with different columns), printed in order of first appearance.
   struct Tracer : TrainingObserver {
     MarkerStyle marker;
-    ReportTable table;
+    std::vector<std::pair<std::string, ReportTable>> tables;
     std::vector<std::string> notes;
     [[nodiscard]] bool trace() const override { return true; }
     void on_step(const TrainingStep& step) override {
-      if (table.columns.empty()) {
+      auto it = std::find_if(tables.begin(), tables.end(),
+                             [&](const auto& t) { return t.first == step.kind; });
+      if (it == tables.end()) {
+        ReportTable table;
+        table.title = step.kind;
         table.columns.push_back({"step", ColumnKind::integer});
         for (const auto& [name, value] : step.fields) {
           const bool numeric =
@@ -151,17 +158,24 @@ int cmd_trace(const std::vector<std::string>& args) {
               (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-');
           table.columns.push_back({name, numeric ? ColumnKind::real : ColumnKind::text});
         }
+        tables.emplace_back(step.kind, std::move(table));
+        it = std::prev(tables.end());
       }
       std::vector<std::string> row{std::to_string(step.index)};
       for (const auto& [name, value] : step.fields) row.push_back(show(value, marker));
-      table.rows.push_back(std::move(row));
+      it->second.rows.push_back(std::move(row));
     }
     void on_message(std::string_view message) override { notes.emplace_back(message); }
   } tracer;
   tracer.marker = pre.marker;
   auto segmenter = registry.create(algorithm);
   segmenter->train(counts, options, &tracer);
-  write_terminal(std::cout, tracer.table);
+  for (std::size_t i = 0; i < tracer.tables.size(); ++i) {
+    auto& table = tracer.tables[i].second;
+    if (tracer.tables.size() == 1) table.title.clear();  // a single table needs no heading
+    if (i > 0) std::cout << '\n';
+    write_terminal(std::cout, table);
+  }
   for (const auto& note : tracer.notes) std::cout << note << '\n';
   std::cout << "\nvocabulary size " << segmenter->vocabulary().size() << '\n';
   for (const auto& w : encode_words) {

@@ -1,0 +1,80 @@
+// File: trie.hpp
+// A read-only byte trie over the pieces of a unigram model, built once and then
+// queried for every prefix of a text that is a piece (a "common prefix search").
+//
+//   PieceTrie trie({{"\u2581l", 7}, {"\u2581lo", 9}, {"w", 3}});
+//   trie.common_prefixes("\u2581low", 0, [](std::size_t length, std::uint32_t id) {
+//     // called for ("▁l", 7) then ("▁lo", 9): length is in bytes
+//   });
+//
+// Layout: nodes in breadth-first order, the children of a node contiguous and
+// sorted by byte, so a lookup scans a few adjacent labels; nodes with many
+// children (the root, "▁", frequent prefixes) get a 256-entry direct table. A
+// query allocates nothing. Immutable after construction; any number of threads
+// may query one trie concurrently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tokenlab::unigram {
+
+class PieceTrie {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+  PieceTrie();
+  /// Builds from (key, value) pairs. Keys must be distinct and non-empty; the
+  /// views need to live only during construction. Throws Error on a duplicate.
+  explicit PieceTrie(std::vector<std::pair<std::string_view, std::uint32_t>> entries);
+
+  /// Calls fn(length, value) for every key equal to text.substr(pos, length),
+  /// shortest first.
+  template <class Fn>
+  void common_prefixes(std::string_view text, std::size_t pos, Fn&& fn) const {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    std::uint32_t node = 0;
+    for (std::size_t i = pos; i < text.size(); ++i) {
+      node = child(node, bytes[i]);
+      if (node == kNone) return;
+      if (nodes_[node].value != kNone) fn(i + 1 - pos, nodes_[node].value);
+    }
+  }
+
+  /// The value of key, or kNone.
+  [[nodiscard]] std::uint32_t find(std::string_view key) const noexcept;
+
+  [[nodiscard]] std::size_t node_count() const noexcept { return nodes_.size(); }
+
+ private:
+  struct Node {
+    std::uint32_t first_child = 0;
+    std::uint32_t value = kNone;
+    std::uint32_t dense = kNone;  // offset of a 256-entry table in dense_, or kNone
+    std::uint16_t child_count = 0;
+    std::uint8_t label = 0;
+  };
+
+  // Above this many children a node gets a direct table: a linear scan over more
+  // labels costs more than the table's cache footprint.
+  static constexpr std::uint16_t kDenseThreshold = 24;
+
+  [[nodiscard]] std::uint32_t child(std::uint32_t node, unsigned char c) const noexcept {
+    const Node& n = nodes_[node];
+    if (n.dense != kNone) return dense_[n.dense + c];
+    const Node* first = nodes_.data() + n.first_child;
+    for (std::uint16_t k = 0; k < n.child_count; ++k) {
+      if (first[k].label == c) return n.first_child + k;
+      if (first[k].label > c) break;
+    }
+    return kNone;
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<std::uint32_t> dense_;
+};
+
+}  // namespace tokenlab::unigram

@@ -1,0 +1,801 @@
+#include "tokenlab/unigram/trainer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/unigram/lattice.hpp"
+#include "tokenlab/unigram/trie.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab::unigram {
+
+namespace {
+
+// Words longer than this (in code points) are left out of seeding and EM, as
+// SentencePiece leaves out long sentences; it also keeps lattice positions in 16 bits.
+constexpr std::size_t kMaxWordChars = 4096;
+// Expected counts are summed in fixed point (units of 2^-20): integer addition is
+// associative, so the totals are bit-identical whatever the thread count and
+// whatever order the workers finish in, without one partial vector per chunk.
+constexpr double kFixedScale = 1048576.0;
+// An unknown character costs this much below the least likely piece (SentencePiece's kUnkPenalty).
+constexpr double kUnknownPenalty = 10.0;
+constexpr double kExpectedCountThreshold = 0.5;
+constexpr std::size_t kChunkWords = 512;
+constexpr std::size_t kChunkPieces = 256;
+constexpr std::uint32_t kRemoved = 0xFFFFFFFFu;
+constexpr std::uint64_t kMask21 = (1u << 21) - 1;
+
+// Runs fn(worker, task) for every task in [0, tasks) on up to `threads` threads;
+// worker < threads identifies the calling thread's private buffers.
+template <class Fn>
+void run_workers(std::size_t tasks, unsigned threads, Fn&& fn) {
+  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, tasks)));
+  if (threads <= 1) {
+    for (std::size_t t = 0; t < tasks; ++t) fn(0u, t);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto worker = [&](unsigned w) {
+    for (;;) {
+      const std::size_t t = next.fetch_add(1, std::memory_order_relaxed);
+      if (t >= tasks) return;
+      try {
+        fn(w, t);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next.store(tasks);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (unsigned w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  worker(0);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+std::size_t utf8_length(std::uint32_t cp) noexcept {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+std::size_t lead_length(unsigned char c) noexcept {
+  return c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+}
+
+// The distinct words the trainer works on, as UTF-8 and as code points.
+struct Corpus {
+  std::vector<std::string_view> text;
+  std::vector<std::uint64_t> count;
+  std::vector<std::uint32_t> cps;
+  std::vector<std::size_t> cp_begin{0};
+  std::deque<std::string> repaired;  // storage for words that were not valid UTF-8
+  std::uint64_t total = 0;
+  std::size_t skipped = 0;
+
+  [[nodiscard]] std::size_t size() const noexcept { return text.size(); }
+  [[nodiscard]] std::uint32_t length(std::size_t w) const noexcept {
+    return static_cast<std::uint32_t>(cp_begin[w + 1] - cp_begin[w]);
+  }
+};
+
+Corpus load_corpus(const WordCounts& counts) {
+  Corpus c;
+  c.text.reserve(counts.size());
+  c.count.reserve(counts.size());
+  c.cp_begin.reserve(counts.size() + 1);
+  for (const auto& e : counts.entries()) {
+    if (e.count == 0 || e.word.empty()) continue;
+    std::string_view word = e.word;
+    if (utf8::find_invalid(word)) {
+      c.repaired.push_back(utf8::replace_invalid(word));
+      word = c.repaired.back();
+    }
+    const std::size_t start = c.cps.size();
+    for (std::size_t i = 0; i < word.size();) {
+      c.cps.push_back(utf8::decode_at(word, i));
+      i += std::max<std::size_t>(1, utf8::sequence_length(word, i));
+    }
+    if (c.cps.size() - start > kMaxWordChars) {
+      c.cps.resize(start);
+      ++c.skipped;
+      continue;
+    }
+    c.text.push_back(word);
+    c.count.push_back(e.count);
+    c.cp_begin.push_back(c.cps.size());
+    c.total += e.count;
+  }
+  return c;
+}
+
+// Characters by weighted frequency (ties: smaller code point), kept until they
+// cover character_coverage of all occurrences, at most `cap` of them.
+std::vector<std::pair<std::uint32_t, std::uint64_t>> required_characters(const Corpus& c,
+                                                                         double coverage,
+                                                                         std::size_t cap) {
+  std::unordered_map<std::uint32_t, std::uint64_t> counts;
+  std::uint64_t all = 0;
+  for (std::size_t w = 0; w < c.size(); ++w) {
+    for (std::size_t i = c.cp_begin[w]; i < c.cp_begin[w + 1]; ++i) counts[c.cps[i]] += c.count[w];
+    all += c.count[w] * c.length(w);
+  }
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> sorted(counts.begin(), counts.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> required;
+  std::uint64_t accumulated = 0;
+  for (const auto& entry : sorted) {
+    if (static_cast<double>(accumulated) / static_cast<double>(all) >= coverage) break;
+    if (required.size() == cap) break;
+    required.push_back(entry);
+    accumulated += entry.second;
+  }
+  return required;
+}
+
+std::string to_utf8(const std::uint32_t* cps, std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) utf8::append(s, static_cast<char32_t>(cps[i]));
+  return s;
+}
+
+void to_log_probabilities(std::vector<ScoredPiece>& pieces) {
+  double sum = 0.0;
+  for (const auto& p : pieces) sum += p.score;
+  const double log_sum = std::log(sum);
+  for (auto& p : pieces) p.score = std::log(p.score) - log_sum;
+}
+
+// Seed substrings from a suffix array of the distinct words truncated to
+// max_piece_length code points. Every distinct substring s of the text belongs to
+// exactly one node of the (truncated) suffix tree: an lcp-interval when it occurs
+// at two or more positions, a leaf otherwise. All substrings of one node occur at
+// the same positions, so the longest has the best frequency x length; it is the
+// node's only candidate (as in SentencePiece, which enumerates the same nodes with
+// an enhanced suffix array). Frequencies are weighted by word counts.
+SeedVocabulary seed_from_corpus(
+    const Corpus& corpus, const std::vector<std::pair<std::uint32_t, std::uint64_t>>& required,
+    const TrainerConfig& config) {
+  SeedVocabulary seeds;
+  const std::unordered_set<std::string> reserved(config.reserved.begin(), config.reserved.end());
+  for (const auto& [cp, count] : required) {
+    std::string s;
+    utf8::append(s, static_cast<char32_t>(cp));
+    if (reserved.count(s) != 0) continue;
+    seeds.pieces.push_back({std::move(s), static_cast<double>(count)});
+  }
+  seeds.required_characters = seeds.pieces.size();
+
+  const std::size_t max_len = std::min<std::size_t>(config.max_piece_length, 255);
+  const std::size_t want =
+      config.seed_size > seeds.pieces.size() ? config.seed_size - seeds.pieces.size() : 0;
+  if (want > 0 && max_len >= 2 && corpus.size() > 0) {
+    std::unordered_set<std::uint32_t> is_required;
+    for (const auto& r : required) is_required.insert(r.first);
+
+    // Text: each word's code points then 0; characters outside the required set
+    // become 0 too, so no substring spans one.
+    if (corpus.cps.size() + corpus.size() >= 0xFFFFFFFFu)
+      throw Error(
+          "unigram: the distinct words hold too many characters for seeding (over 4 billion)");
+    std::vector<std::uint32_t> t;
+    t.reserve(corpus.cps.size() + corpus.size());
+    for (std::size_t w = 0; w < corpus.size(); ++w) {
+      for (std::size_t i = corpus.cp_begin[w]; i < corpus.cp_begin[w + 1]; ++i)
+        t.push_back(is_required.count(corpus.cps[i]) != 0 ? corpus.cps[i] : 0);
+      t.push_back(0);
+    }
+
+    struct Suffix {
+      std::uint64_t key;  // first three code points, 21 bits each (0 after the end)
+      std::uint32_t pos;
+      std::uint32_t word;
+    };
+    std::vector<Suffix> sfx;
+    sfx.reserve(corpus.cps.size());
+    const std::size_t key_len = std::min<std::size_t>(3, max_len);
+    for (std::size_t w = 0; w < corpus.size(); ++w) {
+      const std::size_t begin = corpus.cp_begin[w] + w;
+      const std::size_t end = corpus.cp_begin[w + 1] + w;
+      for (std::size_t p = begin; p < end; ++p) {
+        if (t[p] == 0) continue;
+        std::uint64_t key = 0;
+        bool live = true;
+        for (std::size_t i = 0; i < 3; ++i) {
+          std::uint64_t c = 0;
+          if (live && i < key_len) {
+            c = t[p + i];
+            live = c != 0;
+          }
+          key = (key << 21) | c;
+        }
+        sfx.push_back({key, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(w)});
+      }
+    }
+    // Total order (equal truncated suffixes by position), so the sorted array
+    // does not depend on how the sort was split between threads.
+    auto suffix_less = [&](const Suffix& a, const Suffix& b) {
+      if (a.key != b.key) return a.key < b.key;
+      if (max_len > 3 && (a.key & kMask21) != 0) {
+        for (std::size_t i = 3; i < max_len; ++i) {
+          const std::uint32_t x = t[a.pos + i];
+          const std::uint32_t y = t[b.pos + i];
+          if (x != y) return x < y;
+          if (x == 0) break;
+        }
+      }
+      return a.pos < b.pos;
+    };
+    {
+      const std::size_t parts = std::max<unsigned>(1, config.threads);
+      std::vector<std::size_t> bounds(parts + 1);
+      for (std::size_t i = 0; i <= parts; ++i) bounds[i] = sfx.size() * i / parts;
+      run_workers(parts, config.threads, [&](unsigned, std::size_t part) {
+        std::sort(sfx.begin() + static_cast<std::ptrdiff_t>(bounds[part]),
+                  sfx.begin() + static_cast<std::ptrdiff_t>(bounds[part + 1]), suffix_less);
+      });
+      for (std::size_t width = 1; width < parts; width *= 2) {
+        for (std::size_t i = 0; i + width < parts; i += 2 * width) {
+          const auto first = sfx.begin() + static_cast<std::ptrdiff_t>(bounds[i]);
+          const auto middle = sfx.begin() + static_cast<std::ptrdiff_t>(bounds[i + width]);
+          const auto last =
+              sfx.begin() + static_cast<std::ptrdiff_t>(bounds[std::min(parts, i + 2 * width)]);
+          std::inplace_merge(first, middle, last, suffix_less);
+        }
+      }
+    }
+
+    const std::size_t n = sfx.size();
+    std::vector<std::uint8_t> lcp(n + 1, 0);
+    constexpr std::size_t kLcpBlock = 1 << 16;
+    run_workers((n + kLcpBlock - 1) / kLcpBlock, config.threads, [&](unsigned, std::size_t block) {
+      const std::size_t from = std::max<std::size_t>(1, block * kLcpBlock);
+      const std::size_t to = std::min(n, (block + 1) * kLcpBlock);
+      for (std::size_t i = from; i < to; ++i) {
+        const std::uint32_t a = sfx[i - 1].pos, b = sfx[i].pos;
+        std::size_t l = 0;
+        while (l < max_len && t[a + l] == t[b + l] && t[a + l] != 0) ++l;
+        lcp[i] = static_cast<std::uint8_t>(l);
+      }
+    });
+    std::vector<std::uint64_t> weight(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) weight[i + 1] = weight[i] + corpus.count[sfx[i].word];
+
+    struct Candidate {
+      std::uint64_t score;
+      std::uint32_t pos;
+      std::uint32_t len;
+    };
+    std::vector<Candidate> candidates;
+    // A substring seen once in the whole corpus is not a useful seed: such
+    // candidates (every long tail of a rare word) would crowd out real ones.
+    const std::uint64_t min_frequency = std::max<std::uint64_t>(2, config.min_frequency);
+    auto consider = [&](std::uint32_t pos, std::size_t len, std::uint64_t freq) {
+      if (len < 2 || freq < min_frequency) return;
+      int markers = 0;
+      for (std::size_t i = 0; i < len; ++i) {
+        if (t[pos + i] != kBoundaryMarkerCodePoint) continue;
+        if ((i != 0 && i != len - 1) || ++markers > 1) return;
+      }
+      candidates.push_back({freq * len, pos, static_cast<std::uint32_t>(len)});
+    };
+    // Internal nodes: bottom-up traversal of the lcp-intervals.
+    struct Open {
+      std::size_t depth;
+      std::size_t lb;
+    };
+    std::vector<Open> stack{{0, 0}};
+    for (std::size_t i = 1; i <= n; ++i) {
+      const std::size_t h = i < n ? lcp[i] : 0;
+      std::size_t lb = i - 1;
+      while (h < stack.back().depth) {
+        const Open top = stack.back();
+        stack.pop_back();
+        consider(sfx[top.lb].pos, top.depth, weight[i] - weight[top.lb]);
+        lb = top.lb;
+      }
+      if (h > stack.back().depth) stack.push_back({h, lb});
+    }
+    // Leaves: substrings that occur at one position only, but still in the
+    // corpus more than once when their word's count is above 1.
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t p = sfx[i].pos;
+      std::size_t full = 0;
+      while (full < max_len && t[p + full] != 0) ++full;
+      if (full > std::max<std::size_t>(lcp[i], lcp[i + 1]))
+        consider(p, full, corpus.count[sfx[i].word]);
+    }
+
+    auto better = [&](const Candidate& a, const Candidate& b) {
+      if (a.score != b.score) return a.score > b.score;
+      return std::lexicographical_compare(t.begin() + a.pos, t.begin() + a.pos + a.len,
+                                          t.begin() + b.pos, t.begin() + b.pos + b.len);
+    };
+    if (candidates.size() > want) {
+      std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(want),
+                       candidates.end(), better);
+      candidates.resize(want);
+    }
+    std::sort(candidates.begin(), candidates.end(), better);
+    for (const auto& c : candidates) {
+      std::string s = to_utf8(t.data() + c.pos, c.len);
+      if (reserved.count(s) != 0) continue;
+      seeds.pieces.push_back({std::move(s), static_cast<double>(c.score)});
+    }
+  }
+  if (!seeds.pieces.empty()) to_log_probabilities(seeds.pieces);
+  return seeds;
+}
+
+std::string format_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", v);
+  return buf;
+}
+
+// EM and pruning over the distinct words. Each word's lattice is built once from
+// the seed vocabulary and stored as a flat edge list; an M-step or a pruning step
+// only deletes pieces, so it filters those lists instead of rebuilding them.
+class EmTrainer {
+ public:
+  EmTrainer(const Corpus& corpus, const TrainerConfig& config, TrainingObserver* observer)
+      : corpus_(corpus),
+        config_(config),
+        observer_(observer),
+        threads_(std::max(1u, config.threads)) {}
+
+  std::vector<ScoredPiece> run(SeedVocabulary seeds) {
+    for (std::size_t i = 0; i < seeds.pieces.size(); ++i) {
+      pieces_.push_back(std::move(seeds.pieces[i].piece));
+      scores_.push_back(seeds.pieces[i].score);
+      required_.push_back(i < seeds.required_characters ? 1 : 0);
+    }
+    if (corpus_.size() > 0 && !pieces_.empty()) {
+      build_edges();
+      const auto desired =
+          std::max(config_.piece_target,
+                   static_cast<std::size_t>(static_cast<double>(config_.piece_target) * 1.1));
+      const double start = std::log(static_cast<double>(pieces_.size()) + 1.0);
+      const double goal = std::log(static_cast<double>(desired) + 1.0);
+      for (;;) {
+        for (unsigned it = 0; it < config_.num_sub_iterations; ++it) {
+          double objective = 0.0, tokens = 0.0;
+          const auto expected = e_step(objective, tokens);
+          m_step(expected);
+          if (observer_ != nullptr && observer_->trace()) {
+            observer_->on_step({"em",
+                                em_steps_,
+                                {{"size", std::to_string(pieces_.size())},
+                                 {"objective", format_double(objective)},
+                                 {"tokens_per_word", format_double(tokens)}}});
+          }
+          ++em_steps_;
+        }
+        if (observer_ != nullptr && start > goal) {
+          const double now = std::log(static_cast<double>(pieces_.size()) + 1.0);
+          observer_->on_progress("unigram em",
+                                 std::clamp((start - now) / (start - goal), 0.0, 1.0));
+        }
+        if (pieces_.size() <= desired) break;
+        const std::size_t before = pieces_.size();
+        prune(desired);
+        if (pieces_.size() == before) break;  // nothing left that pruning may remove
+      }
+    }
+    return finalize();
+  }
+
+ private:
+  struct Chunk {
+    std::vector<CompactEdge> edges;
+    std::vector<std::uint32_t> word_end;  // word j of the chunk: [word_end[j-1], word_end[j])
+  };
+
+  [[nodiscard]] std::size_t chunk_count() const {
+    return (corpus_.size() + kChunkWords - 1) / kChunkWords;
+  }
+
+  [[nodiscard]] double unknown_score() const {
+    const double lowest = scores_.empty() ? 0.0 : *std::min_element(scores_.begin(), scores_.end());
+    return lowest - kUnknownPenalty;
+  }
+
+  // Scores indexed by piece, with the unknown "piece" (index size()) appended.
+  [[nodiscard]] std::vector<double> extended_scores() const {
+    std::vector<double> s(scores_);
+    s.push_back(unknown_score());
+    return s;
+  }
+
+  template <class Fn>
+  void for_each_word(const Chunk& chunk, std::size_t chunk_index, Fn&& fn) const {
+    std::uint32_t begin = 0;
+    for (std::size_t j = 0; j < chunk.word_end.size(); ++j) {
+      const std::size_t w = chunk_index * kChunkWords + j;
+      const std::span<const CompactEdge> edges(chunk.edges.data() + begin,
+                                               chunk.word_end[j] - begin);
+      fn(w, edges);
+      begin = chunk.word_end[j];
+    }
+  }
+
+  void build_edges() {
+    std::vector<std::pair<std::string_view, std::uint32_t>> entries;
+    entries.reserve(pieces_.size());
+    for (std::size_t i = 0; i < pieces_.size(); ++i)
+      entries.emplace_back(pieces_[i], static_cast<std::uint32_t>(i));
+    const PieceTrie trie(std::move(entries));
+    const auto unknown = static_cast<std::uint32_t>(pieces_.size());
+    chunks_.assign(chunk_count(), {});
+    run_workers(chunks_.size(), threads_, [&](unsigned, std::size_t ci) {
+      Chunk& chunk = chunks_[ci];
+      std::vector<std::size_t> offset;
+      const std::size_t last = std::min(corpus_.size(), (ci + 1) * kChunkWords);
+      for (std::size_t w = ci * kChunkWords; w < last; ++w) {
+        const std::string_view text = corpus_.text[w];
+        const std::uint32_t length = corpus_.length(w);
+        offset.assign(length + 1, 0);
+        for (std::uint32_t i = 0; i < length; ++i)
+          offset[i + 1] = offset[i] + utf8_length(corpus_.cps[corpus_.cp_begin[w] + i]);
+        for (std::uint32_t b = 0; b < length; ++b) {
+          bool single = false;
+          std::uint32_t e = b + 1;
+          trie.common_prefixes(text, offset[b], [&](std::size_t len, std::uint32_t id) {
+            const std::size_t end_byte = offset[b] + len;
+            while (e < length && offset[e] < end_byte) ++e;
+            if (offset[e] != end_byte) return;
+            if (e == b + 1) single = true;
+            chunk.edges.push_back(
+                {id, static_cast<std::uint16_t>(b), static_cast<std::uint16_t>(e)});
+          });
+          if (!single)
+            chunk.edges.push_back(
+                {unknown, static_cast<std::uint16_t>(b), static_cast<std::uint16_t>(b + 1)});
+        }
+        chunk.word_end.push_back(static_cast<std::uint32_t>(chunk.edges.size()));
+      }
+    });
+  }
+
+  // Expected count of every piece under the current model; also the negative
+  // mean log likelihood per word and the expected tokens per word.
+  std::vector<double> e_step(double& objective, double& tokens) {
+    const std::size_t n = pieces_.size();
+    const std::vector<double> score = extended_scores();
+    std::vector<double> prob(score.size());
+    for (std::size_t i = 0; i < score.size(); ++i) prob[i] = std::exp(score[i]);
+    std::vector<std::vector<std::int64_t>> acc(threads_, std::vector<std::int64_t>(n + 1, 0));
+    std::vector<double> chunk_log_likelihood(chunks_.size(), 0.0);
+    run_workers(chunks_.size(), threads_, [&](unsigned worker, std::size_t ci) {
+      std::vector<double> alpha(kMaxWordChars + 1), beta(kMaxWordChars + 1);
+      auto& a = acc[worker];
+      double log_likelihood = 0.0;
+      for_each_word(chunks_[ci], ci, [&](std::size_t w, std::span<const CompactEdge> edges) {
+        const double c = static_cast<double>(corpus_.count[w]);
+        auto add = [&](std::size_t k, double marginal) {
+          a[edges[k].piece] += static_cast<std::int64_t>(c * marginal * kFixedScale + 0.5);
+        };
+        double log_z = compact_forward_backward(edges, corpus_.length(w), prob.data(), alpha.data(),
+                                                beta.data(), add);
+        if (std::isnan(log_z))
+          log_z = compact_forward_backward_log(edges, corpus_.length(w), score.data(), alpha.data(),
+                                               beta.data(), add);
+        log_likelihood += c * log_z;
+      });
+      chunk_log_likelihood[ci] = log_likelihood;
+    });
+    std::vector<std::int64_t> total(n + 1, 0);
+    for (const auto& a : acc)
+      for (std::size_t i = 0; i <= n; ++i) total[i] += a[i];
+    std::vector<double> expected(n);
+    std::int64_t all = 0;
+    for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<double>(total[i]) / kFixedScale;
+    for (std::size_t i = 0; i <= n; ++i) all += total[i];
+    double log_likelihood = 0.0;
+    for (const double v : chunk_log_likelihood) log_likelihood += v;  // chunk order: deterministic
+    const auto words = static_cast<double>(corpus_.total);
+    objective = -log_likelihood / words;
+    tokens = static_cast<double>(all) / kFixedScale / words;
+    return expected;
+  }
+
+  // Bayesian M-step (variational EM with a Dirichlet prior): pieces expected
+  // fewer than 0.5 times go, the others get digamma(count) - digamma(total).
+  // Required characters stay, with their count raised to the threshold.
+  void m_step(const std::vector<double>& expected) {
+    const std::size_t n = pieces_.size();
+    std::vector<std::uint8_t> keep(n, 0);
+    std::vector<double> count(n, 0.0);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (required_[i] != 0) {
+        count[i] = std::max(expected[i], kExpectedCountThreshold);
+      } else if (expected[i] >= kExpectedCountThreshold) {
+        count[i] = expected[i];
+      } else {
+        continue;
+      }
+      keep[i] = 1;
+      sum += count[i];
+    }
+    const double log_sum = digamma(sum);
+    for (std::size_t i = 0; i < n; ++i)
+      if (keep[i] != 0) scores_[i] = digamma(count[i]) - log_sum;
+    remove_pieces(keep);
+  }
+
+  // SentencePiece's pruning: a piece whose own string segments better without it
+  // goes; a piece with a second-best segmentation is ranked by how much the
+  // likelihood drops when its Viterbi occurrences are re-segmented that way.
+  void prune(std::size_t desired) {
+    const std::size_t n = pieces_.size();
+    const std::vector<double> score = extended_scores();
+
+    std::vector<std::vector<std::uint64_t>> frequency(threads_, std::vector<std::uint64_t>(n, 0));
+    run_workers(chunks_.size(), threads_, [&](unsigned worker, std::size_t ci) {
+      std::vector<double> best(kMaxWordChars + 1);
+      std::vector<std::uint32_t> back(kMaxWordChars + 1);
+      auto& f = frequency[worker];
+      for_each_word(chunks_[ci], ci, [&](std::size_t w, std::span<const CompactEdge> edges) {
+        const std::uint32_t length = corpus_.length(w);
+        std::fill(best.begin(), best.begin() + length + 1, kNegativeInfinity);
+        best[0] = 0.0;
+        for (std::uint32_t k = 0; k < edges.size(); ++k) {
+          const auto& e = edges[k];
+          const double s = best[e.begin] + score[e.piece];
+          if (s > best[e.end]) {
+            best[e.end] = s;
+            back[e.end] = k;
+          }
+        }
+        for (std::uint32_t pos = length; pos > 0;) {
+          const auto& e = edges[back[pos]];
+          if (e.piece < n) f[e.piece] += corpus_.count[w];
+          pos = e.begin;
+        }
+      });
+    });
+    std::vector<double> freq(n, 0.0);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t v = 0;
+      for (const auto& f : frequency) v += f[i];
+      freq[i] = static_cast<double>(v);
+      sum += freq[i];
+    }
+
+    std::vector<std::pair<std::string_view, std::uint32_t>> entries;
+    entries.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      entries.emplace_back(pieces_[i], static_cast<std::uint32_t>(i));
+    const PieceTrie trie(std::move(entries));
+    std::vector<std::uint8_t> always_keep(n, 1);
+    std::vector<std::vector<std::uint32_t>> alternatives(n);
+    run_workers((n + kChunkPieces - 1) / kChunkPieces, threads_, [&](unsigned, std::size_t ci) {
+      Lattice lattice;
+      const std::size_t last = std::min(n, (ci + 1) * kChunkPieces);
+      for (std::size_t i = ci * kChunkPieces; i < last; ++i) {
+        const std::string& s = pieces_[i];
+        lattice.reset(static_cast<std::uint32_t>(s.size()));
+        for (std::size_t pos = 0; pos < s.size();) {
+          const std::size_t clen = lead_length(static_cast<unsigned char>(s[pos]));
+          bool single = false;
+          trie.common_prefixes(s, pos, [&](std::size_t len, std::uint32_t id) {
+            if (len == clen) single = true;
+            lattice.add(static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + len), id,
+                        score[id]);
+          });
+          if (!single)
+            lattice.add(static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + clen),
+                        static_cast<std::uint32_t>(n), score[n]);
+          pos += clen;
+        }
+        lattice.finish();
+        const auto nbest = nbest_paths(lattice, 2);
+        if (nbest.size() < 2) continue;  // no other segmentation: keep
+        if (nbest[0].edges.size() >= 2) {
+          always_keep[i] = 0;  // the string is better segmented without this piece
+          continue;
+        }
+        for (const auto k : nbest[1].edges) {
+          const auto id = lattice.edges[k].id;
+          if (id >= n) {
+            alternatives[i].clear();  // only an unknown-character path: keep
+            break;
+          }
+          alternatives[i].push_back(id);
+        }
+      }
+    });
+
+    std::vector<std::uint8_t> keep(n, 0);
+    std::size_t kept = 0;
+    std::vector<std::pair<double, std::uint32_t>> candidates;
+    const double log_sum = std::log(sum);
+    const auto words = static_cast<double>(corpus_.total);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (required_[i] != 0) {
+        keep[i] = 1;
+        ++kept;
+        continue;
+      }
+      if (freq[i] == 0.0 || always_keep[i] == 0) continue;
+      if (alternatives[i].empty()) {
+        keep[i] = 1;
+        ++kept;
+        continue;
+      }
+      // Removing the piece moves its freq[i] occurrences to its alternatives.
+      const double share = freq[i] / words;
+      const double logprob_piece = std::log(freq[i]) - log_sum;
+      const double log_sum_alt =
+          std::log(sum + freq[i] * (static_cast<double>(alternatives[i].size()) - 1.0));
+      double logprob_alt = 0.0;
+      for (const auto a : alternatives[i]) logprob_alt += std::log(freq[a] + freq[i]) - log_sum_alt;
+      candidates.emplace_back(share * (logprob_piece - logprob_alt), static_cast<std::uint32_t>(i));
+    }
+    std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    const std::size_t target = std::max(
+        desired, static_cast<std::size_t>(config_.shrinking_factor * static_cast<double>(n)));
+    for (const auto& [loss, i] : candidates) {
+      if (kept >= target) break;
+      keep[i] = 1;
+      ++kept;
+    }
+    remove_pieces(keep);
+    if (observer_ != nullptr && observer_->trace()) {
+      observer_->on_step(
+          {"prune",
+           prune_steps_,
+           {{"size_before", std::to_string(n)}, {"size_after", std::to_string(pieces_.size())}}});
+    }
+    ++prune_steps_;
+  }
+
+  void remove_pieces(const std::vector<std::uint8_t>& keep) {
+    const std::size_t n = pieces_.size();
+    std::vector<std::uint32_t> remap(n + 1, kRemoved);
+    std::size_t m = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (keep[i] == 0) continue;
+      remap[i] = static_cast<std::uint32_t>(m);
+      if (m != i) {
+        pieces_[m] = std::move(pieces_[i]);
+        scores_[m] = scores_[i];
+        required_[m] = required_[i];
+      }
+      ++m;
+    }
+    remap[n] = static_cast<std::uint32_t>(m);  // the unknown "piece" follows the last one
+    pieces_.resize(m);
+    scores_.resize(m);
+    required_.resize(m);
+    run_workers(chunks_.size(), threads_, [&](unsigned, std::size_t ci) {
+      Chunk& chunk = chunks_[ci];
+      std::uint32_t read = 0, write = 0;
+      for (auto& end : chunk.word_end) {
+        for (; read < end; ++read) {
+          const std::uint32_t id = remap[chunk.edges[read].piece];
+          if (id == kRemoved) continue;
+          chunk.edges[write] = chunk.edges[read];
+          chunk.edges[write].piece = id;
+          ++write;
+        }
+        end = write;
+      }
+      chunk.edges.resize(write);
+    });
+  }
+
+  // Required characters first (always kept), then the best scores, up to
+  // piece_target; returned best score first.
+  std::vector<ScoredPiece> finalize() const {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < pieces_.size(); ++i)
+      if (required_[i] != 0) order.push_back(i);
+    std::vector<std::size_t> rest;
+    for (std::size_t i = 0; i < pieces_.size(); ++i)
+      if (required_[i] == 0) rest.push_back(i);
+    auto by_score = [&](std::size_t a, std::size_t b) {
+      return scores_[a] != scores_[b] ? scores_[a] > scores_[b] : pieces_[a] < pieces_[b];
+    };
+    std::sort(rest.begin(), rest.end(), by_score);
+    for (const auto i : rest) {
+      if (order.size() >= config_.piece_target) break;
+      order.push_back(i);
+    }
+    if (order.size() > config_.piece_target) order.resize(config_.piece_target);
+    std::sort(order.begin(), order.end(), by_score);
+    if (observer_ != nullptr && order.size() < config_.piece_target)
+      observer_->on_message("unigram: the vocabulary is smaller than requested (" +
+                            std::to_string(order.size()) + " pieces instead of " +
+                            std::to_string(config_.piece_target) +
+                            "): EM keeps only pieces expected at least 0.5 times");
+    std::vector<ScoredPiece> result;
+    result.reserve(order.size());
+    for (const auto i : order) result.push_back({pieces_[i], scores_[i]});
+    return result;
+  }
+
+  const Corpus& corpus_;
+  const TrainerConfig& config_;
+  TrainingObserver* observer_;
+  unsigned threads_;
+  std::vector<std::string> pieces_;
+  std::vector<double> scores_;
+  std::vector<std::uint8_t> required_;
+  std::vector<Chunk> chunks_;
+  std::size_t em_steps_ = 0;
+  std::size_t prune_steps_ = 0;
+};
+
+}  // namespace
+
+double digamma(double x) noexcept {
+  double result = 0.0;
+  for (; x < 7.0; ++x) result -= 1.0 / x;
+  x -= 0.5;
+  const double xx = 1.0 / x;
+  const double xx2 = xx * xx;
+  const double xx4 = xx2 * xx2;
+  result += std::log(x) + (1.0 / 24.0) * xx2 - (7.0 / 960.0) * xx4 + (31.0 / 8064.0) * xx4 * xx2 -
+            (127.0 / 30720.0) * xx4 * xx4;
+  return result;
+}
+
+bool is_valid_piece(const std::u32string& code_points) noexcept {
+  int markers = 0;
+  for (std::size_t i = 0; i < code_points.size(); ++i) {
+    if (code_points[i] != kBoundaryMarkerCodePoint) continue;
+    if ((i != 0 && i + 1 != code_points.size()) || ++markers > 1) return false;
+  }
+  return !code_points.empty();
+}
+
+SeedVocabulary make_seed_pieces(const WordCounts& counts, const TrainerConfig& config) {
+  const Corpus corpus = load_corpus(counts);
+  const auto required = required_characters(corpus, config.character_coverage, config.piece_target);
+  return seed_from_corpus(corpus, required, config);
+}
+
+std::vector<ScoredPiece> train_pieces(const WordCounts& counts, const TrainerConfig& config,
+                                      TrainingObserver* observer) {
+  if (config.shrinking_factor <= 0.0 || config.shrinking_factor >= 1.0)
+    throw Error("unigram: shrinking_factor must be in (0, 1)");
+  if (config.num_sub_iterations == 0) throw Error("unigram: num_sub_iterations must be at least 1");
+  const Corpus corpus = load_corpus(counts);
+  if (observer != nullptr && corpus.skipped > 0)
+    observer->on_message("unigram: " + std::to_string(corpus.skipped) + " words longer than " +
+                         std::to_string(kMaxWordChars) + " characters left out of training");
+  const auto required = required_characters(corpus, config.character_coverage, config.piece_target);
+  SeedVocabulary seeds = seed_from_corpus(corpus, required, config);
+  if (observer != nullptr) {
+    observer->on_progress("unigram seed", 1.0);
+    observer->on_message("unigram: " + std::to_string(seeds.required_characters) +
+                         " required characters, " + std::to_string(seeds.pieces.size()) +
+                         " seed pieces");
+  }
+  EmTrainer trainer(corpus, config, observer);
+  return trainer.run(std::move(seeds));
+}
+
+}  // namespace tokenlab::unigram

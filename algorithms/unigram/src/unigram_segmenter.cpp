@@ -1,0 +1,416 @@
+#include "tokenlab/unigram/unigram_segmenter.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include <boost/archive/binary_oarchive.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/option_reader.hpp"
+#include "tokenlab/segmenter_support.hpp"
+#include "tokenlab/unigram/trainer.hpp"
+#include "tokenlab/word_counts.hpp"
+
+namespace tokenlab::unigram {
+
+namespace {
+
+constexpr std::uint32_t kFormatVersion = 1;
+constexpr double kUnknownPenalty = 10.0;
+constexpr std::size_t kCacheSlots = 1 << 12;
+constexpr std::size_t kCacheMaxWordBytes = 48;
+constexpr std::size_t kCacheMaxIds = 14;
+
+// Every model state gets a fresh identity, so a per-thread cache filled for one
+// model (or for a destroyed segmenter at the same address) is never reused.
+std::atomic<std::uint64_t> g_next_model_id{1};
+
+// A direct-mapped cache of recent words: a hit costs one hash, one slot read and
+// one short compare, and nothing is allocated after the first use. Words in
+// running text repeat heavily (Zipf), so a few thousand slots catch most of them.
+struct CacheSlot {
+  std::uint8_t key_length = 0;  // 0 = empty (the empty word is never cached)
+  std::uint8_t id_count = 0;
+  char key[kCacheMaxWordBytes];
+  TokenId ids[kCacheMaxIds];
+};
+
+struct EncodeCache {
+  std::uint64_t model = 0;
+  std::vector<CacheSlot> slots;
+};
+
+inline std::size_t cache_index(std::string_view word) noexcept {
+  // FNV-1a: short keys, no need for anything stronger.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : word) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return static_cast<std::size_t>((h ^ (h >> 29)) & (kCacheSlots - 1));
+}
+
+struct Scratch {
+  std::vector<double> best;
+  std::vector<std::uint32_t> from;
+  std::vector<std::uint32_t> id;
+  std::vector<std::uint32_t> path;
+  Lattice lattice;
+};
+
+// A thread that alternates between a few models (comparisons, tests) keeps one
+// cache per model instead of wiping a single one at every switch.
+EncodeCache& encode_cache(std::uint64_t model) {
+  constexpr std::size_t kModels = 4;
+  thread_local EncodeCache caches[kModels];
+  thread_local std::uint64_t last_use[kModels] = {};
+  thread_local std::uint64_t clock = 0;
+  std::size_t pick = 0;
+  for (std::size_t i = 0; i < kModels; ++i) {
+    if (caches[i].model == model) {
+      pick = i;
+      break;
+    }
+    if (last_use[i] < last_use[pick]) pick = i;
+  }
+  last_use[pick] = ++clock;
+  return caches[pick];
+}
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+// Length of the UTF-8 sequence at pos; an ill-formed byte counts as a character
+// of its own, so any input segments (it then becomes <unk> or a byte token).
+inline std::size_t char_length(std::string_view s, std::size_t pos) noexcept {
+  const auto c = static_cast<unsigned char>(s[pos]);
+  const std::size_t len = c < 0x80           ? 1
+                          : (c >> 5) == 0x6  ? 2
+                          : (c >> 4) == 0xE  ? 3
+                          : (c >> 3) == 0x1E ? 4
+                                             : 1;
+  if (pos + len > s.size()) return 1;
+  for (std::size_t i = 1; i < len; ++i)
+    if ((static_cast<unsigned char>(s[pos + i]) & 0xC0) != 0x80) return 1;
+  return len;
+}
+
+std::string byte_piece(unsigned b) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+  return buf;
+}
+
+}  // namespace
+
+UnigramSegmenter::UnigramSegmenter() {
+  vocabulary_.add_special("<unk>");
+  vocabulary_.set_unknown(0);
+  scores_.assign(1, 0.0);
+  rebuild();
+}
+
+UnigramSegmenter::~UnigramSegmenter() = default;
+
+void UnigramSegmenter::rebuild() {
+  const std::size_t first = vocabulary_.special_count() + (byte_fallback_ ? 256 : 0);
+  std::vector<std::pair<std::string_view, std::uint32_t>> entries;
+  double lowest = 0.0;
+  bool any = false;
+  for (std::size_t id = first; id < vocabulary_.size(); ++id) {
+    entries.emplace_back(vocabulary_.piece(static_cast<TokenId>(id)),
+                         static_cast<std::uint32_t>(id));
+    lowest = any ? std::min(lowest, scores_[id]) : scores_[id];
+    any = true;
+  }
+  trie_ = PieceTrie(std::move(entries));
+  unknown_score_ = lowest - kUnknownPenalty;
+  unknown_ = *vocabulary_.unknown_id();
+  model_id_ = g_next_model_id.fetch_add(1);
+}
+
+void UnigramSegmenter::train(const WordCounts& counts, const TrainOptions& options,
+                             TrainingObserver* observer) {
+  OptionReader reader(
+      "unigram", options.extra,
+      {{"seed_size", "seed vocabulary size, required characters included (default 1000000)"},
+       {"max_piece_length", "longest piece in code points, 1..255 (default 16)"},
+       {"shrinking_factor", "share of pieces each pruning step keeps, in (0, 1) (default 0.75)"},
+       {"num_sub_iterations", "EM iterations between pruning steps (default 2)"},
+       {"byte_fallback", "unknown characters become UTF-8 byte tokens (default false)"}});
+  TrainerConfig config;
+  config.seed_size = reader.get_uint("seed_size", 1000000, 1, 1000000000);
+  config.max_piece_length = reader.get_uint("max_piece_length", 16, 1, 255);
+  config.shrinking_factor = reader.get_double("shrinking_factor", 0.75, 0.0, 1.0);
+  if (config.shrinking_factor <= 0.0 || config.shrinking_factor >= 1.0)
+    throw Error("unigram: option shrinking_factor must be strictly between 0 and 1, got " +
+                reader.get_string("shrinking_factor", ""));
+  config.num_sub_iterations =
+      static_cast<unsigned>(reader.get_uint("num_sub_iterations", 2, 1, 1000));
+  const bool byte_fallback = reader.get_bool("byte_fallback", false);
+  if (!(options.character_coverage > 0.0 && options.character_coverage <= 1.0))
+    throw Error("unigram: character_coverage must be in (0, 1]");
+
+  Vocabulary vocabulary;
+  add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "unigram");
+  TokenId byte_base = 0;
+  if (byte_fallback) {
+    if (options.vocab_size < vocabulary.size() + 257)
+      throw Error(
+          "unigram: vocabulary size " + std::to_string(options.vocab_size) +
+          " is too small for byte_fallback: the special tokens and 256 byte tokens need at least " +
+          std::to_string(vocabulary.size() + 257));
+    byte_base = static_cast<TokenId>(vocabulary.size());
+    for (unsigned b = 0; b < 256; ++b) vocabulary.add(byte_piece(b));
+  }
+  config.piece_target = options.vocab_size - vocabulary.size();
+  config.character_coverage = options.character_coverage;
+  config.min_frequency = options.min_frequency;
+  config.threads = resolve_threads(options.threads);
+  config.reserved = vocabulary.pieces();
+
+  const std::vector<ScoredPiece> pieces = train_pieces(counts, config, observer);
+  std::vector<double> scores(vocabulary.size(), 0.0);
+  for (const auto& p : pieces) {
+    vocabulary.add(p.piece);
+    scores.push_back(p.score);
+  }
+  vocabulary_ = std::move(vocabulary);
+  scores_ = std::move(scores);
+  byte_fallback_ = byte_fallback;
+  byte_base_ = byte_base;
+  rebuild();
+  if (observer != nullptr) observer->on_progress("unigram", 1.0);
+}
+
+void UnigramSegmenter::set_model(const std::vector<std::string>& specials,
+                                 const std::vector<std::pair<std::string, double>>& pieces,
+                                 bool byte_fallback) {
+  Vocabulary vocabulary;
+  TrainOptions options;
+  options.special_tokens = specials;
+  options.vocab_size = static_cast<std::size_t>(-1);
+  add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "unigram");
+  TokenId byte_base = 0;
+  if (byte_fallback) {
+    byte_base = static_cast<TokenId>(vocabulary.size());
+    for (unsigned b = 0; b < 256; ++b) vocabulary.add(byte_piece(b));
+  }
+  std::vector<double> scores(vocabulary.size(), 0.0);
+  for (const auto& [piece, score] : pieces) {
+    if (piece.empty() || !std::isfinite(score))
+      throw Error("unigram: empty piece or non-finite score");
+    vocabulary.add(piece);
+    scores.push_back(score);
+  }
+  vocabulary_ = std::move(vocabulary);
+  scores_ = std::move(scores);
+  byte_fallback_ = byte_fallback;
+  byte_base_ = byte_base;
+  rebuild();
+}
+
+void UnigramSegmenter::emit(std::string_view word, std::uint32_t begin, std::uint32_t end,
+                            std::uint32_t id, std::vector<TokenId>& out) const {
+  if (id != unknown_edge_id()) {
+    out.push_back(id);
+  } else if (byte_fallback_) {
+    for (std::uint32_t b = begin; b < end; ++b)
+      out.push_back(byte_base_ + static_cast<unsigned char>(word[b]));
+  } else {
+    out.push_back(unknown_);
+  }
+}
+
+void UnigramSegmenter::encode(std::string_view word, std::vector<TokenId>& out) const {
+  if (word.empty()) return;
+  if (word.size() > kCacheMaxWordBytes) {
+    encode_uncached(word, out);
+    return;
+  }
+  EncodeCache& cache = encode_cache(model_id_);
+  if (cache.model != model_id_) {
+    cache.slots.assign(kCacheSlots, CacheSlot{});
+    cache.model = model_id_;
+  }
+  CacheSlot& slot = cache.slots[cache_index(word)];
+  if (slot.key_length == word.size() && std::memcmp(slot.key, word.data(), word.size()) == 0) {
+    out.insert(out.end(), slot.ids, slot.ids + slot.id_count);
+    return;
+  }
+  const std::size_t start = out.size();
+  encode_uncached(word, out);
+  const std::size_t produced = out.size() - start;
+  if (produced <= kCacheMaxIds) {
+    slot.key_length = static_cast<std::uint8_t>(word.size());
+    slot.id_count = static_cast<std::uint8_t>(produced);
+    std::memcpy(slot.key, word.data(), word.size());
+    std::copy(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(), slot.ids);
+  }
+}
+
+void UnigramSegmenter::encode_uncached(std::string_view word, std::vector<TokenId>& out) const {
+  const std::size_t n = word.size();
+  Scratch& s = scratch();
+  s.best.assign(n + 1, kNegativeInfinity);
+  s.from.resize(n + 1);
+  s.id.resize(n + 1);
+  s.best[0] = 0.0;
+  for (std::size_t pos = 0; pos < n;) {
+    const std::size_t clen = char_length(word, pos);
+    const double base = s.best[pos];
+    if (base != kNegativeInfinity) {
+      bool single = false;
+      trie_.common_prefixes(word, pos, [&](std::size_t len, std::uint32_t id) {
+        if (len == clen) single = true;
+        const double score = base + scores_[id];
+        if (score > s.best[pos + len]) {
+          s.best[pos + len] = score;
+          s.from[pos + len] = static_cast<std::uint32_t>(pos);
+          s.id[pos + len] = id;
+        }
+      });
+      if (!single && base + unknown_score_ > s.best[pos + clen]) {
+        s.best[pos + clen] = base + unknown_score_;
+        s.from[pos + clen] = static_cast<std::uint32_t>(pos);
+        s.id[pos + clen] = unknown_edge_id();
+      }
+    }
+    pos += clen;
+  }
+  s.path.clear();
+  for (std::size_t pos = n; pos > 0; pos = s.from[pos])
+    s.path.push_back(static_cast<std::uint32_t>(pos));
+  const std::size_t start = out.size();
+  for (std::size_t k = s.path.size(); k-- > 0;) {
+    const std::uint32_t end = s.path[k];
+    const std::uint32_t id = s.id[end];
+    // Runs of unknown characters become one <unk>, as in SentencePiece.
+    if (id == unknown_edge_id() && !byte_fallback_ && out.size() > start && out.back() == unknown_)
+      continue;
+    emit(word, s.from[end], end, id, out);
+  }
+}
+
+void UnigramSegmenter::build_lattice(std::string_view word, Lattice& lattice) const {
+  lattice.reset(static_cast<std::uint32_t>(word.size()));
+  for (std::size_t pos = 0; pos < word.size();) {
+    const std::size_t clen = char_length(word, pos);
+    bool single = false;
+    trie_.common_prefixes(word, pos, [&](std::size_t len, std::uint32_t id) {
+      if (len == clen) single = true;
+      lattice.add(static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + len), id,
+                  scores_[id]);
+    });
+    if (!single)
+      lattice.add(static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + clen),
+                  unknown_edge_id(), unknown_score_);
+    pos += clen;
+  }
+  lattice.finish();
+}
+
+void UnigramSegmenter::encode_sampled(std::string_view word, const SamplingOptions& options,
+                                      std::uint64_t& rng_state, std::vector<TokenId>& out) const {
+  if (!std::isfinite(options.alpha)) throw Error("unigram: sampling alpha must be a finite number");
+  if (word.empty()) return;
+  Scratch& s = scratch();
+  build_lattice(word, s.lattice);
+  sample_path(s.lattice, options.alpha, rng_state, s.path);
+  const std::size_t start = out.size();
+  for (const auto k : s.path) {
+    const auto& e = s.lattice.edges[k];
+    if (e.id == unknown_edge_id() && !byte_fallback_ && out.size() > start &&
+        out.back() == unknown_)
+      continue;
+    emit(word, e.begin, e.end, e.id, out);
+  }
+}
+
+std::vector<ScoredSegmentation> UnigramSegmenter::nbest(std::string_view word,
+                                                        std::size_t k) const {
+  std::vector<ScoredSegmentation> result;
+  if (word.empty()) {
+    if (k > 0) result.push_back({});
+    return result;
+  }
+  Lattice lattice;
+  build_lattice(word, lattice);
+  for (const auto& path : nbest_paths(lattice, k)) {
+    ScoredSegmentation seg;
+    seg.score = path.score;
+    for (const auto e : path.edges) {
+      const auto& edge = lattice.edges[e];
+      if (edge.id == unknown_edge_id() && !byte_fallback_ && !seg.ids.empty() &&
+          seg.ids.back() == unknown_)
+        continue;
+      emit(word, edge.begin, edge.end, edge.id, seg.ids);
+    }
+    result.push_back(std::move(seg));
+  }
+  return result;
+}
+
+std::string UnigramSegmenter::decode(std::span<const TokenId> ids) const {
+  std::string out;
+  for (const TokenId id : ids) {
+    if (id >= vocabulary_.size())
+      throw Error("unigram: token id " + std::to_string(id) + " is outside the vocabulary (size " +
+                  std::to_string(vocabulary_.size()) + ")");
+    if (byte_fallback_ && id >= byte_base_ && id < byte_base_ + 256) {
+      out.push_back(static_cast<char>(id - byte_base_));
+    } else if (id == unknown_) {
+      out += kUnknownSurface;
+    } else if (!vocabulary_.is_special(id)) {
+      out += vocabulary_.piece(id);
+    }
+  }
+  return out;
+}
+
+void UnigramSegmenter::save(std::ostream& out) const {
+  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
+  const std::uint32_t format = kFormatVersion;
+  archive << format << vocabulary_ << scores_ << byte_fallback_ << byte_base_;
+}
+
+void UnigramSegmenter::load(std::istream& in) {
+  Vocabulary vocabulary;
+  std::vector<double> scores;
+  bool byte_fallback = false;
+  TokenId byte_base = 0;
+  load_archive(in, "unigram", [&](boost::archive::binary_iarchive& archive) {
+    std::uint32_t format = 0;
+    archive >> format;
+    if (format != kFormatVersion)
+      throw Error("unigram: unsupported model format version " + std::to_string(format));
+    archive >> vocabulary >> scores >> byte_fallback >> byte_base;
+  });
+  if (scores.size() != vocabulary.size())
+    throw Error("malformed unigram model payload: " + std::to_string(scores.size()) +
+                " scores for " + std::to_string(vocabulary.size()) + " pieces");
+  if (!vocabulary.unknown_id()) throw Error("malformed unigram model payload: no unknown token");
+  if (byte_fallback) {
+    if (byte_base != vocabulary.special_count() || vocabulary.size() < byte_base + 256ull)
+      throw Error("malformed unigram model payload: byte tokens missing");
+    for (unsigned b = 0; b < 256; ++b)
+      if (vocabulary.piece(byte_base + b) != byte_piece(b))
+        throw Error("malformed unigram model payload: byte token " + byte_piece(b) + " misplaced");
+  }
+  for (std::size_t id = vocabulary.special_count(); id < vocabulary.size(); ++id)
+    if (!std::isfinite(scores[id]) || vocabulary.piece(static_cast<TokenId>(id)).empty())
+      throw Error("malformed unigram model payload: bad piece or score at id " +
+                  std::to_string(id));
+  vocabulary_ = std::move(vocabulary);
+  scores_ = std::move(scores);
+  byte_fallback_ = byte_fallback;
+  byte_base_ = byte_base;
+  rebuild();
+}
+
+}  // namespace tokenlab::unigram
