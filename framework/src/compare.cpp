@@ -266,7 +266,6 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
     } observer;
     const WordCounts& counts =
         options.per_language ? prepared.languages[task.language].counts : prepared.joint;
-    const long rss_before = measure_memory ? read_status_kib("VmRSS") : -1;
     const bool can_measure = measure_memory && reset_peak_memory();
     const auto train_start = Clock::now();
     segmenter->train(counts, train_options, &observer);
@@ -284,8 +283,7 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
       const auto& lang = prepared.languages[served[r]];
       row.train_seconds = train_seconds;
       row.note = note.empty() ? observer.note : note;
-      if (peak >= 0 && rss_before >= 0)
-        row.train_peak_mib = static_cast<double>(std::max(0L, peak - rss_before)) / 1024.0;
+      if (peak >= 0) row.train_peak_mib = static_cast<double>(peak) / 1024.0;
       // One accumulator per thread over a contiguous range: the metrics are integer
       // sums, so the result does not depend on how the words were divided.
       std::vector<MetricsAccumulator> partial(
@@ -532,7 +530,7 @@ ReportTable comparison_table(const CompareResult& result) {
   }
   t.columns.push_back({"train s", ColumnKind::real, "training wall time, seconds"});
   t.columns.push_back(
-      {"peak MiB", ColumnKind::real, "memory the training added at its peak (with --jobs 1)"});
+      {"peak MiB", ColumnKind::real, "peak resident memory of the process during this training, shared word counts included (measured with --jobs 1)"});
   t.columns.push_back({"enc MB/s", ColumnKind::real, "held-out encoding throughput, all threads"});
   t.columns.push_back({"note", ColumnKind::text, "error or remark"});
   for (const auto& row : result.rows) {

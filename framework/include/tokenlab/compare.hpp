@@ -83,7 +83,8 @@ struct CompareRow {
   double train_seconds = 0.0;
   double encode_seconds = 0.0;
   double encode_mb_per_second = 0.0;
-  /// Memory the training added at its peak, MiB; negative when not measured.
+  /// Peak resident memory of the process during the training (the shared word
+  /// counts included), MiB; negative when not measured.
   double train_peak_mib = -1.0;
   /// tokens(language) / tokens(reference) on the same aligned held-out segments.
   std::optional<double> parity;
