@@ -7,7 +7,9 @@
 // appeared first (a pair keeps the rank it got the first time a scan met it,
 // scanning words in order, left to right); a merge whose string exists already
 // adds no piece; no merge may make a special token or an initial piece that
-// starts with the prefix. Coverage is 1 (every character kept).
+// starts with the prefix. Coverage is 1 (every character kept). The boundary
+// marker is glued to its neighbour ("▁the" -> ▁t ##h ##e, "the▁" -> t ##h ##e▁),
+// and those glued units follow the alphabet, most frequent first, while they fit.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +35,7 @@ struct NaiveMerge {
 
 struct NaiveResult {
   std::vector<std::string> pieces;  // ordinary pieces, specials excluded
+  std::size_t initial_pieces = 0;   // how many of them come before the merges
   std::vector<NaiveMerge> merges;
 };
 
@@ -41,25 +44,48 @@ inline NaiveResult naive_train(const std::vector<std::pair<std::string, std::uin
                                const std::vector<std::string>& specials, Criterion criterion,
                                const std::string& prefix = "##") {
   using Pair = std::pair<std::string, std::string>;
-  std::vector<std::vector<std::string>> words;
+  const std::string marker = "\u2581";
+  std::vector<std::vector<std::string>> spellings;  // characters of each word
   std::vector<std::uint64_t> weights;
   // Alphabet: characters by total count, descending, ties by first appearance.
   std::vector<std::string> chars;
   std::map<std::string, std::uint64_t> char_count;
+  // Glued units, the same way.
+  std::vector<std::string> glued;
+  std::map<std::string, std::uint64_t> glued_count;
+  std::set<std::string> glued_continuation;  // suffix-glued units after the first character
+  // The glued units a word would start or end with ("" = none).
+  const auto glue_of = [&](const std::vector<std::string>& c) {
+    const std::size_t n = c.size();
+    const bool front = n >= 2 && c[0] == marker;
+    const bool back = n >= 2 && c[n - 1] == marker && !(front && n < 4);
+    return std::pair<std::string, std::string>{
+        front ? marker + c[1] : "", back ? (n == 2 ? "" : prefix) + c[n - 2] + marker : ""};
+  };
   for (const auto& [word, count] : corpus) {
     if (word.empty() || count == 0) continue;
-    std::vector<std::string> units;
+    std::vector<std::string> spelling;
     for (auto c : utf8::split_code_points(word)) {
       std::string ch(c);
       if (char_count.find(ch) == char_count.end()) chars.push_back(ch);
       char_count[ch] += count;
-      units.push_back(units.empty() ? ch : prefix + ch);
+      spelling.push_back(ch);
     }
-    words.push_back(units);
+    const auto [front, back] = glue_of(spelling);
+    if (!back.empty() && spelling.size() > 2) glued_continuation.insert(back);
+    for (const auto& g : {front, back}) {
+      if (g.empty()) continue;
+      if (glued_count.find(g) == glued_count.end()) glued.push_back(g);
+      glued_count[g] += count;
+    }
+    spellings.push_back(spelling);
     weights.push_back(count);
   }
   std::stable_sort(chars.begin(), chars.end(), [&](const std::string& x, const std::string& y) {
     return char_count[x] > char_count[y];
+  });
+  std::stable_sort(glued.begin(), glued.end(), [&](const std::string& x, const std::string& y) {
+    return glued_count[x] > glued_count[y];
   });
   NaiveResult result;
   std::set<std::string> vocabulary(specials.begin(), specials.end());
@@ -67,8 +93,37 @@ inline NaiveResult naive_train(const std::vector<std::pair<std::string, std::uin
     result.pieces.push_back(ch);
     result.pieces.push_back(prefix + ch);
   }
-  vocabulary.insert(result.pieces.begin(), result.pieces.end());
   std::size_t size = specials.size() + result.pieces.size();
+  std::set<std::string> kept_glued;
+  for (const auto& g : glued) {
+    if (size >= vocab_size) break;
+    const bool mimics = glued_continuation.count(g) == 0 && g.rfind(prefix, 0) == 0;
+    if (mimics || std::find(specials.begin(), specials.end(), g) != specials.end()) continue;
+    kept_glued.insert(g);
+    result.pieces.push_back(g);
+    ++size;
+  }
+  vocabulary.insert(result.pieces.begin(), result.pieces.end());
+  result.initial_pieces = result.pieces.size();
+
+  std::vector<std::vector<std::string>> words;
+  for (const auto& c : spellings) {
+    const auto [front, back] = glue_of(c);
+    std::vector<std::string> units;
+    std::size_t i = 0;
+    if (kept_glued.count(front) != 0) {
+      units.push_back(front);
+      i = 2;
+    }
+    for (; i < c.size(); ++i) {
+      if (i + 2 == c.size() && kept_glued.count(back) != 0) {
+        units.push_back(back);
+        break;
+      }
+      units.push_back(i == 0 ? c[i] : prefix + c[i]);
+    }
+    words.push_back(units);
+  }
 
   std::map<Pair, std::size_t> rank;
   const std::uint64_t threshold = std::max<std::uint64_t>(min_frequency, 1);

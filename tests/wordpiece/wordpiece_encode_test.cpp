@@ -373,3 +373,52 @@ TEST_CASE("write_vocab_txt refuses tokens it could not read back", "[wordpiece][
   CHECK_THROWS_AS(tokenlab::wordpiece::write_vocab_txt(out, {"a", "b\nc"}), tokenlab::Error);
   CHECK_THROWS_AS(tokenlab::wordpiece::write_vocab_txt(out, {"a", ""}), tokenlab::Error);
 }
+
+TEST_CASE("import_model and export_model speak vocab.txt through the Segmenter interface",
+          "[wordpiece][vocab_txt][interface]") {
+  const std::string text = "[PAD]\n[UNK]\nun\n##aff\n##able\n";
+  WordPieceSegmenter concrete;
+  tokenlab::Segmenter& s = concrete;
+
+  SECTION("format vocab.txt") {
+    std::istringstream in(text);
+    s.import_model(in, "vocab.txt", "mini.txt");
+    CHECK(s.vocabulary().size() == 5);
+    CHECK(pieces_of(concrete, "unaffable") == std::vector<std::string>{"un", "##aff", "##able"});
+    std::ostringstream out;
+    s.export_model(out, "vocab.txt");
+    CHECK(out.str() == text);
+  }
+  SECTION("errors from the file name it") {
+    std::istringstream in("a\n");
+    try {
+      s.import_model(in, "vocab.txt", "mini.txt");
+      FAIL("no error");
+    } catch (const tokenlab::Error& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("mini.txt"));
+    }
+  }
+  SECTION("any other format is refused, naming it and the supported one") {
+    const std::string format = GENERATE("tokenizer.json", "", "VOCAB.TXT", "vocab.txt ");
+    CAPTURE(format);
+    std::istringstream in(text);
+    try {
+      s.import_model(in, format, "mini.txt");
+      FAIL("no error on import");
+    } catch (const tokenlab::Error& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("'" + format + "'"));
+      CHECK_THAT(std::string(e.what()), Catch::Contains("vocab.txt"));
+    }
+    std::istringstream good(text);
+    s.import_model(good, "vocab.txt", "mini.txt");
+    std::ostringstream out;
+    try {
+      s.export_model(out, format);
+      FAIL("no error on export");
+    } catch (const tokenlab::Error& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("'" + format + "'"));
+      CHECK_THAT(std::string(e.what()), Catch::Contains("vocab.txt"));
+    }
+    CHECK(out.str().empty());
+  }
+}

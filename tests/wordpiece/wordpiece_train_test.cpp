@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -115,8 +116,11 @@ TEST_CASE("The fast trainer agrees merge for merge with the naive reference",
 
   WordPieceSegmenter segmenter;
   Recorder recorder;
-  TrainOptions options =
-      testing::Options(vocab_size).min_frequency(min_frequency).coverage(1.0).threads(1);
+  // min_frequency 0 would pick a threshold automatically; 1 is the pure algorithm.
+  TrainOptions options = testing::Options(vocab_size)
+                             .min_frequency(std::max<std::uint64_t>(min_frequency, 1))
+                             .coverage(1.0)
+                             .threads(1);
   segmenter.train(to_counts(corpus), options, &recorder);
   const auto& merges = segmenter.merges();
   REQUIRE(merges.size() == expected.merges.size());
@@ -153,8 +157,9 @@ TEST_CASE("The textbook corpus: likelihood and frequency choose different merges
     CHECK(first.fields[0] == std::pair<std::string, std::string>{"pair", "w + ##i"});
     CHECK(first.fields[1] == std::pair<std::string, std::string>{"score", "0.2"});
     CHECK(first.fields[2] == std::pair<std::string, std::string>{"count", "5"});
-    // 5 specials + 11 characters in two forms each + the new piece.
-    CHECK(first.fields[3] == std::pair<std::string, std::string>{"vocabulary", "28"});
+    // 5 specials + 11 characters in two forms each + 3 glued marker units
+    // (##t</w>, ##w</w>, ##r</w>) + the new piece.
+    CHECK(first.fields[3] == std::pair<std::string, std::string>{"vocabulary", "31"});
     CHECK(segmenter.merges().front().left + " + " + segmenter.merges().front().right !=
           frequency_first.first + " + " + frequency_first.second);
   }
@@ -349,4 +354,191 @@ TEST_CASE("The vocabulary never exceeds vocab_size, even when the alphabet does 
     CHECK(segmenter.decode(ids) == word);
   }
   if (vocab_size >= 60) CHECK(known > 0);
+}
+
+namespace {
+
+std::vector<std::string> pieces_of(const WordPieceSegmenter& s, std::string_view word) {
+  std::vector<tokenlab::TokenId> ids;
+  s.encode(word, ids);
+  std::vector<std::string> pieces;
+  for (const auto id : ids) pieces.push_back(s.vocabulary().piece(id));
+  return pieces;
+}
+
+// The size of specials + alphabet + glued units: training to it makes no merge.
+std::size_t base_size(const Corpus& corpus) {
+  return kSpecials.size() +
+         testing::naive_train(corpus, 1000000, 0, kSpecials, testing::Criterion::likelihood)
+             .initial_pieces;
+}
+
+}  // namespace
+
+TEST_CASE("The boundary marker is glued to its neighbour in the initial segmentation",
+          "[wordpiece][train][marker]") {
+  SECTION("prefix style: the marker starts the first unit") {
+    const Corpus corpus{{"\u2581the", 10}, {"\u2581then", 3}, {"\u2581a", 4}, {"\u2581", 2}};
+    const std::size_t base = 5 + 2 * 6 + 2;  // specials, 6 characters, ▁t and ▁a
+    CHECK(base_size(corpus) == base);
+    WordPieceSegmenter s;
+    s.train(to_counts(corpus), testing::Options(base).coverage(1.0), nullptr);
+    CHECK(s.merges().empty());
+    CHECK(s.vocabulary().piece(static_cast<tokenlab::TokenId>(base - 2)) == "\u2581t");
+    CHECK(s.vocabulary().piece(static_cast<tokenlab::TokenId>(base - 1)) == "\u2581a");
+    CHECK(pieces_of(s, "\u2581the") == std::vector<std::string>{"\u2581t", "##h", "##e"});
+    CHECK(pieces_of(s, "\u2581a") == std::vector<std::string>{"\u2581a"});
+    // A word that is only the marker stays the marker.
+    CHECK(pieces_of(s, "\u2581") == std::vector<std::string>{"\u2581"});
+    // No glued unit for a start never seen: the marker's own form takes over.
+    CHECK(pieces_of(s, "\u2581hen") == std::vector<std::string>{"\u2581", "##h", "##e", "##n"});
+    for (const char* w : {"\u2581the", "\u2581hen", "\u2581", "\u2581\u2581a"}) {
+      std::vector<tokenlab::TokenId> ids;
+      s.encode(w, ids);
+      CHECK(s.decode(ids) == w);
+    }
+  }
+  SECTION("suffix style: the marker ends the last unit") {
+    const Corpus corpus{{"the\u2581", 10}, {"a\u2581", 4}, {"he\u2581", 1}};
+    WordPieceSegmenter s;
+    s.train(to_counts(corpus), testing::Options(base_size(corpus)).coverage(1.0), nullptr);
+    CHECK(s.merges().empty());
+    CHECK(s.vocabulary().contains("##e\u2581"));
+    CHECK(s.vocabulary().contains("a\u2581"));  // a one-letter word: the initial form
+    CHECK(pieces_of(s, "the\u2581") == std::vector<std::string>{"t", "##h", "##e\u2581"});
+    CHECK(pieces_of(s, "a\u2581") == std::vector<std::string>{"a\u2581"});
+    CHECK(pieces_of(s, "ta\u2581") == std::vector<std::string>{"t", "##a", "##\u2581"});
+  }
+  SECTION("on English-like text the marker merges into whole words") {
+    // The motivating case: with a separate ▁ unit, count(▁) is the number of
+    // words, every pair with it scores low, and ▁the stays ▁ ##t ##h ##e.
+    Corpus corpus;
+    for (const auto& [w, n] : std::vector<std::pair<std::string, std::uint64_t>>{
+             {"the", 500}, {"then", 40}, {"other", 60}, {"they", 80}, {"at", 90}, {"tea", 20}})
+      corpus.emplace_back("\u2581" + w, n);
+    WordPieceSegmenter s;
+    s.train(to_counts(corpus), testing::Options(60).coverage(1.0), nullptr);
+    CHECK(pieces_of(s, "\u2581the") == std::vector<std::string>{"\u2581the"});
+  }
+  SECTION("glued units are the first thing given up when vocab_size is tight") {
+    const Corpus corpus{{"\u2581ab", 5}, {"\u2581ba", 3}, {"\u2581c", 1}};
+    // 5 specials + 4 characters in two forms + room for one glued unit.
+    WordPieceSegmenter s;
+    s.train(to_counts(corpus), testing::Options(14).coverage(1.0), nullptr);
+    CHECK(s.vocabulary().size() == 14);
+    CHECK(s.vocabulary().piece(13) == "\u2581a");
+    CHECK_FALSE(s.vocabulary().contains("\u2581b"));
+    CHECK(pieces_of(s, "\u2581ba") == std::vector<std::string>{"\u2581", "##b", "##a"});
+    const auto expected =
+        testing::naive_train(corpus, 14, 0, kSpecials, testing::Criterion::likelihood);
+    std::vector<std::string> pieces(s.vocabulary().pieces().begin() + 5,
+                                    s.vocabulary().pieces().end());
+    CHECK(pieces == expected.pieces);
+  }
+}
+
+TEST_CASE("max_steps stops training after that many merges", "[wordpiece][train][max_steps]") {
+  const WordCounts counts = to_counts(textbook());
+  TrainOptions options = testing::Options(std::size_t{1} << 30).coverage(1.0).threads(1);
+  const auto full =
+      testing::naive_train(textbook(), 1000, 0, kSpecials, testing::Criterion::likelihood);
+  REQUIRE(full.merges.size() > 8);
+
+  SECTION("a limit below what the data supports") {
+    options.max_steps = GENERATE(1, 3, 8);
+    CAPTURE(options.max_steps);
+    WordPieceSegmenter s;
+    Recorder recorder;
+    s.train(counts, options, &recorder);
+    REQUIRE(s.merges().size() == options.max_steps);
+    CHECK(recorder.steps.size() == options.max_steps);
+    for (std::size_t i = 0; i < options.max_steps; ++i) {
+      CHECK(s.merges()[i].left == full.merges[i].left);
+      CHECK(s.merges()[i].right == full.merges[i].right);
+    }
+    CHECK(std::any_of(recorder.messages.begin(), recorder.messages.end(), [](const std::string& m) {
+      return m.find("max_steps") != std::string::npos;
+    }));
+  }
+  SECTION("a limit above it: training stops when no pair is left") {
+    options.max_steps = 10000;
+    WordPieceSegmenter s;
+    s.train(counts, options, nullptr);
+    CHECK(s.merges().size() == full.merges.size());
+  }
+  SECTION("vocab_size still bounds the vocabulary") {
+    options.max_steps = 8;
+    options.vocab_size = 32;
+    WordPieceSegmenter s;
+    s.train(counts, options, nullptr);
+    CHECK(s.vocabulary().size() == 32);
+    CHECK(s.merges().size() < 8);
+  }
+}
+
+TEST_CASE("min_frequency 0 picks the largest threshold that still reaches the target",
+          "[wordpiece][train][min_frequency]") {
+  using tokenlab::wordpiece::train_likelihood;
+  using tokenlab::wordpiece::TrainerConfig;
+  const Corpus corpus = random_corpus(7, 3000, {"a", "b", "c", "d", "e", "f", "g", "h"}, 8);
+  const WordCounts counts = to_counts(corpus);
+  std::uint64_t occurrences = 0;
+  for (const auto& [word, count] : corpus) occurrences += count;
+  TrainerConfig config;
+  config.vocab_size = 300;
+  config.character_coverage = 1.0;
+  config.special_tokens = kSpecials;
+  Recorder recorder;
+  const auto automatic = train_likelihood(counts, config, &recorder);
+  const std::uint64_t chosen = automatic.min_frequency;
+  CAPTURE(chosen, occurrences);
+  CHECK(automatic.reached_target);
+  CHECK(chosen > 1);
+  CHECK(chosen <= occurrences / config.vocab_size);
+  for (const auto& m : automatic.merges) CHECK(m.count >= chosen);
+  REQUIRE(!recorder.messages.empty());
+  CHECK_THAT(recorder.messages.back(),
+             Catch::Contains("min_frequency 0 (automatic): " + std::to_string(chosen)));
+
+  SECTION("it is exactly training with that min_frequency") {
+    TrainerConfig fixed = config;
+    fixed.min_frequency = chosen;
+    const auto explicit_result = train_likelihood(counts, fixed, nullptr);
+    CHECK(explicit_result.pieces == automatic.pieces);
+    CHECK(explicit_result.merges.size() == automatic.merges.size());
+  }
+  SECTION("a threshold at most 1/16 higher no longer reaches the target") {
+    bool some_fails = false;
+    for (std::uint64_t t = chosen + 1; t <= chosen + std::max<std::uint64_t>(1, chosen / 16); ++t) {
+      TrainerConfig higher = config;
+      higher.min_frequency = t;
+      some_fails = some_fails || !train_likelihood(counts, higher, nullptr).reached_target;
+    }
+    CHECK(some_fails);
+  }
+  SECTION("it beats the pure algorithm on tokens per word") {
+    WordPieceSegmenter automatic_model;
+    WordPieceSegmenter pure_model;
+    automatic_model.train(counts, testing::Options(300).coverage(1.0), nullptr);
+    pure_model.train(counts, testing::Options(300).coverage(1.0).min_frequency(1), nullptr);
+    std::uint64_t automatic_tokens = 0;
+    std::uint64_t pure_tokens = 0;
+    for (const auto& [word, count] : corpus) {
+      automatic_tokens += count * pieces_of(automatic_model, word).size();
+      pure_tokens += count * pieces_of(pure_model, word).size();
+    }
+    CHECK(automatic_tokens < pure_tokens);
+  }
+  SECTION("a corpus with fewer than 2 words per vocabulary entry gets the pure algorithm") {
+    TrainerConfig small = config;
+    small.vocab_size = 60;
+    Recorder r;
+    const auto result = train_likelihood(to_counts(textbook()), small, &r);
+    CHECK(result.min_frequency == 1);
+    TrainerConfig pure = small;
+    pure.min_frequency = 1;
+    CHECK(train_likelihood(to_counts(textbook()), pure, nullptr).pieces == result.pieces);
+    REQUIRE(!r.messages.empty());
+    CHECK_THAT(r.messages.back(), Catch::Contains("min_frequency 0 (automatic): 1"));
+  }
 }

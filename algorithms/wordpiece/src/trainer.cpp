@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,6 +29,7 @@
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/training_observer.hpp"
+#include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary.hpp"
 #include "tokenlab/word_counts.hpp"
@@ -74,6 +76,46 @@ std::size_t code_points(std::string_view word) noexcept {
     ++n;
   }
   return n;
+}
+
+void char_keys(std::string_view word, std::vector<std::uint32_t>& keys) {
+  keys.clear();
+  for (std::size_t i = 0; i < word.size();) {
+    std::size_t length = 0;
+    keys.push_back(char_key(word, i, length));
+    i += length;
+  }
+}
+
+// Where the boundary marker is glued to its neighbour in the initial
+// segmentation (see trainer.hpp). Keys of glued units: kind << 32 | character.
+enum GlueKind : std::uint64_t {
+  kGluePrefix = 1,
+  kGlueSuffixContinuation = 2,
+  kGlueSuffixInitial = 3
+};
+
+struct Glue {
+  bool prefix = false;  // units 0 and 1 form one unit
+  bool suffix = false;  // units n-2 and n-1 form one unit
+};
+
+Glue glue_of(const std::vector<std::uint32_t>& keys) noexcept {
+  const std::size_t n = keys.size();
+  Glue g;
+  g.prefix = n >= 2 && keys[0] == kBoundaryMarkerCodePoint;
+  // The character before a suffix marker must not already be glued to a prefix marker.
+  g.suffix = n >= 2 && keys[n - 1] == kBoundaryMarkerCodePoint && !(g.prefix && n < 4);
+  return g;
+}
+
+std::uint64_t prefix_glue_key(const std::vector<std::uint32_t>& keys) noexcept {
+  return (kGluePrefix << 32) | keys[1];
+}
+
+std::uint64_t suffix_glue_key(const std::vector<std::uint32_t>& keys) noexcept {
+  const std::size_t j = keys.size() - 2;
+  return ((j == 0 ? kGlueSuffixInitial : kGlueSuffixContinuation) << 32) | keys[j];
 }
 
 struct PairInfo {
@@ -123,34 +165,50 @@ class Trainer {
   void build_alphabet() {
     const auto& entries = counts_.entries();
     const std::size_t chunks = (entries.size() + kChunkWords - 1) / kChunkWords;
-    std::vector<std::vector<CharStat>> local(chunks);
+    struct Local {
+      std::vector<CharStat> chars;
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> glued;  // glue key, count
+    };
+    std::vector<Local> local(chunks);
     parallel_for(chunks, threads(), [&](std::size_t c) {
       FlatMap64 index(256);
-      auto& stats = local[c];
+      FlatMap64 glued_index(256);
+      auto& stats = local[c].chars;
+      auto& glued = local[c].glued;
+      std::vector<std::uint32_t> keys;
+      const auto count_glued = [&](std::uint64_t key, std::uint64_t count) {
+        bool inserted = false;
+        const std::uint32_t at =
+            glued_index.find_or_insert(key, static_cast<std::uint32_t>(glued.size()), inserted);
+        if (inserted) glued.emplace_back(key, 0);
+        glued[at].second += count;
+      };
       const std::size_t end = std::min(entries.size(), (c + 1) * kChunkWords);
       for (std::size_t w = c * kChunkWords; w < end; ++w) {
         const std::string_view word = entries[w].word;
         if (entries[w].count == 0 || !word_usable_length(word)) continue;
-        for (std::size_t i = 0; i < word.size();) {
-          std::size_t length = 0;
-          const bool first = i == 0;
-          const std::uint32_t key = char_key(word, i, length);
-          i += length;
+        char_keys(word, keys);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
           bool inserted = false;
           const std::uint32_t at =
-              index.find_or_insert(key, static_cast<std::uint32_t>(stats.size()), inserted);
-          if (inserted) stats.push_back({key, 0, 0});
+              index.find_or_insert(keys[i], static_cast<std::uint32_t>(stats.size()), inserted);
+          if (inserted) stats.push_back({keys[i], 0, 0});
           stats[at].count += entries[w].count;
-          if (first) stats[at].initial += entries[w].count;
+          if (i == 0) stats[at].initial += entries[w].count;
         }
+        const Glue glue = glue_of(keys);
+        if (glue.prefix) count_glued(prefix_glue_key(keys), entries[w].count);
+        if (glue.suffix) count_glued(suffix_glue_key(keys), entries[w].count);
       }
     });
 
-    // Reduce in chunk order: the global list is in corpus first-seen order.
+    // Reduce in chunk order: the global lists are in corpus first-seen order.
     FlatMap64 index(1024);
     std::vector<CharStat> chars;
-    for (const auto& stats : local) {
-      for (const auto& s : stats) {
+    FlatMap64 glued_index(1024);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> glued;  // glue key, count
+    for (auto& l : local) {
+      for (const auto& s : l.chars) {
         bool inserted = false;
         const std::uint32_t at =
             index.find_or_insert(s.key, static_cast<std::uint32_t>(chars.size()), inserted);
@@ -158,6 +216,14 @@ class Trainer {
         chars[at].count += s.count;
         chars[at].initial += s.initial;
       }
+      for (const auto& [key, count] : l.glued) {
+        bool inserted = false;
+        const std::uint32_t at =
+            glued_index.find_or_insert(key, static_cast<std::uint32_t>(glued.size()), inserted);
+        if (inserted) glued.emplace_back(key, 0);
+        glued[at].second += count;
+      }
+      l = Local{};
     }
     std::uint64_t total = 0;
     for (const auto& c : chars) total += c.count;
@@ -199,11 +265,7 @@ class Trainer {
     }
     for (std::size_t k = 0; k < kept.size(); ++k) {
       const std::uint32_t i = kept[k];
-      std::string text;
-      if (chars[i].key < 0x110000u)
-        utf8::append(text, static_cast<char32_t>(chars[i].key));
-      else
-        text.push_back(static_cast<char>(chars[i].key - 0x110000u));
+      const std::string text = key_text(chars[i].key);
       bool inserted = false;
       char_units_.find_or_insert(chars[i].key, static_cast<std::uint32_t>(unit_text_.size()),
                                  inserted);
@@ -211,7 +273,10 @@ class Trainer {
       const std::uint32_t continuation = add_unit(config_.continuation_prefix + text, true);
       if (!form_kept[2 * k]) unit_usable_[initial] = false;
       if (!form_kept[2 * k + 1]) unit_usable_[continuation] = false;
+      unit_by_text_.emplace(unit_text_[initial], initial);
+      unit_by_text_.emplace(unit_text_[continuation], continuation);
     }
+    add_glued_units(glued, budget - std::min(budget, form_kept.size()));
     if (observer_ != nullptr && covered < total) {
       observer_->on_message("alphabet of " + std::to_string(unit_text_.size() / 2) +
                             " characters covers " + std::to_string(covered) + " of " +
@@ -220,13 +285,57 @@ class Trainer {
     }
   }
 
+  [[nodiscard]] static std::string key_text(std::uint32_t key) {
+    std::string text;
+    if (key < 0x110000u)
+      utf8::append(text, static_cast<char32_t>(key));
+    else
+      text.push_back(static_cast<char>(key - 0x110000u));
+    return text;
+  }
+
+  // A form that would be read back as something else, or clash with a special
+  // token, never becomes a piece; words that need it are left out.
+  [[nodiscard]] bool usable_text(const std::string& text, bool continuation) const {
+    return specials_.count(text) == 0 &&
+           (continuation || !std::string_view(text).starts_with(config_.continuation_prefix));
+  }
+
+  // The marker glued to a character: one initial unit per (marker, character)
+  // pairing seen, most frequent first, in whatever room the alphabet leaves.
+  // They are never needed to encode a word (the marker's own forms are in the
+  // alphabet), so they are the first thing given up when vocab_size is tight;
+  // a word whose glued unit is not kept starts with separate units.
+  void add_glued_units(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& glued,
+                       std::size_t room) {
+    if (char_units_.find(kBoundaryMarkerCodePoint) == FlatMap64::kMissing) return;
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t g = 0; g < glued.size(); ++g)
+      if (char_units_.find(static_cast<std::uint32_t>(glued[g].first)) != FlatMap64::kMissing)
+        order.push_back(g);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+      return glued[x].second > glued[y].second;
+    });
+    for (const std::uint32_t g : order) {
+      if (room == 0) break;
+      const auto kind = glued[g].first >> 32;
+      const std::string text = key_text(static_cast<std::uint32_t>(glued[g].first));
+      const bool continuation = kind == kGlueSuffixContinuation;
+      std::string unit = kind == kGluePrefix ? kBoundaryMarker + text
+                         : continuation      ? config_.continuation_prefix + text + kBoundaryMarker
+                                             : text + kBoundaryMarker;
+      if (!usable_text(unit, continuation)) continue;
+      const std::uint32_t id = add_unit(unit, continuation);
+      bool inserted = false;
+      glued_units_.find_or_insert(glued[g].first, id, inserted);
+      unit_by_text_.emplace(std::move(unit), id);
+      --room;
+    }
+  }
+
   std::uint32_t add_unit(std::string text, bool continuation) {
     const auto id = static_cast<std::uint32_t>(unit_text_.size());
-    // A form that would be read back as something else, or clash with a special
-    // token, never becomes a piece; words that need it are left out.
-    const bool usable =
-        specials_.count(text) == 0 &&
-        (continuation || !std::string_view(text).starts_with(config_.continuation_prefix));
+    const bool usable = usable_text(text, continuation);
     unit_text_.push_back(std::move(text));
     unit_cont_.push_back(continuation);
     unit_usable_.push_back(usable);
@@ -247,26 +356,13 @@ class Trainer {
     parallel_for(chunks, threads(), [&](std::size_t c) {
       Local& out = local[c];
       std::vector<std::uint32_t> word_symbols;
+      std::vector<std::uint32_t> keys;
       const std::size_t end = std::min(entries.size(), (c + 1) * kChunkWords);
       for (std::size_t w = c * kChunkWords; w < end; ++w) {
         const std::string_view word = entries[w].word;
         if (entries[w].count == 0 || !word_usable_length(word)) continue;
-        word_symbols.clear();
-        bool ok = true;
-        for (std::size_t i = 0; i < word.size() && ok;) {
-          std::size_t length = 0;
-          const std::uint32_t key = char_key(word, i, length);
-          const std::uint32_t base = char_units_.find(key);
-          if (base == FlatMap64::kMissing) {
-            ok = false;
-            break;
-          }
-          const std::uint32_t unit = base + (i == 0 ? 0u : 1u);
-          ok = unit_usable_[unit];
-          word_symbols.push_back(unit);
-          i += length;
-        }
-        if (!ok) continue;
+        char_keys(word, keys);
+        if (!initial_units(keys, word_symbols)) continue;
         out.symbols.insert(out.symbols.end(), word_symbols.begin(), word_symbols.end());
         out.lengths.push_back(static_cast<std::uint32_t>(word_symbols.size()));
         out.weights.push_back(entries[w].count);
@@ -300,6 +396,39 @@ class Trainer {
       for (std::uint32_t i = 0; i < word_length_[w]; ++i)
         unit_count_[s[i]] += static_cast<std::int64_t>(word_weight_[w]);
     }
+  }
+
+  // The initial segmentation of a word: its characters, continuation forms
+  // after the first, with the boundary marker glued to its neighbour where
+  // that unit was kept. False if the word needs a character that was not.
+  bool initial_units(const std::vector<std::uint32_t>& keys,
+                     std::vector<std::uint32_t>& symbols) const {
+    symbols.clear();
+    const std::size_t n = keys.size();
+    const Glue glue = glue_of(keys);
+    std::size_t i = 0;
+    if (glue.prefix) {
+      const std::uint32_t unit = glued_units_.find(prefix_glue_key(keys));
+      if (unit != FlatMap64::kMissing) {
+        symbols.push_back(unit);
+        i = 2;
+      }
+    }
+    for (; i < n; ++i) {
+      if (glue.suffix && i == n - 2) {
+        const std::uint32_t unit = glued_units_.find(suffix_glue_key(keys));
+        if (unit != FlatMap64::kMissing) {
+          symbols.push_back(unit);
+          break;
+        }
+      }
+      const std::uint32_t base = char_units_.find(keys[i]);
+      if (base == FlatMap64::kMissing) return false;
+      const std::uint32_t unit = base + (i == 0 ? 0u : 1u);
+      if (!unit_usable_[unit]) return false;
+      symbols.push_back(unit);
+    }
+    return true;
   }
 
   void count_pairs() {
@@ -521,7 +650,9 @@ class Trainer {
     const bool trace = observer_ != nullptr && observer_->trace();
     std::size_t next_progress = 0;
     std::uint32_t step = 0;
-    while (vocabulary < config_.vocab_size && !heap_.empty()) {
+    const bool limited = config_.max_steps > 0;
+    while (vocabulary < config_.vocab_size && !heap_.empty() &&
+           (!limited || step < config_.max_steps)) {
       const std::uint32_t best = heap_.front();
       const PairInfo chosen = pairs_[best];
       ++step;
@@ -530,11 +661,11 @@ class Trainer {
       std::string text = merged_text(left, right);
       std::uint32_t merged = 0;
       bool new_piece = false;
-      if (auto it = merged_units_.find(text); it != merged_units_.end()) {
+      if (auto it = unit_by_text_.find(text); it != unit_by_text_.end()) {
         merged = it->second;
       } else {
         merged = add_unit(text, unit_cont_[left]);
-        merged_units_.emplace(text, merged);
+        unit_by_text_.emplace(text, merged);
         result_.pieces.push_back(text);
         new_piece = true;
         ++vocabulary;
@@ -556,14 +687,24 @@ class Trainer {
       }
       result_.merges.push_back(std::move(m));
       if (observer_ != nullptr && config_.vocab_size > start && vocabulary >= next_progress) {
-        observer_->on_progress("merges", static_cast<double>(vocabulary - start) /
-                                             static_cast<double>(config_.vocab_size - start));
+        double fraction = static_cast<double>(vocabulary - start) /
+                          static_cast<double>(config_.vocab_size - start);
+        if (limited)
+          fraction = std::max(fraction,
+                              static_cast<double>(step) / static_cast<double>(config_.max_steps));
+        observer_->on_progress("merges", fraction);
         next_progress = vocabulary + std::max<std::size_t>(1, (config_.vocab_size - start) / 100);
       }
     }
+    result_.reached_target =
+        vocabulary >= config_.vocab_size || (limited && step >= config_.max_steps);
+    result_.min_frequency = static_cast<std::uint64_t>(threshold_);
     if (observer_ != nullptr) {
       observer_->on_progress("merges", 1.0);
-      if (vocabulary < config_.vocab_size) {
+      if (limited && step >= config_.max_steps && vocabulary < config_.vocab_size) {
+        observer_->on_message("stopped after " + std::to_string(step) + " merges (max_steps) at " +
+                              std::to_string(vocabulary) + " pieces");
+      } else if (vocabulary < config_.vocab_size) {
         observer_->on_message("stopped at " + std::to_string(vocabulary) +
                               " pieces: no pair left with count >= " + std::to_string(threshold_));
       }
@@ -680,7 +821,9 @@ class Trainer {
   std::vector<bool> unit_usable_;
   std::vector<std::int64_t> unit_count_;
   std::vector<std::vector<std::uint32_t>> unit_pairs_;
-  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> merged_units_;
+  FlatMap64 glued_units_;  // glue key -> unit id (kept glued units only)
+  // Every unit by its text, so that a merge making an existing string reuses its unit.
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> unit_by_text_;
 
   std::vector<std::uint32_t> symbols_;
   std::vector<std::size_t> word_begin_;
@@ -696,6 +839,88 @@ class Trainer {
   std::vector<std::uint64_t> new_keys_;
   TrainerResult result_;
 };
+
+// Keeps a trial run's messages, to pass on if that trial is the one kept.
+class MessageRecorder final : public TrainingObserver {
+ public:
+  void on_message(std::string_view message) override { messages.emplace_back(message); }
+  std::vector<std::string> messages;
+};
+
+// min_frequency 0: the largest threshold at which training still reaches its
+// target (vocab_size, or max_steps), found by bisection. See trainer.hpp.
+TrainerResult train_with_automatic_threshold(const WordCounts& counts, const TrainerConfig& config,
+                                             TrainingObserver* observer) {
+  std::uint64_t occurrences = 0;
+  for (const auto& e : counts.entries()) occurrences += e.count;
+  const std::uint64_t cap = occurrences / std::max<std::uint64_t>(config.vocab_size, 1);
+  TrainerConfig trial = config;
+  const auto run = [&](std::uint64_t threshold, TrainingObserver* to) {
+    trial.min_frequency = threshold;
+    Trainer trainer(counts, trial, to);
+    return trainer.run();
+  };
+  if (cap <= 1) {
+    TrainerResult result = run(1, observer);
+    if (observer != nullptr) {
+      observer->on_message(
+          "min_frequency 0 (automatic): 1, since the corpus has fewer than 2 word occurrences "
+          "per vocabulary entry");
+    }
+    return result;
+  }
+
+  // Invariant: lo reaches the target (assumed for 1: nothing smaller exists),
+  // hi does not (or is the cap, not tried yet).
+  std::uint64_t lo = 1;
+  std::uint64_t hi = cap;
+  std::optional<TrainerResult> kept;
+  MessageRecorder kept_messages;
+  std::size_t trials = 0;
+  const auto attempt = [&](std::uint64_t threshold) {
+    MessageRecorder recorder;
+    TrainerResult result = run(threshold, &recorder);
+    ++trials;
+    if (!result.reached_target) return false;
+    kept = std::move(result);
+    kept_messages = std::move(recorder);
+    return true;
+  };
+  if (attempt(cap)) {
+    lo = cap;
+  } else {
+    while (hi - lo > std::max<std::uint64_t>(1, lo / 16)) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (attempt(mid))
+        lo = mid;
+      else
+        hi = mid;
+      if (observer != nullptr)
+        observer->on_progress("min_frequency search",
+                              1.0 - static_cast<double>(hi - lo) / static_cast<double>(cap));
+    }
+  }
+  TrainerResult result;
+  if (!kept || (observer != nullptr && observer->trace())) {
+    result = run(lo, observer);
+  } else {
+    result = std::move(*kept);
+    if (observer != nullptr) {
+      for (const auto& m : kept_messages.messages) observer->on_message(m);
+      observer->on_progress("merges", 1.0);
+    }
+  }
+  // Last, so that a one-line summary (compare's note column) shows it.
+  if (observer != nullptr) {
+    observer->on_message(
+        "min_frequency 0 (automatic): " + std::to_string(lo) +
+        ", the largest threshold (bisection to 1/16, " + std::to_string(trials) +
+        " trial runs, at most " + std::to_string(cap) +
+        " = word occurrences per vocabulary entry) at which training still reaches its target; "
+        "pairs rarer than that are never merged (set min_frequency 1 to merge any pair)");
+  }
+  return result;
+}
 
 }  // namespace
 
@@ -713,8 +938,11 @@ TrainerResult train_likelihood(const WordCounts& counts, const TrainerConfig& co
   if (!(config.character_coverage > 0.0 && config.character_coverage <= 1.0))
     throw Error("wordpiece: character_coverage must be in (0, 1], got " +
                 std::to_string(config.character_coverage));
-  Trainer trainer(counts, config, observer);
-  return trainer.run();
+  if (config.min_frequency > 0) {
+    Trainer trainer(counts, config, observer);
+    return trainer.run();
+  }
+  return train_with_automatic_threshold(counts, config, observer);
 }
 
 }  // namespace tokenlab::wordpiece

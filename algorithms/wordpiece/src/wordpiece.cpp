@@ -24,6 +24,7 @@ namespace tokenlab::wordpiece {
 namespace {
 
 constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::string_view kVocabTxtFormat = "vocab.txt";
 constexpr std::uint64_t kMaxCharsLimit = 1u << 20;
 
 // A thread's recent words, for a few models at once. The cache is direct-mapped
@@ -154,6 +155,7 @@ void WordPieceSegmenter::train(const WordCounts& counts, const TrainOptions& opt
       static_cast<std::size_t>(reader.get_uint("max_input_chars_per_word", 100, 1, kMaxCharsLimit));
   config.vocab_size = options.vocab_size;
   config.min_frequency = options.min_frequency;
+  config.max_steps = options.max_steps;
   config.character_coverage = options.character_coverage;
   config.threads = options.threads;
   config.special_tokens = options.special_tokens.value_or(default_specials());
@@ -336,6 +338,19 @@ void WordPieceSegmenter::import_vocab_txt(std::istream& in, const std::string& n
 void WordPieceSegmenter::export_vocab_txt(std::ostream& out) const {
   if (!tries_) throw Error("wordpiece: no model to export");
   write_vocab_txt(out, vocabulary_.pieces());
+}
+
+void WordPieceSegmenter::import_model(std::istream& in, const std::string& format,
+                                      const std::string& name) {
+  if (format != kVocabTxtFormat)
+    throw Error("wordpiece: cannot import format '" + format + "' (supported: vocab.txt)");
+  import_vocab_txt(in, name);
+}
+
+void WordPieceSegmenter::export_model(std::ostream& out, const std::string& format) const {
+  if (format != kVocabTxtFormat)
+    throw Error("wordpiece: cannot export format '" + format + "' (supported: vocab.txt)");
+  export_vocab_txt(out);
 }
 
 }  // namespace tokenlab::wordpiece

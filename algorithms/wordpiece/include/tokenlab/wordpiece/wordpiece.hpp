@@ -75,6 +75,11 @@ class WordPieceSegmenter final : public Segmenter {
   /// Writes the vocabulary as vocab.txt, one piece per line in id order.
   void export_vocab_txt(std::ostream& out) const;
 
+  /// Format "vocab.txt" only: import_vocab_txt / export_vocab_txt. Any other
+  /// format throws Error naming it and listing "vocab.txt".
+  void import_model(std::istream& in, const std::string& format, const std::string& name) override;
+  void export_model(std::ostream& out, const std::string& format) const override;
+
   [[nodiscard]] const std::string& continuation_prefix() const noexcept { return prefix_; }
   [[nodiscard]] std::size_t max_input_chars_per_word() const noexcept { return max_chars_; }
   [[nodiscard]] bool bert_spacing() const noexcept { return bert_spacing_; }
