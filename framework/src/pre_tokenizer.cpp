@@ -136,6 +136,11 @@ Classified classify(char32_t cp) {
       // Common and Inherited letters (e.g. the Japanese prolonged sound mark) join
       // whatever script surrounds them.
       if (script == USCRIPT_COMMON || script == USCRIPT_INHERITED) return {CharClass::mark, -1};
+      // Japanese writes one word across kanji, hiragana and katakana (書いた, 食べ物):
+      // like SentencePiece, treat the three as one script so words are not cut there.
+      if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA ||
+          script == USCRIPT_KATAKANA_OR_HIRAGANA)
+        return {CharClass::letter, USCRIPT_HAN};
       return {CharClass::letter, script};
     }
     default:

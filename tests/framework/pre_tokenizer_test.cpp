@@ -53,10 +53,11 @@ TEST_CASE("the unicode pre-tokenizer splits at spaces, punctuation, scripts and 
   SECTION("a change of script inside a run of letters: Latin then Cyrillic") {
     CHECK(p.split("abc\u0430\u0431\u0432") == Words{M + "abc", "\u0430\u0431\u0432"});
   }
-  SECTION("Japanese: Kanji, then Hiragana, then Katakana") {
-    // 日本語 (Han) の (Hiragana) テキスト (Katakana)
-    CHECK(p.split("\u65E5\u672C\u8A9E\u306E\u30C6\u30AD\u30B9\u30C8") ==
-          Words{M + "\u65E5\u672C\u8A9E", "\u306E", "\u30C6\u30AD\u30B9\u30C8"});
+  SECTION("Japanese: Kanji, Hiragana and Katakana count as one script, as in SentencePiece") {
+    // 日本語 (Han) の (Hiragana) テキスト (Katakana): Japanese writes one word across
+    // the three (書いた), so they are not boundaries; punctuation still is.
+    CHECK(p.split("\u65E5\u672C\u8A9E\u306E\u30C6\u30AD\u30B9\u30C8\u3002abc") ==
+          Words{M + "\u65E5\u672C\u8A9E\u306E\u30C6\u30AD\u30B9\u30C8", "\u3002", "abc"});
   }
   SECTION("the prolonged sound mark (script Common) stays inside its Katakana word") {
     CHECK(p.split("\u30E9\u30FC\u30E1\u30F3") ==

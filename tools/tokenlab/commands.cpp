@@ -129,21 +129,33 @@ int cmd_plugins(const std::vector<std::string>& args) {
 
 int cmd_count(const std::vector<std::string>& args) {
   std::vector<std::string> corpus;
+  std::vector<std::string> merge;
   std::string output;
   PipelineOptions pipeline;
   po::options_description desc("options");
-  desc.add_options()("corpus", po::value(&corpus)->multitoken()->required(),
+  desc.add_options()("corpus", po::value(&corpus)->multitoken(),
                      "corpus files (.gz, .xz, - for stdin)")(
+      "merge", po::value(&merge)->multitoken(),
+      "instead of a corpus: counts files to merge (shards counted on other machines)")(
       "output,o", po::value(&output)->required(), "counts file to write (TSV: word<TAB>count)");
   pipeline.add_to(desc);
   po::positional_options_description positional;
   positional.add("corpus", -1);
   po::variables_map vm;
-  if (!parse("count", "--corpus FILE... -o COUNTS.tsv [options]", desc, positional, args, vm))
+  if (!parse("count", "(--corpus FILE... | --merge COUNTS.tsv...) -o COUNTS.tsv [options]", desc,
+             positional, args, vm))
     return kExitOk;
+  if (corpus.empty() == merge.empty()) throw UsageError("give exactly one of --corpus and --merge");
   check_output_path(output);
   const auto start = std::chrono::steady_clock::now();
-  const WordCounts counts = count_corpus(corpus, pipeline);
+  WordCounts counts;
+  if (!corpus.empty()) {
+    counts = count_corpus(corpus, pipeline);
+  } else {
+    // Shards merge in the order given, so first-occurrence order is that of the
+    // concatenated corpus when the shards are its consecutive parts.
+    for (const auto& file : merge) counts.merge(WordCounts::load_tsv(std::filesystem::path(file)));
+  }
   counts.save_tsv(std::filesystem::path(output));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

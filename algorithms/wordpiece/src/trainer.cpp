@@ -21,6 +21,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -875,31 +876,78 @@ TrainerResult train_with_automatic_threshold(const WordCounts& counts, const Tra
   std::uint64_t lo = 1;
   std::uint64_t hi = cap;
   std::optional<TrainerResult> kept;
+  std::uint64_t kept_threshold = 0;
   MessageRecorder kept_messages;
   std::size_t trials = 0;
-  const auto attempt = [&](std::uint64_t threshold) {
-    MessageRecorder recorder;
-    TrainerResult result = run(threshold, &recorder);
-    ++trials;
-    if (!result.reached_target) return false;
-    kept = std::move(result);
-    kept_messages = std::move(recorder);
-    return true;
+  const unsigned threads = resolve_threads(config.threads);
+  // Trisection: each round tries two thresholds, on two threads when there are two.
+  // The thresholds tried never depend on the thread count, so neither does the
+  // result; with two threads a round costs one trial's time, not two.
+  struct Trial {
+    std::uint64_t threshold = 0;
+    MessageRecorder messages;
+    std::optional<TrainerResult> result;
   };
-  if (attempt(cap)) {
+  const auto run_trial = [&](Trial& t, unsigned trial_threads) {
+    TrainerConfig own = config;
+    own.min_frequency = t.threshold;
+    own.threads = trial_threads;
+    Trainer trainer(counts, own, &t.messages);
+    t.result = trainer.run();
+  };
+  const auto keep = [&](Trial& t) {
+    kept = std::move(t.result);
+    kept_threshold = t.threshold;
+    kept_messages = std::move(t.messages);
+  };
+  Trial first{cap, {}, {}};
+  run_trial(first, threads);
+  ++trials;
+  if (first.result->reached_target) {
     lo = cap;
+    keep(first);
   } else {
     while (hi - lo > std::max<std::uint64_t>(1, lo / 16)) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (attempt(mid))
-        lo = mid;
-      else
-        hi = mid;
+      Trial low{lo + (hi - lo) / 3, {}, {}};
+      Trial high{lo + 2 * (hi - lo) / 3, {}, {}};
+      if (high.threshold == low.threshold || low.threshold == lo) {
+        // Too narrow for two distinct points: one midpoint.
+        Trial mid{lo + (hi - lo) / 2, {}, {}};
+        run_trial(mid, threads);
+        ++trials;
+        if (mid.result->reached_target) {
+          lo = mid.threshold;
+          keep(mid);
+        } else {
+          hi = mid.threshold;
+        }
+      } else {
+        if (threads >= 2) {
+          std::thread other([&] { run_trial(high, 1); });
+          run_trial(low, 1);
+          other.join();
+        } else {
+          run_trial(low, 1);
+          run_trial(high, 1);
+        }
+        trials += 2;
+        if (high.result->reached_target) {
+          lo = high.threshold;
+          keep(high);
+        } else if (low.result->reached_target) {
+          lo = low.threshold;
+          hi = high.threshold;
+          keep(low);
+        } else {
+          hi = low.threshold;
+        }
+      }
       if (observer != nullptr)
         observer->on_progress("min_frequency search",
                               1.0 - static_cast<double>(hi - lo) / static_cast<double>(cap));
     }
   }
+  if (kept && kept_threshold != lo) kept.reset();
   TrainerResult result;
   if (!kept || (observer != nullptr && observer->trace())) {
     result = run(lo, observer);
@@ -914,7 +962,7 @@ TrainerResult train_with_automatic_threshold(const WordCounts& counts, const Tra
   if (observer != nullptr) {
     observer->on_message(
         "min_frequency 0 (automatic): " + std::to_string(lo) +
-        ", the largest threshold (bisection to 1/16, " + std::to_string(trials) +
+        ", the largest threshold (trisection to 1/16, " + std::to_string(trials) +
         " trial runs, at most " + std::to_string(cap) +
         " = word occurrences per vocabulary entry) at which training still reaches its target; "
         "pairs rarer than that are never merged (set min_frequency 1 to merge any pair)");

@@ -7,8 +7,9 @@
 // Kinds:
 //  * whitespace: words are maximal runs of non-space characters;
 //  * unicode (default): also splits at punctuation/symbols (a run of them is one
-//    word), at script changes (combining marks stay with their base) and at
-//    boundaries between digits and other characters;
+//    word), at script changes (combining marks stay with their base; Han, Hiragana
+//    and Katakana count as one script, as in SentencePiece) and at boundaries
+//    between digits and other characters;
 //  * icu_words: ICU's UAX #29 word break iterator (dictionary breaks for Thai,
 //    CJK); spaces are dropped.
 // Marker styles: prefix puts U+2581 before a word that follows a space or starts

@@ -10,7 +10,7 @@ install(EXPORT tokenlabTargets
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tokenlab
   COMPONENT development)
 
-configure_package_config_file(cmake/tokenlabConfig.cmake.in
+configure_package_config_file(tools/cmake/tokenlabConfig.cmake.in
   ${PROJECT_BINARY_DIR}/tokenlabConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tokenlab)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/tokenlabConfigVersion.cmake
