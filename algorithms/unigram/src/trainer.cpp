@@ -367,6 +367,9 @@ class EmTrainer {
       scores_.push_back(seeds.pieces[i].score);
       required_.push_back(i < seeds.required_characters ? 1 : 0);
     }
+    // The seeds now live in pieces_: release the moved-from vector (a million
+    // string objects) before the lattice is built, at the training's peak.
+    std::vector<ScoredPiece>().swap(seeds.pieces);
     if (corpus_.size() > 0 && !pieces_.empty()) {
       build_edges();
       const auto desired =
