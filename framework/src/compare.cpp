@@ -529,10 +529,12 @@ ReportTable comparison_table(const CompareResult& result) {
                          "tied embedding bytes at bf16 (untied: twice this), MB", false});
   }
   t.columns.push_back({"train s", ColumnKind::real, "training wall time, seconds"});
-  t.columns.push_back(
-      {"peak MiB", ColumnKind::real, "peak resident memory of the process during this training, shared word counts included (measured with --jobs 1)"});
+  t.columns.push_back({"peak MiB", ColumnKind::real,
+                       "peak resident memory of the process during this training, shared word "
+                       "counts included (measured with --jobs 1)"});
   t.columns.push_back({"enc MB/s", ColumnKind::real, "held-out encoding throughput, all threads"});
-  t.columns.push_back({"note", ColumnKind::text, "error or remark"});
+  // The note is long prose: files carry it, the terminal prints it under the table.
+  t.columns.push_back({"note", ColumnKind::text, "error or remark", false});
   for (const auto& row : result.rows) {
     std::vector<std::string> cells{row.algorithm};
     if (multilingual) cells.push_back(row.language);
@@ -624,7 +626,7 @@ ReportTable sweep_table(const SweepResult& sweep) {
       {"unk word%", ColumnKind::real, "words with an unknown token, percent"},
       {"emb" + std::to_string(d) + " M", ColumnKind::real, "tied embedding parameters, millions"},
       {"train s", ColumnKind::real, "training seconds"},
-      {"note", ColumnKind::text, "remark (sizes the corpus cannot reach) or error"}};
+      {"note", ColumnKind::text, "remark (sizes the corpus cannot reach) or error", false}};
   t.columns.insert(t.columns.end(), rest.begin(), rest.end());
   for (std::size_t i = 0; i < sweep.runs.size(); ++i) {
     for (const auto& row : sweep.runs[i].rows) {

@@ -480,6 +480,23 @@ struct ExperimentArgs {
   }
 };
 
+// The note column is file-only; on the terminal each row's note or error goes
+// under the table, one line each.
+void print_notes(const CompareResult& result) {
+  bool first = true;
+  for (const auto& row : result.rows) {
+    const std::string& text = row.error.empty() ? row.note : "error: " + row.error;
+    if (text.empty()) continue;
+    if (first) std::cout << '\n';
+    first = false;
+    const std::string label =
+        row.algorithm + (row.language.empty() ? "" : " (" + row.language + ")");
+    // Plugins often start their messages with their own name already.
+    const bool named = text.rfind(row.algorithm + ":", 0) == 0 && row.language.empty();
+    std::cout << (named ? text : label + ": " + text) << '\n';
+  }
+}
+
 void report_bundle(const ReportBundle& bundle) {
   for (const auto& w : bundle.warnings) std::cerr << "warning: " << w << '\n';
   for (const auto& f : bundle.files)
@@ -507,6 +524,7 @@ int cmd_compare(const std::vector<std::string>& args) {
                   [&](const std::string& stage, double) { progress.update(stage); });
   progress.done();
   write_terminal(std::cout, comparison_table(result));
+  print_notes(result);
   if (result.languages.size() > 1) {
     std::cout << '\n';
     write_terminal(std::cout, fairness_table(result));
