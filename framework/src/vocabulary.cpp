@@ -42,6 +42,10 @@ void Vocabulary::clear() {
   unknown_id_.reset();
 }
 
+void Vocabulary::throw_malformed(const char* what) {
+  throw Error(std::string("malformed vocabulary in model payload: implausible ") + what);
+}
+
 void Vocabulary::rebuild(std::vector<std::string> pieces, std::size_t special_count,
                          std::optional<TokenId> unknown) {
   if (special_count > pieces.size()) throw Error("malformed vocabulary: more specials than pieces");

@@ -99,7 +99,8 @@ TEST_CASE("every damaged model file is a clear Error", "[model_file]") {
     CHECK_THAT(read_error(file), Catch::Contains("magic"));
   }
   SECTION("a foreign file (a PNG image)") {
-    write_bytes(file, std::string("\x89PNG\r\n\x1A\n\0\0\0\x0DIHDR\0\0\0\x10", 24));
+    static constexpr char kPngHeader[] = "\x89PNG\r\n\x1A\n\0\0\0\x0DIHDR\0\0\0\x10";
+    write_bytes(file, std::string(kPngHeader, sizeof kPngHeader - 1));
     CHECK_THAT(read_error(file), Catch::Contains("not a tokenlab model"));
   }
   SECTION("a text file") {

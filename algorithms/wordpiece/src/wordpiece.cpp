@@ -264,7 +264,9 @@ std::string WordPieceSegmenter::decode(std::span<const TokenId> ids) const {
 
 void WordPieceSegmenter::save(std::ostream& out) const {
   if (!tries_) throw Error("wordpiece: no model to save");
-  boost::archive::binary_oarchive archive(out);
+  // No Boost header: the framework header identifies the file, and Boost's own
+  // header would be parsed (allocating what a corrupt length claims) before ours.
+  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
   const std::uint32_t format = kFormatVersion;
   const auto max_chars = static_cast<std::uint64_t>(max_chars_);
   const TokenId unknown = *unknown_;
@@ -275,7 +277,7 @@ void WordPieceSegmenter::save(std::ostream& out) const {
 
 void WordPieceSegmenter::load(std::istream& in) {
   try {
-    boost::archive::binary_iarchive archive(in);
+    boost::archive::binary_iarchive archive(in, boost::archive::no_header);
     std::uint32_t format = 0;
     archive >> format;
     if (format != kFormatVersion)

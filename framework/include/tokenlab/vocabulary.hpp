@@ -20,8 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <boost/serialization/string.hpp>
-#include <boost/serialization/vector.hpp>
+#include <cstdint>
 
 #include "tokenlab/export.hpp"
 #include "tokenlab/types.hpp"
@@ -65,9 +64,23 @@ class TOKENLAB_API Vocabulary {
 
   void clear();
 
+  /// Longest piece a saved vocabulary may hold; load() rejects larger lengths
+  /// before allocating, so a corrupt payload cannot request absurd memory.
+  static constexpr std::uint64_t kMaxPieceBytes = std::uint64_t{1} << 26;
+
+  // Pieces are written as explicit lengths plus raw bytes, not as Boost strings:
+  // Boost would allocate whatever length a corrupt payload claims before reading.
   template <class Archive>
   void save(Archive& ar, unsigned /*version*/) const {
-    ar << pieces_ << special_count_;
+    const std::uint64_t count = pieces_.size();
+    ar << count;
+    for (const auto& piece : pieces_) {
+      const std::uint64_t length = piece.size();
+      ar << length;
+      ar.save_binary(piece.data(), piece.size());
+    }
+    const std::uint64_t specials = special_count_;
+    ar << specials;
     const bool has_unknown = unknown_id_.has_value();
     ar << has_unknown;
     const TokenId unknown = unknown_id_.value_or(0);
@@ -75,12 +88,23 @@ class TOKENLAB_API Vocabulary {
   }
   template <class Archive>
   void load(Archive& ar, unsigned /*version*/) {
+    std::uint64_t count = 0;
+    ar >> count;
+    if (count > 0xFFFFFFFFu) throw_malformed("vocabulary size");
     std::vector<std::string> pieces;
-    std::size_t special_count = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {  // no reserve: the stream ends first on garbage
+      std::uint64_t length = 0;
+      ar >> length;
+      if (length > kMaxPieceBytes) throw_malformed("piece length");
+      std::string piece(length, '\0');
+      ar.load_binary(piece.data(), length);
+      pieces.push_back(std::move(piece));
+    }
+    std::uint64_t special_count = 0;
     bool has_unknown = false;
     TokenId unknown = 0;
-    ar >> pieces >> special_count >> has_unknown >> unknown;
-    rebuild(std::move(pieces), special_count,
+    ar >> special_count >> has_unknown >> unknown;
+    rebuild(std::move(pieces), static_cast<std::size_t>(special_count),
             has_unknown ? std::optional<TokenId>(unknown) : std::nullopt);
   }
   template <class Archive>
@@ -92,6 +116,7 @@ class TOKENLAB_API Vocabulary {
   }
 
  private:
+  [[noreturn]] static void throw_malformed(const char* what);
   // Validates and indexes loaded data; throws Error on duplicates or bad ids.
   void rebuild(std::vector<std::string> pieces, std::size_t special_count,
                std::optional<TokenId> unknown);
