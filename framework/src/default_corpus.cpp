@@ -25,7 +25,9 @@ fs::path cache_directory() {
 }
 
 fs::path default_corpus_path() {
-  return cache_directory() / "web-bible.txt";
+  // The version names the cleaning rules: a change to clean_diatheke_output bumps
+  // it, so a cache extracted by an older build is never used again.
+  return cache_directory() / "web-bible-v2.txt";
 }
 
 namespace {

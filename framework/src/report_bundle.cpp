@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <ostream>
 
@@ -50,6 +51,27 @@ std::string series_name(const CompareRow& row, bool multilingual) {
   return multilingual ? row.algorithm + " " + row.language : row.algorithm;
 }
 
+// One bar per segmenter, clustered by language when there are several.
+PlotSpec segmenter_bars(const CompareResult& result, const std::string& title,
+                        const std::string& y_label,
+                        const std::function<double(const SegmentationMetrics&)>& value_of) {
+  PlotSpec spec{
+      .title = title, .x_label = "segmenter", .y_label = y_label, .style = PlotStyle::bars};
+  spec.categories = result.options.algorithms;
+  for (const auto& lang : result.languages) {
+    PlotSeries series{lang.language.empty() ? std::string("held-out text") : lang.language, {}, {}};
+    for (const auto& algorithm : result.options.algorithms) {
+      double value = 0.0;
+      for (const auto& row : result.rows)
+        if (row.algorithm == algorithm && row.language == lang.language && row.error.empty())
+          value = value_of(row.metrics);
+      series.values.push_back(value);
+    }
+    spec.series.push_back(std::move(series));
+  }
+  return spec;
+}
+
 void write_html_file(const fs::path& dir, const HtmlReport& html, ReportBundle& bundle) {
   const fs::path path = dir / "report.html";
   write_file_atomically(path, [&](std::ostream& out) { write_html(out, html); });
@@ -75,41 +97,14 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
   html.metadata = run_metadata(result);
   html.samples = result.samples;
 
-  // Characters per token by segmenter (clustered by language when there are several).
-  PlotSpec compression{.title = "Characters per token (higher = shorter sequences)",
-                       .x_label = "segmenter",
-                       .y_label = "characters / token",
-                       .style = PlotStyle::bars};
-  compression.categories = result.options.algorithms;
-  for (const auto& lang : result.languages) {
-    PlotSeries series{lang.language.empty() ? std::string("held-out text") : lang.language, {}, {}};
-    for (const auto& algorithm : result.options.algorithms) {
-      double value = 0.0;
-      for (const auto& row : result.rows)
-        if (row.algorithm == algorithm && row.language == lang.language && row.error.empty())
-          value = row.metrics.characters_per_token();
-      series.values.push_back(value);
-    }
-    compression.series.push_back(std::move(series));
-  }
-  add_plot(dir, "compression", compression, html, bundle);
-
-  PlotSpec unknown{.title = "Unknown tokens (percent of tokens)",
-                   .x_label = "segmenter",
-                   .y_label = "unknown tokens, %",
-                   .style = PlotStyle::bars};
-  unknown.categories = result.options.algorithms;
-  for (const auto& lang : result.languages) {
-    PlotSeries series{lang.language.empty() ? std::string("held-out text") : lang.language, {}, {}};
-    for (const auto& algorithm : result.options.algorithms) {
-      double value = 0.0;
-      for (const auto& row : result.rows)
-        if (row.algorithm == algorithm && row.language == lang.language && row.error.empty())
-          value = 100.0 * row.metrics.unknown_token_rate();
-      series.values.push_back(value);
-    }
-    unknown.series.push_back(std::move(series));
-  }
+  add_plot(dir, "compression",
+           segmenter_bars(result, "Characters per token (higher = shorter sequences)",
+                          "characters / token",
+                          [](const SegmentationMetrics& m) { return m.characters_per_token(); }),
+           html, bundle);
+  const PlotSpec unknown =
+      segmenter_bars(result, "Unknown tokens (percent of tokens)", "unknown tokens, %",
+                     [](const SegmentationMetrics& m) { return 100.0 * m.unknown_token_rate(); });
   add_plot(dir, "unknown", unknown, html, bundle);
 
   if (multilingual && result.options.aligned) {

@@ -12,7 +12,7 @@ namespace tokenlab {
 
 /// $TOKENLAB_CACHE_DIR, else $XDG_CACHE_HOME/tokenlab, else ~/.cache/tokenlab.
 TOKENLAB_API std::filesystem::path cache_directory();
-/// <cache>/web-bible.txt
+/// <cache>/web-bible-v2.txt
 TOKENLAB_API std::filesystem::path default_corpus_path();
 /// Returns default_corpus_path(), extracting it first if missing. Throws Error
 /// explaining how to install diatheke and sword-text-web when they are absent.
