@@ -871,9 +871,12 @@ TrainerResult train_with_automatic_threshold(const WordCounts& counts, const Tra
     return result;
   }
 
-  // Invariant: lo reaches the target (assumed for 1: nothing smaller exists),
-  // hi does not (or is the cap, not tried yet).
-  std::uint64_t lo = 1;
+  // Invariant: lo reaches the target (assumed for the floor), hi does not (or is
+  // the cap, not tried yet). The floor is 2, not 1: a pair seen once carries no
+  // evidence, and the likelihood score ranks such pairs highest, so when even 2
+  // cannot reach the target the vocabulary stays smaller instead of filling up
+  // with one-off pairs.
+  std::uint64_t lo = 2;
   std::uint64_t hi = cap;
   std::optional<TrainerResult> kept;
   std::uint64_t kept_threshold = 0;
@@ -962,7 +965,7 @@ TrainerResult train_with_automatic_threshold(const WordCounts& counts, const Tra
   if (observer != nullptr) {
     observer->on_message(
         "min_frequency 0 (automatic): " + std::to_string(lo) +
-        ", the largest threshold (trisection to 1/16, " + std::to_string(trials) +
+        ", the largest threshold, at least 2 (trisection to 1/16, " + std::to_string(trials) +
         " trial runs, at most " + std::to_string(cap) +
         " = word occurrences per vocabulary entry) at which training still reaches its target; "
         "pairs rarer than that are never merged (set min_frequency 1 to merge any pair)");
