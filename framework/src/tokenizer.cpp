@@ -18,9 +18,13 @@ Tokenizer::Tokenizer(NormalizerOptions normalizer, PreTokenizerOptions pre_token
 
 Tokenizer Tokenizer::load(const std::filesystem::path& path, const PluginRegistry& registry) {
   ModelFile model = read_model_file(path);
-  if (!registry.has(model.header.plugin_name))
+  if (!registry.has(model.header.plugin_name)) {
+    std::string available;
+    for (const auto& p : registry.plugins()) available += (available.empty() ? "" : ", ") + p.name;
     throw Error(path.string() + ": model needs plugin '" + model.header.plugin_name +
-                "', which is not available (see 'tokenlab plugins')");
+                "', which is not available; available: " +
+                (available.empty() ? "(none found)" : available));
+  }
   std::shared_ptr<Segmenter> segmenter = registry.create(model.header.plugin_name);
   std::istringstream payload(model.payload);
   try {
