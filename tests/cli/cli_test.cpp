@@ -68,6 +68,36 @@ TEST_CASE("tokenlab count writes the golden TSV whatever the thread count", "[cl
   }
 }
 
+TEST_CASE("counts of consecutive shards merge into the counts of the whole corpus",
+          "[cli][count]") {
+  TempDir dir;
+  // Split the English fixture into two consecutive shards, as two machines would.
+  const std::string text = read_bytes(kEnglish);
+  std::size_t cut = text.find('\n', text.size() / 2) + 1;
+  write_bytes(dir / "part1.txt", text.substr(0, cut));
+  write_bytes(dir / "part2.txt", text.substr(cut));
+  for (const char* part : {"part1", "part2"}) {
+    const RunResult r = run_tokenlab({"count", "--corpus", dir / (std::string(part) + ".txt"), "-o",
+                                      dir / (std::string(part) + ".tsv")});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  const RunResult merged = run_tokenlab(
+      {"count", "--merge", dir / "part1.tsv", dir / "part2.tsv", "-o", dir / "merged.tsv"});
+  INFO(merged.err);
+  REQUIRE(merged.exit_code == 0);
+  const RunResult whole = run_tokenlab({"count", "--corpus", kEnglish, "-o", dir / "whole.tsv"});
+  REQUIRE(whole.exit_code == 0);
+  // Same words, same counts, and the same first-occurrence order.
+  CHECK(read_bytes(dir / "merged.tsv") == read_bytes(dir / "whole.tsv"));
+
+  SECTION("giving both a corpus and counts to merge is a usage error") {
+    const RunResult both = run_tokenlab(
+        {"count", "--corpus", kEnglish, "--merge", dir / "part1.tsv", "-o", dir / "x.tsv"});
+    CHECK(both.exit_code == 2);
+  }
+}
+
 TEST_CASE("train, encode and decode round-trip the training text", "[cli][train]") {
   TempDir dir;
   const auto [algorithm, vocab_size] = GENERATE(table<std::string, std::string>({
