@@ -98,6 +98,30 @@ TEST_CASE("counts of consecutive shards merge into the counts of the whole corpu
   }
 }
 
+TEST_CASE("nbest shows each word's best segmentations, best first", "[cli][nbest]") {
+  TempDir dir;
+  const std::string model = train(dir, "unigram", "400");
+  const RunResult r = run_tokenlab({"nbest", "-m", model, "-k", "3", "the garden"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto lines = r.out_lines();
+  REQUIRE(lines.size() >= 4);
+  CHECK(lines[0] == "\u2581the");
+  std::vector<double> scores;
+  for (std::size_t i = 1; i < lines.size() && lines[i].rfind("  ", 0) == 0; ++i)
+    scores.push_back(std::stod(lines[i]));
+  CHECK(!scores.empty());
+  CHECK(scores.size() <= 3);
+  CHECK(std::is_sorted(scores.rbegin(), scores.rend()));  // best (highest log probability) first
+
+  SECTION("a segmenter without n-best says so") {
+    const std::string word_model = train(dir, "word", "100");
+    const RunResult w = run_tokenlab({"nbest", "-m", word_model, "the"});
+    CHECK(w.exit_code == 1);
+    CHECK_THAT(w.err, Catch::StartsWith("error:") && Catch::Contains("n-best"));
+  }
+}
+
 TEST_CASE("train, encode and decode round-trip the training text", "[cli][train]") {
   TempDir dir;
   const auto [algorithm, vocab_size] = GENERATE(table<std::string, std::string>({

@@ -79,6 +79,7 @@ int cmd_compare(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_check_plugin(const std::vector<std::string>& args);
 int cmd_trace(const std::vector<std::string>& args);
+int cmd_nbest(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_export(const std::vector<std::string>& args);
 

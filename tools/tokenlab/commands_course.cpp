@@ -1,6 +1,7 @@
 // trace, import and export: the commands for courses and for interoperability.
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -188,6 +189,49 @@ int cmd_trace(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < ids.size(); ++i)
       std::cout << (i ? " + " : " ") << show(segmenter->display_piece(ids[i]), pre.marker);
     std::cout << '\n';
+  }
+  return kExitOk;
+}
+
+int cmd_nbest(const std::vector<std::string>& args) {
+  std::string model;
+  std::size_t k = 5;
+  std::vector<std::string> texts;
+  std::vector<std::string> plugin_dirs;
+  po::options_description desc("options");
+  desc.add_options()("model,m", po::value(&model)->required(),
+                     "model file (a plugin with n-best, e.g. unigram)")(
+      "number,k", po::value(&k)->default_value(5), "how many segmentations per word")(
+      "text", po::value(&texts)->multitoken(), "text to segment (its words are shown one by one)")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  po::positional_options_description positional;
+  positional.add("text", -1);
+  po::variables_map vm;
+  if (!parse("nbest", "-m MODEL [-k N] TEXT...", desc, positional, args, vm)) return kExitOk;
+  if (texts.empty()) throw UsageError("give the text to segment");
+  if (k == 0) throw UsageError("-k must be at least 1");
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  const Tokenizer tokenizer = Tokenizer::load(model, registry);
+  const Segmenter& segmenter = tokenizer.segmenter();
+  if (!(segmenter.capabilities() & kCapabilityNBest))
+    throw Error("segmenter '" + segmenter.name() + "' does not support n-best segmentation");
+  const MarkerStyle marker = tokenizer.pre_tokenizer().options().marker;
+  std::string normalized;
+  std::string scratch;
+  for (const auto& text : texts) {
+    tokenizer.normalizer().normalize(text, normalized);
+    tokenizer.pre_tokenizer().split(normalized, scratch, [&](std::string_view word) {
+      std::cout << show(std::string(word), marker) << '\n';
+      for (const auto& candidate : segmenter.nbest(word, k)) {
+        char score[32];
+        std::snprintf(score, sizeof score, "%10.4f", candidate.score);
+        std::cout << "  " << score << "  ";
+        for (std::size_t i = 0; i < candidate.ids.size(); ++i)
+          std::cout << (i ? " + " : "") << show(segmenter.display_piece(candidate.ids[i]), marker);
+        std::cout << '\n';
+      }
+    });
   }
   return kExitOk;
 }

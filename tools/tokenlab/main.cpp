@@ -29,6 +29,7 @@ const std::map<std::string, Command>& commands() {
       {"sweep", {cmd_sweep, "repeat compare over vocabulary sizes and plot the curves"}},
       {"check-plugin", {cmd_check_plugin, "run the conformance suite on a plugin file"}},
       {"trace", {cmd_trace, "print every training step (the textbook tables)"}},
+      {"nbest", {cmd_nbest, "show the k best segmentations of each word (unigram)"}},
       {"import", {cmd_import, "make a model from a foreign vocabulary (BERT vocab.txt)"}},
       {"export", {cmd_export, "write a model in a foreign format (BERT vocab.txt)"}},
   };
