@@ -12,8 +12,7 @@
 
 namespace tokenlab {
 
-void write_file_atomically(const std::filesystem::path& path,
-                           const std::function<void(std::ostream&)>& writer) {
+void check_writable(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw Error(path.string() + ": is a directory");
@@ -21,6 +20,17 @@ void write_file_atomically(const std::filesystem::path& path,
   if (!fs::is_directory(parent, ec))
     throw Error(path.string() + ": cannot write: directory '" + parent.string() +
                 "' does not exist");
+  if (::access(parent.c_str(), W_OK) != 0)
+    throw Error(path.string() + ": cannot write: directory '" + parent.string() +
+                "' is not writable");
+}
+
+void write_file_atomically(const std::filesystem::path& path,
+                           const std::function<void(std::ostream&)>& writer) {
+  namespace fs = std::filesystem;
+  check_writable(path);
+  std::error_code ec;
+  const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::string temp = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) throw Error(path.string() + ": cannot write: " + std::strerror(errno));

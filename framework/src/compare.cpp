@@ -36,6 +36,14 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+// A failed segmenter's row: its leading cells, "-" for every figure, and the error
+// in the last column (the note).
+void add_error_row(ReportTable& table, std::vector<std::string> cells, const std::string& error) {
+  while (cells.size() + 1 < table.columns.size()) cells.push_back("-");
+  cells.push_back("error: " + error);
+  table.rows.push_back(std::move(cells));
+}
+
 std::string millions(std::uint64_t v) {
   return fixed(static_cast<double>(v) / 1e6, 1);
 }
@@ -149,51 +157,42 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     lang.summary.language = language.language;
     CorpusReader reader(language.files, CorpusOptions{.invalid_utf8 = options.invalid_utf8});
     std::string scratch;
-    std::uint64_t line_index = 0;
+    // Records one normalized held-out line: its words for evaluation, a few whole
+    // lines for the HTML samples.
+    const auto hold_out = [&](std::string_view line) {
+      ++lang.summary.held_out_lines;
+      lang.summary.held_out_bytes += line.size();
+      if (lang.samples.size() < options.sample_lines && !line.empty())
+        lang.samples.emplace_back(line);
+      pre_tokenizer.split(line, scratch, [&](std::string_view w) {
+        lang.held_out.text.append(w);
+        lang.held_out.ends.push_back(lang.held_out.text.size());
+      });
+    };
     CountOptions count;
     count.threads = options.threads;
-    // Parallel text is split by line number so every language holds out the same
-    // segments; otherwise by content, so duplicated lines never straddle the split.
-    // keep_line runs on worker threads in any order, so line numbers cannot be
-    // counted there: aligned corpora are split by a hash of the line's position,
-    // which CorpusReader gives as block.first_line; see below.
-    std::vector<std::string> lines_for_aligned;
     if (options.aligned) {
-      // Aligned corpora are small (parallel test sets); read them whole.
+      // Parallel text is split by line number, so every language holds out the
+      // same segments. count_words decides per line on worker threads, where line
+      // numbers are unknown; parallel test sets are small, so read them here.
+      std::uint64_t line_index = 0;
       CorpusBlock block;
-      std::vector<std::string> training;
+      std::string normalized;
       while (reader.next_block(block)) {
-        for (auto& line : block.lines) {
+        for (const auto& line : block.lines) {
           ++line_index;
-          const bool held = split.is_held_out(std::to_string(line_index));
-          std::string normalized = normalizer.normalize(line);
-          if (held) {
-            ++lang.summary.held_out_lines;
-            lang.summary.held_out_bytes += normalized.size();
-            if (lang.samples.size() < options.sample_lines && !normalized.empty())
-              lang.samples.push_back(normalized);
-            pre_tokenizer.split(normalized, scratch, [&](std::string_view w) {
-              lang.held_out.text.append(w);
-              lang.held_out.ends.push_back(lang.held_out.text.size());
-            });
-          } else {
+          normalizer.normalize(line, normalized);
+          if (split.is_held_out(std::to_string(line_index)))
+            hold_out(normalized);
+          else
             pre_tokenizer.split(normalized, scratch,
                                 [&](std::string_view w) { lang.counts.add(w); });
-          }
         }
       }
     } else {
+      // Otherwise by content, so duplicated lines never straddle the split.
       count.keep_line = [&](std::string_view line) { return !split.is_held_out(line); };
-      count.on_skipped_line = [&](std::string_view line) {
-        ++lang.summary.held_out_lines;
-        lang.summary.held_out_bytes += line.size();
-        if (lang.samples.size() < options.sample_lines && !line.empty())
-          lang.samples.emplace_back(line);
-        pre_tokenizer.split(line, scratch, [&](std::string_view w) {
-          lang.held_out.text.append(w);
-          lang.held_out.ends.push_back(lang.held_out.text.size());
-        });
-      };
+      count.on_skipped_line = hold_out;
       count.on_progress = [&](std::uint64_t bytes) {
         if (progress)
           progress("counting " +
@@ -539,9 +538,7 @@ ReportTable comparison_table(const CompareResult& result) {
     std::vector<std::string> cells{row.algorithm};
     if (multilingual) cells.push_back(row.language);
     if (!row.error.empty()) {
-      while (cells.size() + 1 < t.columns.size()) cells.push_back("-");
-      cells.push_back("error: " + row.error);
-      t.rows.push_back(std::move(cells));
+      add_error_row(t, std::move(cells), row.error);
       continue;
     }
     const auto& m = row.metrics;
@@ -633,9 +630,7 @@ ReportTable sweep_table(const SweepResult& sweep) {
       std::vector<std::string> cells{std::to_string(sweep.vocab_sizes[i]), row.algorithm};
       if (multilingual) cells.push_back(row.language);
       if (!row.error.empty()) {
-        while (cells.size() + 1 < t.columns.size()) cells.push_back("-");
-        cells.push_back("error: " + row.error);
-        t.rows.push_back(std::move(cells));
+        add_error_row(t, std::move(cells), row.error);
         continue;
       }
       const auto& m = row.metrics;

@@ -15,23 +15,22 @@ double ratio(std::uint64_t a, std::uint64_t b) noexcept {
   return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
 }
 
-// Characters of a word, not counting the boundary marker.
-std::uint64_t surface_characters(std::string_view text) {
-  std::uint64_t n = utf8::count_code_points(text);
+std::uint64_t marker_count(std::string_view text) {
   const std::string_view marker(kBoundaryMarker);
+  std::uint64_t n = 0;
   for (std::size_t pos = text.find(marker); pos != std::string_view::npos;
        pos = text.find(marker, pos + 1))
-    --n;
+    ++n;
   return n;
 }
 
+// Characters and UTF-8 bytes of a word, not counting the boundary marker.
+std::uint64_t surface_characters(std::string_view text) {
+  return utf8::count_code_points(text) - marker_count(text);
+}
+
 std::uint64_t surface_bytes(std::string_view text) {
-  std::uint64_t n = text.size();
-  const std::string_view marker(kBoundaryMarker);
-  for (std::size_t pos = text.find(marker); pos != std::string_view::npos;
-       pos = text.find(marker, pos + 1))
-    n -= marker.size();
-  return n;
+  return text.size() - marker_count(text) * std::string_view(kBoundaryMarker).size();
 }
 
 }  // namespace

@@ -151,6 +151,12 @@ std::vector<PluginInfo> PluginRegistry::plugins() const {
   return out;
 }
 
+std::string PluginRegistry::available_names() const {
+  std::string names;
+  for (const auto& [name, loaded] : loaded_) names += (names.empty() ? "" : ", ") + name;
+  return names.empty() ? std::string("(none found)") : names;
+}
+
 bool PluginRegistry::has(const std::string& name) const {
   return loaded_.count(name) > 0;
 }
@@ -158,10 +164,7 @@ bool PluginRegistry::has(const std::string& name) const {
 const PluginInfo& PluginRegistry::info(const std::string& name) const {
   auto it = loaded_.find(name);
   if (it == loaded_.end()) {
-    std::string available;
-    for (const auto& [n, l] : loaded_) available += (available.empty() ? "" : ", ") + n;
-    throw Error("unknown algorithm '" + name +
-                "'; available: " + (available.empty() ? "(none found)" : available));
+    throw Error("unknown algorithm '" + name + "'; available: " + available_names());
   }
   return it->second->info;
 }

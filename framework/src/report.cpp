@@ -88,15 +88,12 @@ void write_terminal(std::ostream& out, const ReportTable& full) {
   for (const auto& row : table.rows)
     for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c)
       widths[c] = std::max(widths[c], display_width(row[c]));
-  const auto print_row = [&](const std::vector<std::string>& cells, bool header) {
+  const auto print_row = [&](const std::vector<std::string>& cells) {
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       const std::string& cell = c < cells.size() ? cells[c] : std::string();
       const std::size_t gap = widths[c] - display_width(cell);
       if (c > 0) out << "  ";
-      if (right_aligned(table.columns[c].kind) && !header) {
-        pad(out, gap);
-        out << cell;
-      } else if (right_aligned(table.columns[c].kind)) {
+      if (right_aligned(table.columns[c].kind)) {
         pad(out, gap);
         out << cell;
       } else {
@@ -109,11 +106,11 @@ void write_terminal(std::ostream& out, const ReportTable& full) {
   if (!table.title.empty()) out << table.title << '\n';
   std::vector<std::string> header;
   for (const auto& col : table.columns) header.push_back(col.name);
-  print_row(header, true);
+  print_row(header);
   std::size_t total = 0;
   for (std::size_t c = 0; c < widths.size(); ++c) total += widths[c] + (c > 0 ? 2 : 0);
   out << std::string(total, '-') << '\n';
-  for (const auto& row : table.rows) print_row(row, false);
+  for (const auto& row : table.rows) print_row(row);
 }
 
 void write_csv(std::ostream& out, const ReportTable& table) {

@@ -19,11 +19,8 @@ Tokenizer::Tokenizer(NormalizerOptions normalizer, PreTokenizerOptions pre_token
 Tokenizer Tokenizer::load(const std::filesystem::path& path, const PluginRegistry& registry) {
   ModelFile model = read_model_file(path);
   if (!registry.has(model.header.plugin_name)) {
-    std::string available;
-    for (const auto& p : registry.plugins()) available += (available.empty() ? "" : ", ") + p.name;
     throw Error(path.string() + ": model needs plugin '" + model.header.plugin_name +
-                "', which is not available; available: " +
-                (available.empty() ? "(none found)" : available));
+                "', which is not available; available: " + registry.available_names());
   }
   std::shared_ptr<Segmenter> segmenter = registry.create(model.header.plugin_name);
   std::istringstream payload(model.payload);
@@ -48,12 +45,15 @@ void Tokenizer::save(const std::filesystem::path& path) const {
   write_model_file(path, model);
 }
 
-void Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const {
+void Tokenizer::for_each_word(std::string_view text, const PreTokenizer::WordCallback& fn) const {
   std::string normalized;
   std::string scratch;
   normalizer_.normalize(text, normalized);
-  pre_tokenizer_.split(normalized, scratch,
-                       [&](std::string_view word) { segmenter_->encode(word, out); });
+  pre_tokenizer_.split(normalized, scratch, fn);
+}
+
+void Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const {
+  for_each_word(text, [&](std::string_view word) { segmenter_->encode(word, out); });
 }
 
 std::vector<TokenId> Tokenizer::encode(std::string_view text) const {

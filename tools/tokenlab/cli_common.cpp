@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "tokenlab/atomic_file.hpp"
 #include "tokenlab/error.hpp"
 
 namespace tokenlab::cli {
@@ -54,16 +55,8 @@ bool parse(const std::string& command, const std::string& synopsis, po::options_
 }
 
 void check_output_path(const std::string& path) {
-  if (path.empty() || path == "-") return;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory");
-  const fs::path parent =
-      fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-  if (!fs::is_directory(parent, ec))
-    throw Error(path + ": cannot write: directory '" + parent.string() + "' does not exist");
-  if (::access(parent.c_str(), W_OK) != 0)
-    throw Error(path + ": cannot write: directory '" + parent.string() + "' is not writable");
+  if (path.empty() || path == "-") return;  // standard output
+  check_writable(path);
 }
 
 std::pair<std::string, std::string> parse_key_value(const std::string& text,

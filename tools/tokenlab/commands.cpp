@@ -273,8 +273,6 @@ int cmd_encode(const std::vector<std::string>& args) {
   if (alpha >= 0) sampling_options.alpha = alpha;
   std::uint64_t rng = seed;
   LineSource source(input);
-  const auto invalid_policy = InvalidUtf8Policy::error;
-  (void)invalid_policy;
   with_output(output, [&](std::ostream& out) {
     std::vector<std::string> batch;
     std::string line;
@@ -282,12 +280,9 @@ int cmd_encode(const std::vector<std::string>& args) {
     const auto flush = [&] {
       std::vector<std::vector<TokenId>> encoded;
       if (sampling) {
-        std::string normalized;
-        std::string scratch;
         for (const auto& l : batch) {
           encoded.emplace_back();
-          tokenizer.normalizer().normalize(l, normalized);
-          tokenizer.pre_tokenizer().split(normalized, scratch, [&](std::string_view w) {
+          tokenizer.for_each_word(l, [&](std::string_view w) {
             tokenizer.segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
           });
         }
@@ -446,9 +441,7 @@ struct ExperimentArgs {
           const std::string lang = c.substr(0, eq);
           auto it = std::find_if(options.languages.begin(), options.languages.end(),
                                  [&](const auto& l) { return l.language == lang; });
-          if (it == options.languages.end()) options.languages.push_back({lang, {}});
-          it = std::find_if(options.languages.begin(), options.languages.end(),
-                            [&](const auto& l) { return l.language == lang; });
+          if (it == options.languages.end()) it = options.languages.insert(it, {lang, {}});
           it->files.push_back(c.substr(eq + 1));
         } else {
           options.corpus_files.push_back(c);

@@ -217,11 +217,8 @@ int cmd_nbest(const std::vector<std::string>& args) {
   if (!(segmenter.capabilities() & kCapabilityNBest))
     throw Error("segmenter '" + segmenter.name() + "' does not support n-best segmentation");
   const MarkerStyle marker = tokenizer.pre_tokenizer().options().marker;
-  std::string normalized;
-  std::string scratch;
   for (const auto& text : texts) {
-    tokenizer.normalizer().normalize(text, normalized);
-    tokenizer.pre_tokenizer().split(normalized, scratch, [&](std::string_view word) {
+    tokenizer.for_each_word(text, [&](std::string_view word) {
       std::cout << show(std::string(word), marker) << '\n';
       for (const auto& candidate : segmenter.nbest(word, k)) {
         char score[32];

@@ -16,6 +16,11 @@
 
 namespace tokenlab {
 
+/// Throws Error naming path unless it can be written: it is not a directory and
+/// its directory exists and is writable. Cheap, so callers run it before long work
+/// whose result goes to path; write_file_atomically runs it too.
+TOKENLAB_API void check_writable(const std::filesystem::path& path);
+
 TOKENLAB_API void write_file_atomically(const std::filesystem::path& path,
                                         const std::function<void(std::ostream&)>& writer);
 

@@ -57,6 +57,8 @@ class TOKENLAB_API PluginRegistry {
 
   [[nodiscard]] std::vector<PluginInfo> plugins() const;  // sorted by name
   [[nodiscard]] bool has(const std::string& name) const;
+  /// "a, b, c" in name order, or "(none found)": for error messages.
+  [[nodiscard]] std::string available_names() const;
   [[nodiscard]] const PluginInfo& info(const std::string& name) const;
   /// Throws Error listing available plugins if name is unknown.
   [[nodiscard]] std::unique_ptr<Segmenter> create(const std::string& name) const;

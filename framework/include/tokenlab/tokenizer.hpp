@@ -43,6 +43,11 @@ class TOKENLAB_API Tokenizer {
                                                                unsigned threads = 0) const;
   [[nodiscard]] std::string decode(std::span<const TokenId> ids) const;
 
+  /// Normalizes and pre-tokenizes text, calling fn with each word (marker included)
+  /// in order: the words encode() gives the segmenter, for callers that use the
+  /// segmenter another way (sampling, n-best). The view lives only during the call.
+  void for_each_word(std::string_view text, const PreTokenizer::WordCallback& fn) const;
+
   [[nodiscard]] const Normalizer& normalizer() const noexcept { return normalizer_; }
   [[nodiscard]] const PreTokenizer& pre_tokenizer() const noexcept { return pre_tokenizer_; }
   [[nodiscard]] const Segmenter& segmenter() const noexcept { return *segmenter_; }
