@@ -5,6 +5,7 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -22,6 +23,9 @@ std::string NormalizerOptions::to_string() const {
     case NormalizationForm::nfkc:
       s = "nfkc";
       break;
+    case NormalizationForm::bert:
+      s = "bert";
+      break;
   }
   if (lowercase) s += "+lowercase";
   if (strip_accents) s += "+strip-accents";
@@ -38,8 +42,10 @@ NormalizerOptions NormalizerOptions::parse(std::string_view text) {
     o.form = NormalizationForm::nfc;
   else if (form == "nfkc")
     o.form = NormalizationForm::nfkc;
+  else if (form == "bert")
+    o.form = NormalizationForm::bert;
   else
-    throw Error("unknown normalization '" + std::string(form) + "': expected nfc|nfkc|none");
+    throw Error("unknown normalization '" + std::string(form) + "': expected nfc|nfkc|none|bert");
   std::string_view rest =
       plus == std::string_view::npos ? std::string_view() : text.substr(plus + 1);
   while (!rest.empty()) {
@@ -116,6 +122,106 @@ void collapse_unicode(std::string_view in, std::string& out) {
   }
 }
 
+// Capital letters that Unicode 16.0 and 17.0 added, after ICU 72's Unicode
+// 15.0, and that Rust's char::to_lowercase (so HF tokenizers) already maps.
+struct CaseRange {
+  UChar32 first;
+  UChar32 last;
+  UChar32 lower_first;
+};
+constexpr CaseRange kNewerCapitals[] = {
+    {0x1C89, 0x1C89, 0x1C8A},    {0xA7CB, 0xA7CB, 0x0264}, {0xA7CC, 0xA7CC, 0xA7CD},
+    {0xA7CE, 0xA7CE, 0xA7CF},    {0xA7D2, 0xA7D2, 0xA7D3}, {0xA7D4, 0xA7D4, 0xA7D5},
+    {0xA7DA, 0xA7DA, 0xA7DB},    {0xA7DC, 0xA7DC, 0x019B}, {0x10D50, 0x10D65, 0x10D70},
+    {0x16EA0, 0x16EB8, 0x16EBB},
+};
+
+UChar32 lowercase_one(UChar32 c) {
+  if (c >= 0x1C89 && c <= 0x16EB8)
+    for (const CaseRange& r : kNewerCapitals)
+      if (c >= r.first && c <= r.last) return r.lower_first + (c - r.first);
+  return u_tolower(c);
+}
+
+// Lowercases code point by code point, as Rust's char::to_lowercase: the simple
+// mapping, except U+0130, the one unconditional multi-character lowercase
+// mapping. ICU's toLower would apply context (final sigma) that HF does not.
+icu::UnicodeString lowercase_each(const icu::UnicodeString& text) {
+  icu::UnicodeString lower;
+  for (int32_t i = 0; i < text.length();) {
+    const UChar32 c = text.char32At(i);
+    if (c == 0x130) {
+      lower.append(static_cast<UChar32>('i')).append(static_cast<UChar32>(0x307));
+    } else {
+      lower.append(lowercase_one(c));
+    }
+    i += U16_LENGTH(c);
+  }
+  return lower;
+}
+
+// BERT's clean text: drops U+0000, U+FFFD and control characters, turns every
+// white space character into a space. Returns false (and leaves out alone) when
+// nothing needs removing, the common case: white space is left to the collapse
+// that follows, which treats the same characters as white space.
+bool clean_bert_text(std::string_view in, std::string& out) {
+  bool dirty = false;
+  for (std::size_t i = 0; i < in.size() && !dirty;) {
+    const auto byte = static_cast<unsigned char>(in[i]);
+    if (byte < 0x80) {
+      dirty = bert::is_control(byte) || byte == 0;
+      ++i;
+      continue;
+    }
+    const std::size_t len = utf8::sequence_length(in, i);
+    if (len == 0) return false;  // not valid UTF-8: the corpus reader decides
+    const char32_t c = utf8::decode_at(in, i);
+    dirty = c == 0xFFFD || bert::is_control(c);  // other white space: collapse handles it
+    i += len;
+  }
+  if (!dirty) return false;
+  out.clear();
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size();) {
+    std::size_t len = utf8::sequence_length(in, i);
+    if (len == 0) len = 1;
+    const char32_t c = len == 1 ? static_cast<unsigned char>(in[i]) : utf8::decode_at(in, i);
+    if (c == 0 || c == 0xFFFD || bert::is_control(c)) {
+      // removed
+    } else if (bert::is_whitespace(c)) {
+      out += ' ';
+    } else {
+      out.append(in.data() + i, len);
+    }
+    i += len;
+  }
+  return true;
+}
+
+// NFD, except around the characters HF's older NFD tables leave whole.
+icu::UnicodeString bert_nfd(const icu::Normalizer2* nfd, const icu::UnicodeString& text) {
+  UErrorCode status = U_ZERO_ERROR;
+  icu::UnicodeString out;
+  int32_t segment = 0;
+  const auto flush = [&](int32_t end) {
+    if (end > segment)
+      nfd->normalizeSecondAndAppend(out, text.tempSubStringBetween(segment, end), status);
+  };
+  for (int32_t i = 0; i < text.length();) {
+    const UChar32 c = text.char32At(i);
+    const int32_t next = i + U16_LENGTH(c);
+    if (!bert::decomposes_for_bert(static_cast<char32_t>(c))) {
+      flush(i);
+      out.append(c);
+      segment = next;
+    }
+    i = next;
+  }
+  flush(text.length());
+  if (U_FAILURE(status)) throw Error(std::string("normalization failed: ") + u_errorName(status));
+  return out;
+}
+
 }  // namespace
 
 Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
@@ -129,6 +235,8 @@ Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
     case NormalizationForm::nfkc:
       icu_normalizer_ = icu::Normalizer2::getNFKCInstance(status);
       break;
+    case NormalizationForm::bert:
+      break;
   }
   if (options_.strip_accents) nfd_ = icu::Normalizer2::getNFDInstance(status);
   if (U_FAILURE(status))
@@ -136,6 +244,10 @@ Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
 }
 
 void Normalizer::normalize(std::string_view line, std::string& out) const {
+  if (options_.form == NormalizationForm::bert) {
+    normalize_bert(line, out);
+    return;
+  }
   if (is_ascii(line)) {
     collapse_ascii(line, options_.lowercase, out);
     return;
@@ -169,7 +281,36 @@ void Normalizer::normalize(std::string_view line, std::string& out) const {
   if (icu_normalizer_ != nullptr)
     text = static_cast<const icu::Normalizer2*>(icu_normalizer_)->normalize(text, status);
   if (U_FAILURE(status)) throw Error(std::string("normalization failed: ") + u_errorName(status));
-  if (options_.lowercase) text.toLower(icu::Locale::getRoot());
+  if (options_.lowercase) text = lowercase_each(text);
+  std::string utf8_text;
+  text.toUTF8String(utf8_text);
+  collapse_unicode(utf8_text, out);
+}
+
+void Normalizer::normalize_bert(std::string_view line, std::string& out) const {
+  std::string cleaned;
+  if (clean_bert_text(line, cleaned)) line = cleaned;
+  if (is_ascii(line)) {
+    collapse_ascii(line, options_.lowercase, out);
+    return;
+  }
+  if (!options_.lowercase && !options_.strip_accents) {
+    collapse_unicode(line, out);
+    return;
+  }
+  icu::UnicodeString text = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(line.data(), static_cast<int32_t>(line.size())));
+  if (options_.strip_accents) {
+    const icu::UnicodeString decomposed =
+        bert_nfd(static_cast<const icu::Normalizer2*>(nfd_), text);
+    text.remove();
+    for (int32_t i = 0; i < decomposed.length();) {
+      const UChar32 c = decomposed.char32At(i);
+      if (!bert::is_nonspacing_mark(static_cast<char32_t>(c))) text.append(c);
+      i += U16_LENGTH(c);
+    }
+  }
+  if (options_.lowercase) text = lowercase_each(text);
   std::string utf8_text;
   text.toUTF8String(utf8_text);
   collapse_unicode(utf8_text, out);

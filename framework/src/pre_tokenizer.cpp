@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
@@ -75,8 +76,8 @@ PreTokenizerOptions PreTokenizerOptions::parse(std::string_view text) {
 
 namespace {
 
-// Character classes for the unicode and bert pre-tokenizers.
-enum class CharClass : unsigned char { space, letter, digit, punct, mark, cjk };
+// Character classes for the unicode pre-tokenizer.
+enum class CharClass : unsigned char { space, letter, digit, punct, mark };
 
 struct Classified {
   CharClass cls;
@@ -148,12 +149,6 @@ Classified classify(char32_t cp) {
   }
 }
 
-bool is_cjk_ideograph(char32_t cp) {
-  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-         (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-         (cp >= 0x2F800 && cp <= 0x2FA1F);
-}
-
 }  // namespace
 
 PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {}
@@ -178,6 +173,8 @@ void PreTokenizer::split(std::string_view line, std::string& scratch,
                          const WordCallback& on_word) const {
   if (options_.kind == PreTokenizerKind::icu_words) {
     split_icu(line, scratch, on_word);
+  } else if (options_.kind == PreTokenizerKind::bert) {
+    split_bert(line, scratch, on_word);
   } else {
     split_simple(line, scratch, on_word);
   }
@@ -193,7 +190,6 @@ std::vector<std::string> PreTokenizer::split(std::string_view line) const {
 void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
                                 const WordCallback& on_word) const {
   const bool whitespace_only = options_.kind == PreTokenizerKind::whitespace;
-  const bool bert = options_.kind == PreTokenizerKind::bert;
   std::size_t start = 0;  // start of the current word
   bool in_word = false;
   bool space_before = true;  // the line start counts as a space
@@ -236,13 +232,6 @@ void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
       boundary = false;
     } else if (c.cls == CharClass::mark) {
       boundary = !in_word;  // a mark at a word start begins a word of its own
-    } else if (bert) {
-      if (c.cls == CharClass::punct || is_cjk_ideograph(cp)) {
-        boundary = true;
-        c.cls = CharClass::cjk;  // forces the next character to start a new word
-      } else {
-        boundary = word_class == CharClass::cjk || word_class == CharClass::punct;
-      }
     } else if (in_word) {
       if (c.cls != word_class)
         boundary = true;
@@ -267,6 +256,44 @@ void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
     i += len;
   }
   flush(line.size(), true);
+}
+
+// BERT's BasicTokenizer as HF's BertPreTokenizer: split at white space (dropped),
+// then isolate every punctuation character; the normalizer's spacing around CJK
+// ideographs isolates those too. Nothing else is a boundary: marks, symbols and
+// digits stay inside their word (£12 is one word, 2°C too).
+void PreTokenizer::split_bert(std::string_view line, std::string& scratch,
+                              const WordCallback& on_word) const {
+  std::size_t start = 0;
+  bool in_word = false;
+  bool space_before = true;
+  const std::size_t n = line.size();
+  for (std::size_t i = 0; i < n;) {
+    std::size_t len = 1;
+    char32_t cp = static_cast<unsigned char>(line[i]);
+    if (cp >= 0x80) {
+      len = utf8::sequence_length(line, i);
+      if (len == 0) len = 1;
+      cp = len == 1 ? cp : utf8::decode_at(line, i);
+    }
+    if (bert::is_whitespace(cp)) {
+      if (in_word) emit(line.substr(start, i - start), space_before, true, scratch, on_word);
+      in_word = false;
+      space_before = true;
+    } else if (bert::is_punctuation(cp) || bert::is_chinese(cp)) {
+      if (in_word) emit(line.substr(start, i - start), space_before, false, scratch, on_word);
+      if (in_word) space_before = false;
+      const bool space_after = i + len == n || bert::is_whitespace(utf8::decode_at(line, i + len));
+      emit(line.substr(i, len), space_before, space_after, scratch, on_word);
+      in_word = false;
+      space_before = false;
+    } else if (!in_word) {
+      start = i;
+      in_word = true;
+    }
+    i += len;
+  }
+  if (in_word) emit(line.substr(start, n - start), space_before, true, scratch, on_word);
 }
 
 void PreTokenizer::split_icu(std::string_view line, std::string& scratch,

@@ -10,8 +10,8 @@ namespace tokenlab::cli {
 
 void PipelineOptions::add_to(po::options_description& desc) {
   desc.add_options()("normalization", po::value(&normalization)->default_value(normalization),
-                     "nfc | nfkc | none")("lowercase", po::bool_switch(&lowercase),
-                                          "lowercase after normalization")(
+                     "nfc | nfkc | none | bert (BERT's text cleaning, as HF's BertNormalizer)")(
+      "lowercase", po::bool_switch(&lowercase), "lowercase after normalization")(
       "pre-tokenizer", po::value(&pre_tokenizer)->default_value(pre_tokenizer),
       "unicode (whitespace, punctuation, script and digit boundaries) | whitespace | icu-words | "
       "bert")("marker", po::value(&marker)->default_value(marker),

@@ -263,9 +263,10 @@ int cmd_import(const std::vector<std::string>& args) {
   std::ifstream in(input, std::ios::binary);
   if (!in) throw Error(input + ": cannot open");
   segmenter->import_model(in, format, input);
-  // A BERT vocabulary comes with BERT's own pre-tokenization: split at white space
-  // and punctuation, no boundary marker.
-  NormalizerOptions normalizer;
+  // A BERT vocabulary comes with BERT's own text handling: clean text, no Unicode
+  // composition, split at white space, punctuation and CJK ideographs, no boundary
+  // marker; uncased also strips accents and lowercases.
+  NormalizerOptions normalizer{.form = NormalizationForm::bert};
   normalizer.lowercase = uncased;
   normalizer.strip_accents = uncased;
   const PreTokenizerOptions pre{.kind = PreTokenizerKind::bert, .marker = MarkerStyle::none};

@@ -4,9 +4,21 @@
 //   Normalizer n({.form = NormalizationForm::nfkc, .lowercase = true});
 //   n.normalize("  Ｈｅｌｌｏ   World ") == "hello world"
 //
-// Steps, in order: Unicode normalization (NFC by default), optional full Unicode
-// lowercasing, then every run of white space collapsed to one U+0020 and the
-// line trimmed. ASCII-only lines take a fast path with identical results.
+// Steps, in order: Unicode normalization (NFC by default), optional lowercasing,
+// then every run of white space collapsed to one U+0020 and the line trimmed.
+// ASCII-only lines take a fast path with identical results.
+//
+// Lowercasing maps each code point on its own, as Hugging Face's Lowercase and
+// Rust's char::to_lowercase do: full mappings (U+0130 becomes "i\u0307"), but
+// no context, so a final capital sigma becomes σ, not ς.
+//
+// Form `bert` is BERT's BasicTokenizer text handling, exactly as HF's
+// BertNormalizer (see bert_characters.hpp): clean text (U+0000, U+FFFD and
+// control characters removed, every white space character a space), no Unicode
+// composition; strip_accents is then NFD minus non-spacing marks, with no
+// recomposition, so Hangul syllables become conjoining jamo; lowercasing comes
+// after the accents are stripped. BERT's spacing around CJK ideographs is done
+// by the `bert` pre-tokenizer.
 // Thread-safe: one instance may serve many threads.
 #pragma once
 
@@ -17,15 +29,17 @@
 
 namespace tokenlab {
 
-enum class NormalizationForm { none, nfc, nfkc };
+enum class NormalizationForm { none, nfc, nfkc, bert };
 
 struct TOKENLAB_API NormalizerOptions {
   NormalizationForm form = NormalizationForm::nfc;
   bool lowercase = false;
-  /// BERT uncased: strip combining marks after NFD (accents), then recompose.
+  /// Strip accents: NFD, then remove non-spacing marks (Mn), then recompose to
+  /// the form (nfc, nfkc; none and bert leave the text decomposed).
   bool strip_accents = false;
 
-  /// Stable text form stored in model files, e.g. "nfc" or "nfkc+lowercase".
+  /// Stable text form stored in model files, e.g. "nfc", "nfkc+lowercase" or
+  /// "bert+lowercase+strip-accents" (BERT uncased).
   [[nodiscard]] std::string to_string() const;
   /// Parses to_string() output; throws Error on anything else.
   static NormalizerOptions parse(std::string_view text);
@@ -41,6 +55,8 @@ class TOKENLAB_API Normalizer {
   [[nodiscard]] std::string normalize(std::string_view line) const;
 
  private:
+  void normalize_bert(std::string_view line, std::string& out) const;
+
   NormalizerOptions options_;
   const void* icu_normalizer_ = nullptr;  // icu::Normalizer2*, owned by ICU
   const void* nfd_ = nullptr;

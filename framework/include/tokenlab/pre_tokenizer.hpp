@@ -12,6 +12,10 @@
 //    between digits and other characters;
 //  * icu_words: ICU's UAX #29 word break iterator (dictionary breaks for Thai,
 //    CJK); spaces are dropped.
+//  * bert: BERT's BasicTokenizer, exactly as HF's BertPreTokenizer: splits at
+//    white space and isolates each punctuation character (ASCII punctuation or
+//    Unicode P*, not symbols: "£12" stays one word) and each CJK ideograph. See
+//    bert_characters.hpp.
 // Marker styles: prefix puts U+2581 before a word that follows a space or starts
 // the line; suffix puts it after a word followed by a space or ending the line;
 // none adds nothing (BERT). Joining words and turning markers into spaces (then
@@ -61,6 +65,7 @@ class TOKENLAB_API PreTokenizer {
  private:
   void split_simple(std::string_view line, std::string& scratch, const WordCallback& on_word) const;
   void split_icu(std::string_view line, std::string& scratch, const WordCallback& on_word) const;
+  void split_bert(std::string_view line, std::string& scratch, const WordCallback& on_word) const;
   void emit(std::string_view word, bool space_before, bool space_after, std::string& scratch,
             const WordCallback& on_word) const;
 
