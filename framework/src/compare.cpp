@@ -10,6 +10,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
@@ -285,8 +286,9 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
       if (peak >= 0) row.train_peak_mib = static_cast<double>(peak) / 1024.0;
       // One accumulator per thread over a contiguous range: the metrics are integer
       // sums, so the result does not depend on how the words were divided.
+      const std::vector<TokenId> byte_pieces = byte_fallback_ids(segmenter->vocabulary());
       std::vector<MetricsAccumulator> partial(
-          threads, MetricsAccumulator(vocab, segmenter->vocabulary().unknown_id()));
+          threads, MetricsAccumulator(vocab, segmenter->vocabulary().unknown_id(), byte_pieces));
       const auto encode_start = Clock::now();
       parallel_for(threads, threads, [&](std::size_t t) {
         std::vector<TokenId> ids;
@@ -300,7 +302,7 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
         }
       });
       row.encode_seconds = seconds_since(encode_start);
-      MetricsAccumulator total(vocab, segmenter->vocabulary().unknown_id());
+      MetricsAccumulator total(vocab, segmenter->vocabulary().unknown_id(), byte_pieces);
       for (const auto& p : partial) total.merge(p);
       row.metrics = total.finish();
       if (row.encode_seconds > 0)
@@ -501,6 +503,9 @@ ReportTable comparison_table(const CompareResult& result) {
       {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
       {"unk chr%", ColumnKind::real, "characters under unknown tokens / characters, percent"},
       {"unk word%", ColumnKind::real, "words containing an unknown token / words, percent"},
+      {"byte fb%", ColumnKind::real,
+       "byte-fallback tokens (<0xNN>, standing for characters outside the alphabet) / tokens, "
+       "percent"},
       {"used%", ColumnKind::real,
        "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
       {"renyi", ColumnKind::real,
@@ -551,6 +556,7 @@ ReportTable comparison_table(const CompareResult& result) {
     cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
     cells.push_back(fixed(100 * m.unknown_character_rate(), 3));
     cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
+    cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
     cells.push_back(fixed(100 * m.vocabulary_utilization(), 1));
     cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
     if (parity) cells.push_back(row.parity ? fixed(*row.parity, 3) : "-");
@@ -621,6 +627,7 @@ ReportTable sweep_table(const SweepResult& sweep) {
       {"tok/word", ColumnKind::real, "fertility"},
       {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
       {"unk word%", ColumnKind::real, "words with an unknown token, percent"},
+      {"byte fb%", ColumnKind::real, "byte-fallback tokens / tokens, percent"},
       {"emb" + std::to_string(d) + " M", ColumnKind::real, "tied embedding parameters, millions"},
       {"train s", ColumnKind::real, "training seconds"},
       {"note", ColumnKind::text, "remark (sizes the corpus cannot reach) or error", false}};
@@ -642,6 +649,7 @@ ReportTable sweep_table(const SweepResult& sweep) {
       cells.push_back(fixed(m.fertility(), 3));
       cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
       cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
+      cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
       cells.push_back(millions(embedding_cost(m.vocabulary_size, d).tied_parameters));
       cells.push_back(fixed(row.train_seconds, 2));
       cells.push_back(row.note);

@@ -1,5 +1,7 @@
 #include "tokenlab/metrics.hpp"
 
+#include <utility>
+
 #include <cmath>
 #include <string>
 
@@ -56,6 +58,9 @@ double SegmentationMetrics::unknown_character_rate() const noexcept {
 double SegmentationMetrics::unknown_word_rate() const noexcept {
   return ratio(words_with_unknown, words);
 }
+double SegmentationMetrics::byte_fallback_rate() const noexcept {
+  return ratio(byte_fallback_tokens, tokens);
+}
 double SegmentationMetrics::vocabulary_utilization() const noexcept {
   return ratio(distinct_tokens, vocabulary_size);
 }
@@ -77,9 +82,11 @@ double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alph
 }
 
 MetricsAccumulator::MetricsAccumulator(std::size_t vocabulary_size,
-                                       std::optional<TokenId> unknown_id)
+                                       std::optional<TokenId> unknown_id,
+                                       std::vector<TokenId> byte_pieces)
     : vocabulary_size_(vocabulary_size),
       unknown_id_(unknown_id),
+      byte_pieces_(std::move(byte_pieces)),
       token_counts_(vocabulary_size, 0) {
   totals_.vocabulary_size = vocabulary_size;
 }
@@ -130,6 +137,9 @@ SegmentationMetrics MetricsAccumulator::finish() const {
   SegmentationMetrics m = totals_;
   m.distinct_tokens = 0;
   for (const auto c : token_counts_) m.distinct_tokens += c > 0;
+  m.byte_fallback_tokens = 0;
+  for (const TokenId id : byte_pieces_)
+    if (id < token_counts_.size()) m.byte_fallback_tokens += token_counts_[id];
   m.renyi_efficiency_2_5 = renyi_efficiency(token_counts_, 2.5, vocabulary_size_);
   return m;
 }

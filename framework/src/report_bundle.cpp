@@ -106,6 +106,12 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
       segmenter_bars(result, "Unknown tokens (percent of tokens)", "unknown tokens, %",
                      [](const SegmentationMetrics& m) { return 100.0 * m.unknown_token_rate(); });
   add_plot(dir, "unknown", unknown, html, bundle);
+  add_plot(dir, "byte-fallback",
+           segmenter_bars(
+               result, "Byte-fallback tokens (percent of tokens): characters outside the alphabet",
+               "byte-fallback tokens, %",
+               [](const SegmentationMetrics& m) { return 100.0 * m.byte_fallback_rate(); }),
+           html, bundle);
 
   if (multilingual && result.options.aligned) {
     PlotSpec premium{.title = "Token premium against " + result.options.reference_language +

@@ -378,3 +378,46 @@ TEST_CASE("Special tokens come first and are never produced from text", "[bpe]")
   for (const TokenId id : encode(bpe, "<unk>")) CHECK_FALSE(bpe.vocabulary().is_special(id));
   CHECK(bpe.decode(encode(bpe, "<s>")) == "<s>");
 }
+
+TEST_CASE("By default BPE adds byte pieces when the vocabulary has room, so nothing is unknown",
+          "[bpe][byte-fallback]") {
+  TrainOptions options;
+  options.vocab_size = 400;
+  SECTION("room for specials + 256 bytes + alphabet: byte fallback is on") {
+    BpeSegmenter bpe;
+    bpe.train(fixture_counts(), options, nullptr);
+    CHECK(bpe.byte_fallback());
+    CHECK(bpe.vocabulary().size() == 400);
+    // SentencePiece's layout: <unk>, then <0x00>..<0xFF>, then the alphabet.
+    CHECK(bpe.vocabulary().piece(1) == "<0x00>");
+    CHECK(bpe.vocabulary().piece(256) == "<0xFF>");
+    const auto ids = encode(bpe, "~\xE2\x80\x94");  // "~—": never seen in training
+    CHECK(std::find(ids.begin(), ids.end(), TokenId{0}) == ids.end());
+    CHECK(bpe.decode(ids) == "~\xE2\x80\x94");
+  }
+  SECTION("a vocabulary too small for the byte pieces keeps the plain alphabet, and says so") {
+    options.vocab_size = 100;
+    BpeSegmenter bpe;
+    Recorder recorder;
+    bpe.train(fixture_counts(), options, &recorder);
+    CHECK_FALSE(bpe.byte_fallback());
+    CHECK_FALSE(bpe.vocabulary().contains("<0x41>"));
+    const bool said = std::any_of(
+        recorder.messages.begin(), recorder.messages.end(),
+        [](const std::string& m) { return m.find("byte_fallback off") != std::string::npos; });
+    CHECK(said);
+  }
+  SECTION("a step-limited run (a trace) keeps the plain alphabet") {
+    options.max_steps = 3;
+    BpeSegmenter bpe;
+    bpe.train(fixture_counts(), options, nullptr);
+    CHECK_FALSE(bpe.byte_fallback());
+  }
+  SECTION("byte_fallback=false is SentencePiece's default: unseen characters are <unk>") {
+    options.extra["byte_fallback"] = "false";
+    BpeSegmenter bpe;
+    bpe.train(fixture_counts(), options, nullptr);
+    CHECK_FALSE(bpe.byte_fallback());
+    CHECK(encode(bpe, "~") == std::vector<TokenId>{0});
+  }
+}

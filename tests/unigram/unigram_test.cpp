@@ -494,3 +494,32 @@ TEST_CASE("Options change training as documented", "[unigram][options]") {
     CHECK(ids == std::vector<TokenId>{0});
   }
 }
+
+TEST_CASE("By default unigram adds byte pieces when the vocabulary has room",
+          "[unigram][byte-fallback]") {
+  const WordCounts counts = unigram_test::fixture_counts();
+  TrainOptions options;
+  SECTION("room for them: unseen characters become their UTF-8 bytes, losslessly") {
+    options.vocab_size = 400;
+    UnigramSegmenter unigram;
+    unigram.train(counts, options, nullptr);
+    CHECK(unigram.byte_fallback());
+    std::vector<TokenId> ids;
+    unigram.encode(kMarker + "~\xE2\x80\x94", ids);
+    CHECK(std::find(ids.begin(), ids.end(), *unigram.vocabulary().unknown_id()) == ids.end());
+    CHECK(unigram.decode(ids) == kMarker + "~\xE2\x80\x94");
+  }
+  SECTION("no room: the plain alphabet, as before") {
+    options.vocab_size = 120;
+    UnigramSegmenter unigram;
+    unigram.train(counts, options, nullptr);
+    CHECK_FALSE(unigram.byte_fallback());
+  }
+  SECTION("byte_fallback=false reproduces SentencePiece's default") {
+    options.vocab_size = 400;
+    options.extra["byte_fallback"] = "false";
+    UnigramSegmenter unigram;
+    unigram.train(counts, options, nullptr);
+    CHECK_FALSE(unigram.byte_fallback());
+  }
+}

@@ -33,7 +33,8 @@ struct TOKENLAB_API SegmentationMetrics {
   std::uint64_t unknown_tokens = 0;
   std::uint64_t unknown_characters = 0;  // characters covered by unknown tokens
   std::uint64_t words_with_unknown = 0;
-  std::uint64_t continued_words = 0;  // words split into 2+ tokens
+  std::uint64_t byte_fallback_tokens = 0;  // <0xNN> pieces standing for uncovered characters
+  std::uint64_t continued_words = 0;       // words split into 2+ tokens
   std::uint64_t distinct_tokens = 0;
   std::size_t vocabulary_size = 0;
   double renyi_efficiency_2_5 = 0.0;  // Zouhar et al. 2023, alpha = 2.5
@@ -45,6 +46,7 @@ struct TOKENLAB_API SegmentationMetrics {
   [[nodiscard]] double unknown_token_rate() const noexcept;
   [[nodiscard]] double unknown_character_rate() const noexcept;
   [[nodiscard]] double unknown_word_rate() const noexcept;
+  [[nodiscard]] double byte_fallback_rate() const noexcept;      // byte pieces / tokens
   [[nodiscard]] double vocabulary_utilization() const noexcept;  // distinct / vocabulary size
 };
 
@@ -54,7 +56,10 @@ TOKENLAB_API double renyi_efficiency(std::span<const std::uint64_t> token_counts
 
 class TOKENLAB_API MetricsAccumulator {
  public:
-  MetricsAccumulator(std::size_t vocabulary_size, std::optional<TokenId> unknown_id);
+  /// byte_pieces: the ids of the vocabulary's byte-fallback pieces (see
+  /// byte_fallback_ids()), counted as byte_fallback_tokens.
+  MetricsAccumulator(std::size_t vocabulary_size, std::optional<TokenId> unknown_id,
+                     std::vector<TokenId> byte_pieces = {});
 
   /// Adds one word and its ids. decode_piece_chars(id) must give the number of
   /// characters an unknown token stands for; here we count the word's characters
@@ -67,6 +72,7 @@ class TOKENLAB_API MetricsAccumulator {
  private:
   std::size_t vocabulary_size_;
   std::optional<TokenId> unknown_id_;
+  std::vector<TokenId> byte_pieces_;
   SegmentationMetrics totals_;
   std::vector<std::uint64_t> token_counts_;
 };
