@@ -5,10 +5,12 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
 
 namespace tokenlab {
@@ -115,7 +117,17 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
   };
 
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  try {
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  } catch (const std::system_error& e) {
+    {
+      std::lock_guard lock(mutex);
+      reading_finished = true;
+    }
+    queue_changed.notify_all();
+    for (auto& t : pool) t.join();
+    throw thread_start_error(pool.size(), threads, e);
+  }
   try {
     std::uint64_t sequence = 0;
     CorpusBlock block;

@@ -8,13 +8,27 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
+#include "tokenlab/error.hpp"
+
 namespace tokenlab {
 
+/// The Error for a thread that could not be started (the system's thread or
+/// memory limit): callers join the threads already started, then throw this.
+inline Error thread_start_error(std::size_t started, std::size_t wanted,
+                                const std::system_error& e) {
+  return Error("cannot start worker thread " + std::to_string(started + 1) + " of " +
+               std::to_string(wanted) + ": " + e.what() + " (use fewer threads)");
+}
+
 /// Calls fn(i) for i in [0, n) on up to threads threads (dynamic scheduling).
-/// The first exception thrown is rethrown after all threads finish.
+/// The first exception thrown is rethrown after all threads finish. If a thread
+/// cannot be started, the started ones stop taking work and are joined, and
+/// thread_start_error is thrown.
 template <class Fn>
 void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
   threads =
@@ -41,7 +55,13 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
   };
   std::vector<std::thread> pool;
   pool.reserve(threads - 1);
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  try {
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  } catch (const std::system_error& e) {
+    next.store(n);  // no more work for the threads that did start
+    for (auto& t : pool) t.join();
+    throw thread_start_error(pool.size() + 1, threads, e);
+  }
   worker();
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
