@@ -4,8 +4,15 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tokenlab/corpus.hpp"
@@ -25,6 +32,71 @@ inline constexpr int kExitUsage = 2;
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// A numeric option (or a list of them) whose every value is checked against
+/// [min, max] as it is parsed. Boost would read "-1" into an unsigned as 2^64-1;
+/// here it is a usage error that gives the valid range. Use it for every numeric
+/// option: po::value would accept the wrapped number.
+template <class T, class Element = T>
+class RangedValue : public po::typed_value<T> {
+ public:
+  RangedValue(T* target, Element min, Element max)
+      : po::typed_value<T>(target), min_(min), max_(max) {}
+
+  void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
+    if constexpr (std::is_same_v<T, Element>) {
+      if (tokens.size() != 1) throw po::invalid_option_value("");
+      store = boost::any(parse_one(tokens.front()));
+    } else {
+      if (store.empty()) store = boost::any(T());
+      T& list = boost::any_cast<T&>(store);
+      for (const auto& token : tokens) list.push_back(parse_one(token));
+    }
+  }
+
+ private:
+  Element parse_one(const std::string& token) const {
+    Element value{};
+    const char* first = token.data();
+    const char* last = first + token.size();
+    const auto [ptr, ec] = std::from_chars(first, last, value);
+    if (ec != std::errc() || ptr != last || first == last || !(value >= min_ && value <= max_)) {
+      std::ostringstream message;
+      message << "the value '" << token << "' for option '%canonical_option%' is invalid: expected "
+              << (std::is_integral_v<Element> ? "an integer" : "a number") << " in [" << min_
+              << ", " << max_ << "]";
+      throw po::error_with_option_name(message.str());
+    }
+    return value;
+  }
+
+  Element min_;
+  Element max_;
+};
+
+/// ranged(&n, 1, 100): a numeric option stored in n, valid from 1 to 100.
+template <class T>
+RangedValue<T>* ranged(T* target, T min, T max = std::numeric_limits<T>::max()) {
+  return new RangedValue<T>(target, min, max);
+}
+
+/// ranged_list(&v, 1, 100): a repeatable or multitoken numeric option.
+template <class E>
+RangedValue<std::vector<E>, E>* ranged_list(std::vector<E>* target, E min,
+                                            E max = std::numeric_limits<E>::max()) {
+  return new RangedValue<std::vector<E>, E>(target, min, max);
+}
+
+/// The largest --vocab-size accepted (2^30; token ids are 32-bit).
+inline constexpr std::size_t kMaxVocabSize = std::size_t{1} << 30;
+
+/// The most worker threads an option accepts; more are capped (see capped_threads).
+inline constexpr unsigned kMaxThreadsOption = 4096;
+
+/// The thread count to use for --threads N: N, but at most 4 x the cores (more
+/// only adds memory and contention; thousands could not even be started). Prints
+/// a note on stderr when it caps. 0 stays 0 (all cores).
+unsigned capped_threads(unsigned requested);
 
 /// Options every command that reads text shares.
 struct PipelineOptions {
@@ -66,9 +138,26 @@ class Progress {
 /// directory, its directory does not exist, or that directory is not writable.
 void check_output_path(const std::string& path);
 
+/// Runs body on the output file (written atomically, see write_file_atomically),
+/// or on stdout for "" and "-".
+void with_output(const std::string& path, const std::function<void(std::ostream&)>& body);
+
+/// For a binary model: save(path) for a file; for "-", the model goes to stdout,
+/// which must not be a terminal (UsageError).
+void with_binary_output(const std::string& path,
+                        const std::function<void(const std::filesystem::path&)>& save);
+
 /// "key=value" -> pair; throws UsageError.
 std::pair<std::string, std::string> parse_key_value(const std::string& text,
                                                     const std::string& option);
+
+/// Adds "key=value" to options; throws UsageError if key was already given.
+void add_key_value(std::map<std::string, std::string>& options, const std::string& text,
+                   const std::string& option);
+
+/// Throws Error if output names the same file as one of inputs (see
+/// check_output_is_not_input); "-" and empty names are standard streams.
+void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
 
 int cmd_plugins(const std::vector<std::string>& args);
 int cmd_count(const std::vector<std::string>& args);

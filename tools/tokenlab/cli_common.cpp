@@ -1,6 +1,9 @@
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "cli.hpp"
 #include "tokenlab/atomic_file.hpp"
@@ -18,7 +21,11 @@ void PipelineOptions::add_to(po::options_description& desc) {
               "boundary marker U+2581 as prefix | suffix | none")(
       "invalid-utf8", po::value(&invalid_utf8)->default_value(invalid_utf8),
       "what to do with invalid UTF-8: error | replace | skip")(
-      "threads", po::value(&threads)->default_value(threads), "worker threads (0 = all cores)");
+      "threads",
+      ranged(&threads, 0U, kMaxThreadsOption)->default_value(threads)->notifier([this](unsigned n) {
+        threads = capped_threads(n);
+      }),
+      "worker threads (0 = all cores; at most 4 per core are used)");
 }
 
 NormalizerOptions PipelineOptions::normalizer() const {
@@ -65,6 +72,72 @@ std::pair<std::string, std::string> parse_key_value(const std::string& text,
   if (eq == std::string::npos || eq == 0)
     throw UsageError("--" + option + " expects key=value, got '" + text + "'");
   return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// Writes to --output atomically, or to stdout.
+void with_output(const std::string& path, const std::function<void(std::ostream&)>& body) {
+  if (path.empty() || path == "-") {
+    body(std::cout);
+    std::cout.flush();
+    if (!std::cout) throw Error("<stdout>: write failed");
+    return;
+  }
+  write_file_atomically(path, body);
+}
+
+// Writes a binary model to path, or for "-" to stdout unless that is a terminal.
+// save writes the model to a file (Tokenizer::save); for stdout it writes to a
+// private temporary directory, whose file is then copied.
+void with_binary_output(const std::string& path,
+                        const std::function<void(const std::filesystem::path&)>& save) {
+  if (path != "-") {
+    save(path);
+    return;
+  }
+  if (::isatty(STDOUT_FILENO) == 1)
+    throw UsageError("-o -: standard output is a terminal; redirect it to a file or pipe");
+  std::string pattern = (std::filesystem::temp_directory_path() / "tokenlab-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw Error("cannot create a temporary directory in " +
+                std::filesystem::temp_directory_path().string());
+  const std::filesystem::path dir = pattern;
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  save(dir / "model.tkl");
+  std::ifstream in(dir / "model.tkl", std::ios::binary);
+  if (!in) throw Error((dir / "model.tkl").string() + ": cannot read back");
+  std::cout << in.rdbuf();
+  std::cout.flush();
+  if (!std::cout) throw Error("<stdout>: write failed");
+}
+
+void add_key_value(std::map<std::string, std::string>& options, const std::string& text,
+                   const std::string& option) {
+  auto [key, value] = parse_key_value(text, option);
+  const auto [it, inserted] = options.emplace(key, value);
+  if (!inserted)
+    throw UsageError("--" + option + " " + key + " given twice ('" + it->second + "' and '" +
+                     value + "')");
+}
+
+void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {
+  if (output.empty() || output == "-") return;
+  check_output_is_not_input(output,
+                            std::vector<std::filesystem::path>(inputs.begin(), inputs.end()));
+}
+
+unsigned capped_threads(unsigned requested) {
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  const unsigned cap = 4 * cores;
+  if (requested <= cap) return requested;
+  std::cerr << "note: --threads " << requested << " capped at " << cap << " (4 per core, " << cores
+            << " cores)\n";
+  return cap;
 }
 
 Progress::Progress() : enabled_(::isatty(STDERR_FILENO) == 1) {}

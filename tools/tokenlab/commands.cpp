@@ -1,5 +1,7 @@
 // The tokenlab subcommands. Each parses its options into locals and hands the
 // work to the framework; nothing here knows any particular algorithm.
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -66,7 +68,14 @@ class LineSource {
     name_ = path;
   }
   bool next(std::string& line) {
-    if (!std::getline(*in_, line)) return false;
+    if (!std::getline(*in_, line)) {
+      // getline fails at the end and on an error (an I/O error, or no memory for
+      // a huge line): only the first is the end of the input.
+      if (in_->bad())
+        throw Error(name_ + ": read error after line " + std::to_string(number_) +
+                    " (an I/O error, or a line too long for memory)");
+      return false;
+    }
     ++number_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     return true;
@@ -80,14 +89,9 @@ class LineSource {
   std::uint64_t number_ = 0;
 };
 
-// Writes to --output atomically, or to stdout.
-void with_output(const std::string& path, const std::function<void(std::ostream&)>& body) {
-  if (path.empty() || path == "-") {
-    body(std::cout);
-    std::cout.flush();
-    return;
-  }
-  write_file_atomically(path, body);
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 }  // namespace
@@ -147,6 +151,7 @@ int cmd_count(const std::vector<std::string>& args) {
     return kExitOk;
   if (corpus.empty() == merge.empty()) throw UsageError("give exactly one of --corpus and --merge");
   check_output_path(output);
+  check_not_an_input(output, concat(corpus, merge));
   const auto start = std::chrono::steady_clock::now();
   WordCounts counts;
   if (!corpus.empty()) {
@@ -156,7 +161,7 @@ int cmd_count(const std::vector<std::string>& args) {
     // concatenated corpus when the shards are its consecutive parts.
     for (const auto& file : merge) counts.merge(WordCounts::load_tsv(std::filesystem::path(file)));
   }
-  counts.save_tsv(std::filesystem::path(output));
+  with_output(output, [&](std::ostream& out) { counts.save_tsv(out); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << counts.size() << " distinct words, " << counts.total() << " occurrences, " << seconds
@@ -178,16 +183,17 @@ int cmd_train(const std::vector<std::string>& args) {
   po::options_description desc("options");
   desc.add_options()("algorithm,a", po::value(&algorithm)->required(),
                      "plugin name (see 'tokenlab plugins')")(
-      "vocab-size,v", po::value(&vocab_size)->required(),
+      "vocab-size,v", ranged(&vocab_size, std::size_t{1}, kMaxVocabSize)->required(),
       "vocabulary size, special tokens included")("corpus", po::value(&corpus)->multitoken(),
                                                   "corpus files (.gz, .xz, - for stdin)")(
       "counts", po::value(&counts_files)->multitoken(),
       "word counts from 'tokenlab count' (merged if several)")(
       "option", po::value(&raw_options), "algorithm option key=value (repeatable)")(
-      "min-frequency", po::value(&train_options.min_frequency)->default_value(0), "minimum count")(
-      "character-coverage", po::value(&train_options.character_coverage)->default_value(0.9995),
-      "share of character occurrences the base alphabet covers")(
-      "seed", po::value(&train_options.seed)->default_value(0), "random seed")(
+      "min-frequency", ranged(&train_options.min_frequency, std::uint64_t{0})->default_value(0),
+      "minimum count")("character-coverage",
+                       ranged(&train_options.character_coverage, 0.0, 1.0)->default_value(0.9995),
+                       "share of character occurrences the base alphabet covers")(
+      "seed", ranged(&train_options.seed, std::uint64_t{0})->default_value(0), "random seed")(
       "special-tokens", po::value(&specials),
       "comma-separated special tokens (default: the algorithm's)")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)")(
@@ -201,13 +207,14 @@ int cmd_train(const std::vector<std::string>& args) {
   if (corpus.empty() == counts_files.empty())
     throw UsageError("give exactly one of --corpus and --counts");
   check_output_path(output);
+  check_not_an_input(output, concat(corpus, counts_files));
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
   train_options.vocab_size = vocab_size;
   train_options.threads = pipeline.threads;
   if (vm.count("special-tokens")) train_options.special_tokens = split_list(specials);
-  for (const auto& kv : raw_options) train_options.extra.insert(parse_key_value(kv, "option"));
+  for (const auto& kv : raw_options) add_key_value(train_options.extra, kv, "option");
 
   WordCounts counts;
   if (!corpus.empty()) {
@@ -233,7 +240,7 @@ int cmd_train(const std::vector<std::string>& args) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Tokenizer tokenizer(pipeline.normalizer(), pipeline.pre_tokenizer_options(), segmenter);
-  tokenizer.save(output);
+  with_binary_output(output, [&](const std::filesystem::path& path) { tokenizer.save(path); });
   std::cerr << algorithm << ": vocabulary " << segmenter->vocabulary().size() << ", trained in "
             << seconds << " s on " << counts.size() << " distinct words -> " << output << '\n';
   return kExitOk;
@@ -256,14 +263,19 @@ int cmd_encode(const std::vector<std::string>& args) {
       "pieces", po::bool_switch(&pieces), "print pieces instead of ids")(
       "dropout", po::value(&dropout), "sample with BPE-dropout probability p (sampling plugins)")(
       "alpha", po::value(&alpha), "sample with unigram temperature alpha (sampling plugins)")(
-      "seed", po::value(&seed)->default_value(0), "seed for sampling")(
-      "threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")(
+      "seed", ranged(&seed, std::uint64_t{0})->default_value(0), "seed for sampling")(
+      "threads",
+      ranged(&threads, 0U, kMaxThreadsOption)->default_value(0)->notifier([&](unsigned n) {
+        threads = capped_threads(n);
+      }),
+      "worker threads (0 = all cores; at most 4 per core are used)")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("encode", "-m MODEL [--pieces] [--input FILE]", desc, {}, args, vm)) return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
+  check_not_an_input(output, {model, input});
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
   const bool sampling = dropout >= 0 || alpha >= 0;
   if (sampling && !(tokenizer.segmenter().capabilities() & kCapabilitySampling))
@@ -326,6 +338,7 @@ int cmd_decode(const std::vector<std::string>& args) {
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
+  check_not_an_input(output, {model, input});
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
   const std::size_t vocab = tokenizer.segmenter().vocabulary().size();
   LineSource source(input);
@@ -381,15 +394,21 @@ struct ExperimentArgs {
         "parity reference language (default en, else the first)")(
         "algorithms", po::value(&algorithms),
         "comma-separated plugin names (default: every plugin found)")(
-        "held-out", po::value(&options.held_out)->default_value(0.1),
+        "held-out", ranged(&options.held_out, 0.0, 0.99)->default_value(0.1),
         "fraction of lines held out for evaluation")(
-        "d-model", po::value(&d_models)->multitoken(),
+        "d-model", ranged_list(&d_models, std::size_t{1}, std::size_t{1} << 20)->multitoken(),
         "model widths for embedding cost (default 768 4096)")(
-        "context", po::value(&options.context_tokens)->default_value(128000),
-        "context window in tokens")("jobs", po::value(&options.jobs)->default_value(1),
-                                    "trainings at once (peak memory needs 1)")(
-        "option", po::value(&raw_options), "algorithm option ALGO:key=value (repeatable)")(
-        "seed", po::value(&options.seed)->default_value(0), "random seed")(
+        "context",
+        ranged(&options.context_tokens, std::uint64_t{1}, std::uint64_t{1} << 40)
+            ->default_value(128000),
+        "context window in tokens")(
+        "jobs",
+        ranged(&options.jobs, 1U, kMaxThreadsOption)
+            ->default_value(1)
+            ->notifier([this](unsigned n) { options.jobs = capped_threads(n); }),
+        "trainings at once (peak memory needs 1)")("option", po::value(&raw_options),
+                                                   "algorithm option ALGO:key=value (repeatable)")(
+        "seed", ranged(&options.seed, std::uint64_t{0})->default_value(0), "random seed")(
         "report-dir", po::value(&report_dir),
         "write CSV, JSON, Markdown, SVG plots and report.html here")(
         "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
@@ -408,8 +427,7 @@ struct ExperimentArgs {
       const auto colon = raw.find(':');
       if (colon == std::string::npos || colon == 0)
         throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
-      options.plugin_options[raw.substr(0, colon)].insert(
-          parse_key_value(raw.substr(colon + 1), "option"));
+      add_key_value(options.plugin_options[raw.substr(0, colon)], raw.substr(colon + 1), "option");
     }
     if (!parallel_dir.empty()) {
       if (!corpus.empty()) throw UsageError("give --corpus or --parallel, not both");
@@ -462,6 +480,10 @@ struct ExperimentArgs {
       if (ec || !std::filesystem::is_directory(report_dir))
         throw Error(report_dir + ": cannot create report directory" +
                     (ec ? ": " + ec.message() : std::string()));
+      // Before any training: an unwritable directory would otherwise fail at the end.
+      if (::access(report_dir.c_str(), W_OK) != 0)
+        throw Error(report_dir + ": report directory is not writable");
+      check_writable(std::filesystem::path(report_dir) / "report.html");
     }
     if (options.corpus_files.empty() && options.languages.empty()) {
       const auto path = ensure_default_corpus();
@@ -470,6 +492,36 @@ struct ExperimentArgs {
                 << path.string() << '\n';
       options.corpus_files = {path.string()};
     }
+    check_inputs_outside_report();
+  }
+
+  // The report files (CSV, JSON, Markdown, HTML, SVG) must not replace an input.
+  void check_inputs_outside_report() const {
+    if (report_dir.empty()) return;
+    std::error_code ec;
+    const auto dir = std::filesystem::weakly_canonical(report_dir, ec);
+    if (ec) return;
+    std::vector<std::string> inputs = options.corpus_files;
+    for (const auto& l : options.languages)
+      inputs.insert(inputs.end(), l.files.begin(), l.files.end());
+    static const std::set<std::string> kReportExtensions = {".csv", ".json", ".md", ".html",
+                                                            ".svg"};
+    for (const auto& input : inputs) {
+      const auto file = std::filesystem::weakly_canonical(input, ec);
+      if (ec || !kReportExtensions.count(file.extension().string())) continue;
+      const auto relative = file.lexically_relative(dir);
+      if (!relative.empty() && *relative.begin() != "..")
+        throw Error(input + ": is inside --report-dir " + report_dir +
+                    ", where report files could replace it; choose another report directory");
+    }
+  }
+
+  // Every ALGO in --option ALGO:key=value must name a plugin that was found.
+  void check_plugin_options(const PluginRegistry& registry) const {
+    for (const auto& [plugin, values] : options.plugin_options)
+      if (!registry.has(plugin))
+        throw UsageError("--option " + plugin + ":...: no plugin named '" + plugin +
+                         "' (available: " + registry.available_names() + ")");
   }
 };
 
@@ -501,8 +553,10 @@ void report_bundle(const ReportBundle& bundle) {
 int cmd_compare(const std::vector<std::string>& args) {
   ExperimentArgs experiment;
   po::options_description desc("options");
-  desc.add_options()("vocab-size,v", po::value(&experiment.options.vocab_size)->default_value(8000),
-                     "vocabulary size");
+  desc.add_options()(
+      "vocab-size,v",
+      ranged(&experiment.options.vocab_size, std::size_t{1}, kMaxVocabSize)->default_value(8000),
+      "vocabulary size");
   experiment.add_to(desc);
   po::variables_map vm;
   if (!parse("compare", "[--corpus FILE... | --corpus LANG=FILE... | --parallel DIR] [options]",
@@ -511,6 +565,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   experiment.resolve();
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
+  experiment.check_plugin_options(registry);
   Progress progress;
   const CompareResult result =
       run_compare(registry, experiment.options,
@@ -551,6 +606,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   experiment.resolve();
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
+  experiment.check_plugin_options(registry);
   Progress progress;
   const SweepResult sweep =
       run_sweep(registry, experiment.options, sizes,

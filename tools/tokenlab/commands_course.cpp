@@ -83,9 +83,11 @@ int cmd_trace(const std::vector<std::string>& args) {
       "words", po::value(&words),
       "inline word counts, e.g. 'low:5 lower:2 newest:6 widest:3 wider:2'")(
       "corpus", po::value(&corpus)->multitoken(), "or corpus files")(
-      "merges", po::value(&merges), "stop after N steps beyond the base alphabet")(
-      "vocab-size,v", po::value(&vocab_size), "or: target vocabulary size")(
-      "min-frequency", po::value(&min_frequency)->default_value(0), "minimum count")(
+      "merges", ranged(&merges, std::size_t{1}, std::size_t{1} << 30),
+      "stop after N steps beyond the base alphabet")(
+      "vocab-size,v", ranged(&vocab_size, std::size_t{1}, kMaxVocabSize),
+      "or: target vocabulary size")(
+      "min-frequency", ranged(&min_frequency, std::uint64_t{0})->default_value(0), "minimum count")(
       "encode", po::value(&encode_words)->multitoken(), "words to encode with the result")(
       "option", po::value(&raw_options), "algorithm option key=value (repeatable)")(
       "special-tokens", po::value(&specials)->default_value(""),
@@ -135,7 +137,7 @@ int cmd_trace(const std::vector<std::string>& args) {
   options.min_frequency = min_frequency;
   options.threads = pipeline.threads;
   options.character_coverage = 1.0;
-  for (const auto& kv : raw_options) options.extra.insert(parse_key_value(kv, "option"));
+  for (const auto& kv : raw_options) add_key_value(options.extra, kv, "option");
 
   std::cout << counts.size() << " distinct words; " << tokens << " tokens and " << symbols.size()
             << " symbols at the start\n\n";
@@ -201,8 +203,9 @@ int cmd_nbest(const std::vector<std::string>& args) {
   po::options_description desc("options");
   desc.add_options()("model,m", po::value(&model)->required(),
                      "model file (a plugin with n-best, e.g. unigram)")(
-      "number,k", po::value(&k)->default_value(5), "how many segmentations per word")(
-      "text", po::value(&texts)->multitoken(), "text to segment (its words are shown one by one)")(
+      "number,k", ranged(&k, std::size_t{1}, std::size_t{100000})->default_value(5),
+      "how many segmentations per word")("text", po::value(&texts)->multitoken(),
+                                         "text to segment (its words are shown one by one)")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::positional_options_description positional;
   positional.add("text", -1);
@@ -257,6 +260,7 @@ int cmd_import(const std::vector<std::string>& args) {
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
+  check_not_an_input(output, {input});
   std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
   std::error_code ec;
   if (std::filesystem::is_directory(input, ec)) throw Error(input + ": is a directory, not a file");
@@ -270,7 +274,8 @@ int cmd_import(const std::vector<std::string>& args) {
   normalizer.lowercase = uncased;
   normalizer.strip_accents = uncased;
   const PreTokenizerOptions pre{.kind = PreTokenizerKind::bert, .marker = MarkerStyle::none};
-  Tokenizer(normalizer, pre, segmenter).save(output);
+  const Tokenizer tokenizer(normalizer, pre, segmenter);
+  with_binary_output(output, [&](const std::filesystem::path& path) { tokenizer.save(path); });
   std::cerr << "imported " << segmenter->vocabulary().size() << " tokens from " << input << " -> "
             << output << '\n';
   return kExitOk;
@@ -291,9 +296,9 @@ int cmd_export(const std::vector<std::string>& args) {
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
+  check_not_an_input(output, {model});
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
-  write_file_atomically(
-      output, [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
+  with_output(output, [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
   return kExitOk;
 }
 
