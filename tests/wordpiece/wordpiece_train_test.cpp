@@ -235,14 +235,22 @@ TEST_CASE("Training stops when no pair reaches min_frequency", "[wordpiece][trai
 TEST_CASE("Character coverage drops rare characters and the words holding them",
           "[wordpiece][train]") {
   Corpus corpus = random_corpus(9, 500, {"a", "b", "c"}, 6);
-  corpus.emplace_back("\u2581q", 1);
+  corpus.emplace_back("\u2581\u0436", 1);  // a lone Cyrillic zhe
+  corpus.emplace_back("\u2581~", 1);       // a lone tilde
   WordPieceSegmenter segmenter;
   segmenter.train(to_counts(corpus), testing::Options(100).coverage(0.999), nullptr);
-  CHECK_FALSE(segmenter.vocabulary().contains("q"));
-  CHECK_FALSE(segmenter.vocabulary().contains("##q"));
+  CHECK_FALSE(segmenter.vocabulary().contains("\u0436"));
+  CHECK_FALSE(segmenter.vocabulary().contains("##\u0436"));
   std::vector<tokenlab::TokenId> ids;
-  segmenter.encode("\u2581q", ids);
+  segmenter.encode("\u2581\u0436", ids);
   CHECK(ids == std::vector<tokenlab::TokenId>{*segmenter.unknown_id()});
+  SECTION("but never a printable ASCII character the corpus has") {
+    CHECK(segmenter.vocabulary().contains("~"));
+    CHECK(segmenter.vocabulary().contains("##~"));
+    ids.clear();
+    segmenter.encode("\u2581a~", ids);
+    CHECK(std::find(ids.begin(), ids.end(), *segmenter.unknown_id()) == ids.end());
+  }
 }
 
 TEST_CASE("Bad options are rejected with a clear message", "[wordpiece][options]") {

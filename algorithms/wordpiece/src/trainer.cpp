@@ -15,6 +15,7 @@
 #include "tokenlab/wordpiece/trainer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -245,6 +246,7 @@ class Trainer {
       covered += chars[i].count;
       kept.push_back(i);
     }
+    if (config_.max_steps == 0) keep_printable_ascii(chars, kept);
 
     // Both forms of every kept character, so that any word spelled with them
     // can be encoded. If that does not fit in vocab_size, keep the most
@@ -283,6 +285,23 @@ class Trainer {
                             " characters covers " + std::to_string(covered) + " of " +
                             std::to_string(total) +
                             " character occurrences; words with other characters are left out");
+    }
+  }
+
+  // WordPiece has no byte fallback, so a character outside the alphabet makes its
+  // whole word [UNK]. Coverage never drops a printable ASCII character the corpus
+  // has: a rare "~" or "^" must not turn words of English prose or code into
+  // [UNK]. They come after the covered characters, so that when vocab_size is
+  // tight their forms are the first given up. Characters the corpus never has stay
+  // out: that is WordPiece's [UNK], by design.
+  static void keep_printable_ascii(const std::vector<CharStat>& chars,
+                                   std::vector<std::uint32_t>& kept) {
+    std::array<bool, 128> is_kept{};
+    for (const std::uint32_t i : kept)
+      if (chars[i].key < 128) is_kept[chars[i].key] = true;
+    for (std::uint32_t i = 0; i < chars.size(); ++i) {
+      const std::uint32_t key = chars[i].key;
+      if (key >= 0x21 && key <= 0x7E && !is_kept[key]) kept.push_back(i);
     }
   }
 
