@@ -87,6 +87,11 @@ TEST_CASE("an output that is one of the inputs is refused and the input survives
                 {"is also an input"});
     check_error(run_tokenlab({"encode", "-m", model, "-i", corpus, "-o", model}),
                 {"is also an input"});
+    // Standard input redirected from the output file.
+    const RunResult piped = run_program(
+        "/bin/sh",
+        {"-c", "exec \"$0\" encode -m \"$1\" -o \"$2\" < \"$2\"", cli_path(), model, corpus});
+    check_error(piped, {"is also an input"});
     check_error(run_tokenlab({"export", "--format", "vocab.txt", "-m", model, "-o", model}),
                 {"is also an input"});
     CHECK(read_bytes(model) == model_bytes);

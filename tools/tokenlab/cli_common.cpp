@@ -127,8 +127,11 @@ void add_key_value(std::map<std::string, std::string>& options, const std::strin
 
 void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {
   if (output.empty() || output == "-") return;
-  check_output_is_not_input(output,
-                            std::vector<std::filesystem::path>(inputs.begin(), inputs.end()));
+  // "" and "-" are standard input, which may be redirected from the output file.
+  std::vector<std::filesystem::path> paths;
+  for (const auto& input : inputs)
+    paths.emplace_back(input.empty() || input == "-" ? std::string("/dev/stdin") : input);
+  check_output_is_not_input(output, paths);
 }
 
 unsigned capped_threads(unsigned requested) {

@@ -141,7 +141,8 @@ int cmd_count(const std::vector<std::string>& args) {
                      "corpus files (.gz, .xz, - for stdin)")(
       "merge", po::value(&merge)->multitoken(),
       "instead of a corpus: counts files to merge (shards counted on other machines)")(
-      "output,o", po::value(&output)->required(), "counts file to write (TSV: word<TAB>count)");
+      "output,o", po::value(&output)->required(),
+      "counts file to write (TSV: word<TAB>count; - for stdout)");
   pipeline.add_to(desc);
   po::positional_options_description positional;
   positional.add("corpus", -1);
@@ -197,7 +198,8 @@ int cmd_train(const std::vector<std::string>& args) {
       "special-tokens", po::value(&specials),
       "comma-separated special tokens (default: the algorithm's)")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)")(
-      "output,o", po::value(&output)->required(), "model file to write");
+      "output,o", po::value(&output)->required(),
+      "model file to write (- for stdout when it is not a terminal)");
   pipeline.add_to(desc);
   po::variables_map vm;
   if (!parse("train",

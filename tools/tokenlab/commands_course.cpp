@@ -84,9 +84,11 @@ int cmd_trace(const std::vector<std::string>& args) {
       "inline word counts, e.g. 'low:5 lower:2 newest:6 widest:3 wider:2'")(
       "corpus", po::value(&corpus)->multitoken(), "or corpus files")(
       "merges", ranged(&merges, std::size_t{1}, std::size_t{1} << 30),
-      "stop after N steps beyond the base alphabet")(
+      "stop after N steps beyond the base alphabet (no <0xNN> byte pieces are added then: the "
+      "trace is the textbook's, alphabet and merges only)")(
       "vocab-size,v", ranged(&vocab_size, std::size_t{1}, kMaxVocabSize),
-      "or: target vocabulary size")(
+      "or: target vocabulary size (BPE and unigram add the 256 byte pieces only if it has room "
+      "for them beside the alphabet)")(
       "min-frequency", ranged(&min_frequency, std::uint64_t{0})->default_value(0), "minimum count")(
       "encode", po::value(&encode_words)->multitoken(), "words to encode with the result")(
       "option", po::value(&raw_options), "algorithm option key=value (repeatable)")(
@@ -250,7 +252,8 @@ int cmd_import(const std::vector<std::string>& args) {
       "algorithm", po::value(&algorithm)->default_value("wordpiece"),
       "plugin that reads the format")("uncased", po::bool_switch(&uncased),
                                       "lowercase and strip accents (BERT uncased vocabularies)")(
-      "output,o", po::value(&output)->required(), "model file to write")(
+      "output,o", po::value(&output)->required(),
+      "model file to write (- for stdout when it is not a terminal)")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::positional_options_description positional;
   positional.add("input", 1);
@@ -289,7 +292,7 @@ int cmd_export(const std::vector<std::string>& args) {
   po::options_description desc("options");
   desc.add_options()("format", po::value(&format)->required(), "vocab.txt")(
       "model,m", po::value(&model)->required(), "model file")(
-      "output,o", po::value(&output)->required(), "file to write")(
+      "output,o", po::value(&output)->required(), "file to write (- for stdout)")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("export", "--format vocab.txt -m MODEL -o FILE", desc, {}, args, vm)) return kExitOk;
