@@ -3,7 +3,7 @@
 #include <boost/crc.hpp>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <istream>
 #include <ostream>
 
 #include "tokenlab/atomic_file.hpp"
@@ -15,6 +15,8 @@ namespace {
 
 constexpr char kMagic[8] = {'T', 'K', 'L', 'B', 'M', 'O', 'D', 'L'};
 constexpr std::uint32_t kMaxHeaderString = 4096;
+// Largest payload read from a pipe or device, whose size is unknown in advance.
+constexpr std::uint64_t kMaxStreamPayload = std::uint64_t{1} << 30;
 
 void put_u32(std::string& out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
@@ -27,47 +29,50 @@ void put_string(std::string& out, const std::string& s) {
   out += s;
 }
 
-// Reads the header fields from a byte buffer with bounds checks.
+// Reads the header fields straight from the stream with bounds checks, so that
+// nothing is buffered before the magic number and each length are validated.
 class HeaderReader {
  public:
-  HeaderReader(const std::string& data, const std::string& path) : data_(data), path_(path) {}
+  HeaderReader(std::istream& in, const std::string& path) : in_(in), path_(path) {}
   std::uint32_t u32(const char* what) {
-    need(4, what);
+    unsigned char b[4];
+    read(b, 4, what);
     std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i)
-      v |= static_cast<std::uint32_t>(static_cast<unsigned char>(data_[pos_ + i])) << (8 * i);
-    pos_ += 4;
+    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(b[i]) << (8 * i);
     return v;
   }
   std::uint64_t u64(const char* what) {
-    need(8, what);
+    unsigned char b[8];
+    read(b, 8, what);
     std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(data_[pos_ + i])) << (8 * i);
-    pos_ += 8;
+    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
     return v;
   }
   std::string str(const char* what) {
     const std::uint32_t n = u32(what);
     if (n > kMaxHeaderString)
       fail(std::string("implausible length of ") + what + " (corrupted file)");
-    need(n, what);
-    std::string s = data_.substr(pos_, n);
-    pos_ += n;
+    std::string s(n, '\0');
+    read(s.data(), n, what);
     return s;
   }
-  std::size_t position() const { return pos_; }
+  std::uint64_t position() const { return pos_; }
   [[noreturn]] void fail(const std::string& why) const {
     throw Error(path_ + ": not a valid tokenlab model: " + why);
   }
 
  private:
-  void need(std::size_t n, const char* what) {
-    if (pos_ + n > data_.size()) fail(std::string("file truncated while reading ") + what);
+  void read(void* out, std::size_t n, const char* what) {
+    if (n == 0) return;
+    in_.read(static_cast<char*>(out), static_cast<std::streamsize>(n));
+    if (in_.bad()) throw Error(path_ + ": read error");
+    if (static_cast<std::size_t>(in_.gcount()) != n)
+      fail(std::string("file truncated while reading ") + what);
+    pos_ += n;
   }
-  const std::string& data_;
+  std::istream& in_;
   const std::string& path_;
-  std::size_t pos_ = 8;
+  std::uint64_t pos_ = sizeof kMagic;
 };
 
 }  // namespace
@@ -100,11 +105,25 @@ ModelFile read_model_file(const std::filesystem::path& path) {
     throw Error(name + ": is a directory, not a model file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(name + ": cannot open model file: " + std::strerror(errno));
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The declared payload length is trusted only up to what the file holds: a
+  // regular file's size, or kMaxStreamPayload for a pipe or device.
+  std::uint64_t size = kMaxStreamPayload;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+    if (!ec) size = bytes;
+  }
+  return read_model_file(in, name, size);
+}
+
+ModelFile read_model_file(std::istream& in, const std::string& name, std::uint64_t size) {
+  // The magic number first: /dev/zero or a large foreign file fails after 8 bytes.
+  char magic[sizeof kMagic] = {};
+  in.read(magic, sizeof magic);
   if (in.bad()) throw Error(name + ": read error");
-  if (data.size() < sizeof kMagic || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
+  if (in.gcount() != static_cast<std::streamsize>(sizeof magic) ||
+      std::memcmp(magic, kMagic, sizeof kMagic) != 0)
     throw Error(name + ": not a tokenlab model (bad magic number)");
-  HeaderReader reader(data, name);
+  HeaderReader reader(in, name);
   ModelFile model;
   model.header.format_version = reader.u32("format version");
   if (model.header.format_version != kModelFormatVersion)
@@ -121,14 +140,19 @@ ModelFile read_model_file(const std::filesystem::path& path) {
   }
   const std::uint64_t payload_length = reader.u64("payload length");
   const std::uint32_t expected_crc = reader.u32("checksum");
-  const std::size_t start = reader.position();
-  if (data.size() - start < payload_length)
-    reader.fail("file truncated: payload has " + std::to_string(data.size() - start) + " of " +
+  const std::uint64_t start = reader.position();
+  const std::uint64_t available = size > start ? size - start : 0;
+  if (payload_length > available)
+    reader.fail("file truncated: the payload length " + std::to_string(payload_length) +
+                " exceeds the " + std::to_string(available) + " bytes left in the file");
+  model.payload.resize(static_cast<std::size_t>(payload_length));
+  in.read(model.payload.data(), static_cast<std::streamsize>(payload_length));
+  if (in.bad()) throw Error(name + ": read error");
+  const auto got = static_cast<std::uint64_t>(in.gcount());
+  if (got < payload_length)
+    reader.fail("file truncated: payload has " + std::to_string(got) + " of " +
                 std::to_string(payload_length) + " bytes");
-  if (data.size() - start > payload_length)
-    reader.fail("unexpected " + std::to_string(data.size() - start - payload_length) +
-                " bytes after the payload");
-  model.payload = data.substr(start);
+  if (in.peek() != std::char_traits<char>::eof()) reader.fail("unexpected bytes after the payload");
   if (crc32(model.payload.data(), model.payload.size()) != expected_crc)
     reader.fail("checksum mismatch (file corrupted)");
   return model;

@@ -12,11 +12,11 @@
 // `tokenlab compare --plugin-dir build --algorithms bpe,ngram` shows what that costs.
 //
 // To write your own segmenter: copy this directory, rename the class, the plugin
-// name (here "ngram", in three places: name(), TOKENLAB_DEFINE_PLUGIN and
-// PLUGIN_NAME in CMakeLists.txt) and replace train() and encode().
+// name (here "ngram": name(), the payload tag in save() and load(),
+// TOKENLAB_DEFINE_PLUGIN and PLUGIN_NAME in CMakeLists.txt) and replace train()
+// and encode().
 #include <algorithm>
 #include <array>
-#include <boost/archive/binary_oarchive.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -37,7 +37,8 @@ using tokenlab::TokenId;
 
 inline constexpr char kVersion[] = "0.1.0";
 // Bump when save() writes something different, so load() refuses what it cannot read.
-constexpr unsigned kFormatVersion = 1;
+// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
+constexpr std::uint32_t kFormatVersion = 2;
 // encode() keeps the end offsets of the candidate pieces in a fixed array.
 constexpr std::uint64_t kMaxLength = 16;
 
@@ -197,29 +198,25 @@ void NgramSegmenter::encode(std::string_view word, std::vector<TokenId>& out) co
 }
 
 void NgramSegmenter::save(std::ostream& out) const {
-  // no_header: the framework writes its own header; ours would only add bytes
-  // that depend on the Boost version.
-  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
-  const unsigned version = kFormatVersion;
-  archive << version << max_length_ << vocabulary_;
+  // PayloadWriter starts with a tag (plugin name and format version), so a payload
+  // under another plugin's header is refused by load().
+  tokenlab::PayloadWriter writer(out, "ngram", kFormatVersion);
+  writer.scalar<std::uint64_t>(max_length_);
+  writer.vocabulary(vocabulary_);
 }
 
 void NgramSegmenter::load(std::istream& in) {
-  // load_archive turns every Boost or standard exception into a tokenlab::Error:
-  // a corrupt payload must give a message, never a crash.
-  tokenlab::load_archive(in, "ngram", [&](boost::archive::binary_iarchive& archive) {
-    unsigned version = 0;
-    archive >> version;
-    if (version != kFormatVersion)
-      throw Error("unsupported ngram model format version " + std::to_string(version));
-    std::uint64_t max_length = 0;
-    tokenlab::Vocabulary vocabulary;
-    archive >> max_length >> vocabulary;
-    if (max_length < 1 || max_length > kMaxLength) throw Error("ngram model: bad max_length");
-    if (!vocabulary.unknown_id()) throw Error("ngram model has no unknown token");
-    max_length_ = max_length;
-    vocabulary_ = std::move(vocabulary);
-  });
+  // A model file is untrusted input: PayloadReader checks every length against the
+  // bytes left, accepts only 0/1 for flags, and throws tokenlab::Error on anything
+  // malformed. Validate meaning too, and commit only at the end.
+  tokenlab::PayloadReader reader(in, "ngram", kFormatVersion);
+  const auto max_length = reader.scalar<std::uint64_t>("max_length");
+  tokenlab::Vocabulary vocabulary = reader.vocabulary();
+  reader.finish();
+  if (max_length < 1 || max_length > kMaxLength) reader.fail("bad max_length");
+  if (!vocabulary.unknown_id()) reader.fail("no unknown token");
+  max_length_ = max_length;
+  vocabulary_ = std::move(vocabulary);
 }
 
 }  // namespace ngram_example

@@ -32,7 +32,8 @@ constexpr TokenId kNone = std::numeric_limits<TokenId>::max();
 // Stands where a character outside the alphabet was dropped, so that no merge spans
 // it (training never saw such a pair either).
 constexpr TokenId kBarrier = kNone;
-constexpr std::uint32_t kFormatVersion = 1;
+// 2: tagged PayloadWriter layout (1 had no plugin tag).
+constexpr std::uint32_t kFormatVersion = 2;
 constexpr std::size_t kBuildChunkWords = 8192;
 
 std::atomic<std::uint64_t> next_model_serial{1};
@@ -754,58 +755,10 @@ std::string BpeSegmenter::display_piece(TokenId id) const {
   return bytes_display(piece);
 }
 
-// The payload is written field by field, every variable-length part preceded by its
-// length, so that load() can check each length against the bytes actually left
-// before allocating: a corrupt length must fail, not request gigabytes.
-namespace {
-
-void save_ids(boost::archive::binary_oarchive& archive, const std::vector<std::uint32_t>& ids) {
-  const std::uint64_t n = ids.size();
-  archive << n;
-  if (n > 0) archive.save_binary(ids.data(), n * sizeof(std::uint32_t));
-}
-
-class PayloadReader {
- public:
-  PayloadReader(boost::archive::binary_iarchive& archive, std::istream& stream, std::uint64_t size)
-      : archive_(archive), stream_(stream), size_(size) {}
-
-  template <class T>
-  T scalar() {
-    T value{};
-    archive_ >> value;
-    return value;
-  }
-
-  std::uint64_t length(std::uint64_t element_size, const char* what) {
-    const auto n = scalar<std::uint64_t>();
-    const auto at = static_cast<std::int64_t>(stream_.tellg());
-    const std::uint64_t left = at < 0 ? 0 : size_ - static_cast<std::uint64_t>(at);
-    if (element_size > 0 && n > left / element_size)
-      throw Error(std::string("bpe model: ") + what + " length exceeds the payload");
-    return n;
-  }
-
-  std::vector<std::uint32_t> ids(const char* what) {
-    std::vector<std::uint32_t> out(length(sizeof(std::uint32_t), what));
-    if (!out.empty()) archive_.load_binary(out.data(), out.size() * sizeof(std::uint32_t));
-    return out;
-  }
-
-  std::string text(const char* what) {
-    std::string out(length(1, what), '\0');
-    if (!out.empty()) archive_.load_binary(out.data(), out.size());
-    return out;
-  }
-
- private:
-  boost::archive::binary_iarchive& archive_;
-  std::istream& stream_;
-  std::uint64_t size_;
-};
-
-}  // namespace
-
+// The payload is written field by field with PayloadWriter, every variable-length
+// part preceded by its length, so that load() can check each length against the
+// bytes actually left before allocating: a corrupt length must fail, not request
+// gigabytes.
 void BpeSegmenter::save(std::ostream& out) const {
   const Model& m = *model_;
   std::vector<std::uint32_t> flat;
@@ -815,70 +768,55 @@ void BpeSegmenter::save(std::ostream& out) const {
     flat.push_back(r.right);
     flat.push_back(r.result);
   }
-  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
-  archive << kFormatVersion << static_cast<std::uint8_t>(m.units)
-          << static_cast<std::uint8_t>(m.byte_fallback) << static_cast<std::uint8_t>(m.tie_break)
-          << m.dropout;
-  const std::uint64_t pieces = m.vocab.size();
-  const std::uint64_t specials = m.vocab.special_count();
-  const std::uint32_t unknown = m.vocab.unknown_id().value_or(kNone);
-  archive << pieces << specials << unknown;
-  for (const std::string& piece : m.vocab.pieces()) {
-    const std::uint64_t n = piece.size();
-    archive << n;
-    if (n > 0) archive.save_binary(piece.data(), n);
-  }
-  save_ids(archive, flat);
-  save_ids(archive, m.base_ids);
-  save_ids(archive, m.fallback_ids);
+  PayloadWriter writer(out, "bpe", kFormatVersion);
+  writer.scalar<std::uint8_t>(static_cast<std::uint8_t>(m.units));
+  writer.flag(m.byte_fallback);
+  writer.scalar<std::uint8_t>(static_cast<std::uint8_t>(m.tie_break));
+  writer.scalar<double>(m.dropout);
+  writer.scalar<std::uint64_t>(m.vocab.size());
+  writer.scalar<std::uint64_t>(m.vocab.special_count());
+  writer.scalar<std::uint32_t>(m.vocab.unknown_id().value_or(kNone));
+  for (const std::string& piece : m.vocab.pieces()) writer.text(piece);
+  writer.array<std::uint32_t>(flat);
+  writer.array<std::uint32_t>(m.base_ids);
+  writer.array<std::uint32_t>(m.fallback_ids);
 }
 
 void BpeSegmenter::load(std::istream& in) {
-  // Read everything first: the length checks need the payload size.
-  std::string data;
-  try {
-    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } catch (const std::exception& e) {
-    throw Error(std::string("bpe model: cannot read the payload: ") + e.what());
-  }
-  std::istringstream stream(data);
+  PayloadReader reader(in, "bpe", kFormatVersion);
   auto model = std::make_unique<Model>();
-  load_archive(stream, "bpe", [&](boost::archive::binary_iarchive& archive) {
-    PayloadReader reader(archive, stream, data.size());
-    const auto format = reader.scalar<std::uint32_t>();
-    if (format != kFormatVersion)
-      throw Error("bpe model: unsupported format version " + std::to_string(format));
-    const auto units = reader.scalar<std::uint8_t>();
-    const auto fallback = reader.scalar<std::uint8_t>();
-    const auto tie = reader.scalar<std::uint8_t>();
-    model->dropout = reader.scalar<double>();
-    if (units > 1 || fallback > 1 || tie > 1) throw Error("bpe model: bad settings");
-    model->units = static_cast<Units>(units);
-    model->byte_fallback = fallback == 1;
-    model->tie_break = static_cast<TieBreak>(tie);
+  const auto units = reader.scalar<std::uint8_t>("units");
+  const bool fallback = reader.flag("byte_fallback");
+  const auto tie = reader.scalar<std::uint8_t>("tie_break");
+  model->dropout = reader.scalar<double>("dropout");
+  if (units > 1 || tie > 1) reader.fail("bad settings");
+  if (!(model->dropout >= 0.0 && model->dropout <= 1.0)) reader.fail("bad dropout");
+  model->units = static_cast<Units>(units);
+  model->byte_fallback = fallback;
+  model->tie_break = static_cast<TieBreak>(tie);
 
-    const std::uint64_t pieces = reader.length(sizeof(std::uint64_t), "vocabulary");
-    const auto specials = reader.scalar<std::uint64_t>();
-    const auto unknown = reader.scalar<std::uint32_t>();
-    if (specials > pieces) throw Error("bpe model: more special tokens than pieces");
-    if (unknown != kNone && unknown >= specials)
-      throw Error("bpe model: the unknown token is not special");
-    for (std::uint64_t i = 0; i < pieces; ++i) {
-      std::string piece = reader.text("piece");
-      if (i < specials)
-        model->vocab.add_special(std::move(piece));
-      else
-        model->vocab.add(std::move(piece));
-    }
-    if (unknown != kNone) model->vocab.set_unknown(unknown);
+  // Each piece takes at least its 8-byte length.
+  const std::uint64_t pieces = reader.length(sizeof(std::uint64_t), "vocabulary");
+  const auto specials = reader.scalar<std::uint64_t>("special token count");
+  const auto unknown = reader.scalar<std::uint32_t>("unknown token id");
+  if (specials > pieces) reader.fail("more special tokens than pieces");
+  if (unknown != kNone && unknown >= specials) reader.fail("the unknown token is not special");
+  for (std::uint64_t i = 0; i < pieces; ++i) {
+    std::string piece = reader.text("piece", Vocabulary::kMaxPieceBytes);
+    if (i < specials)
+      model->vocab.add_special(std::move(piece));
+    else
+      model->vocab.add(std::move(piece));
+  }
+  if (unknown != kNone) model->vocab.set_unknown(unknown);
 
-    const std::vector<std::uint32_t> flat = reader.ids("merge list");
-    if (flat.size() % 3 != 0) throw Error("bpe model: truncated merge list");
-    for (std::size_t k = 0; k < flat.size(); k += 3)
-      model->merges.push_back({flat[k], flat[k + 1], flat[k + 2]});
-    model->base_ids = reader.ids("base unit list");
-    model->fallback_ids = reader.ids("byte fallback list");
-  });
+  const std::vector<std::uint32_t> flat = reader.array<std::uint32_t>("merge list");
+  if (flat.size() % 3 != 0) reader.fail("truncated merge list");
+  for (std::size_t k = 0; k < flat.size(); k += 3)
+    model->merges.push_back({flat[k], flat[k + 1], flat[k + 2]});
+  model->base_ids = reader.array<std::uint32_t>("base unit list");
+  model->fallback_ids = reader.array<std::uint32_t>("byte fallback list");
+  reader.finish();
   model->derive();
   model_ = std::move(model);
 }

@@ -5,8 +5,6 @@
 #include <unicode/utext.h>
 
 #include <algorithm>
-#include <boost/archive/binary_iarchive.hpp>
-#include <boost/archive/binary_oarchive.hpp>
 #include <memory>
 #include <unordered_map>
 
@@ -20,7 +18,8 @@ namespace tokenlab::character {
 
 namespace {
 
-constexpr unsigned kFormatVersion = 1;
+// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
+constexpr std::uint32_t kFormatVersion = 2;
 
 void split_graphemes(std::string_view word, std::vector<std::string_view>& out) {
   thread_local std::unique_ptr<icu::BreakIterator> iterator;
@@ -130,27 +129,20 @@ std::string CharacterSegmenter::decode(std::span<const TokenId> ids) const {
 }
 
 void CharacterSegmenter::save(std::ostream& out) const {
-  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
-  const unsigned version = kFormatVersion;
-  const int units = units_ == UnitKind::graphemes ? 1 : 0;
-  archive << version << units << vocabulary_;
+  PayloadWriter writer(out, "character", kFormatVersion);
+  writer.scalar<std::uint8_t>(units_ == UnitKind::graphemes ? 1 : 0);
+  writer.vocabulary(vocabulary_);
 }
 
 void CharacterSegmenter::load(std::istream& in) {
-  load_archive(in, "character", [&](boost::archive::binary_iarchive& archive) {
-    unsigned version = 0;
-    int units = 0;
-    archive >> version;
-    if (version != kFormatVersion)
-      throw Error("unsupported character model version " + std::to_string(version));
-    archive >> units;
-    if (units != 0 && units != 1) throw Error("bad unit kind in character model");
-    Vocabulary vocabulary;
-    archive >> vocabulary;
-    if (!vocabulary.unknown_id()) throw Error("character model has no unknown token");
-    units_ = units == 1 ? UnitKind::graphemes : UnitKind::code_points;
-    vocabulary_ = std::move(vocabulary);
-  });
+  PayloadReader reader(in, "character", kFormatVersion);
+  const auto units = reader.scalar<std::uint8_t>("unit kind");
+  if (units > 1) reader.fail("bad unit kind " + std::to_string(units));
+  Vocabulary vocabulary = reader.vocabulary();
+  reader.finish();
+  if (!vocabulary.unknown_id()) reader.fail("no unknown token");
+  units_ = units == 1 ? UnitKind::graphemes : UnitKind::code_points;
+  vocabulary_ = std::move(vocabulary);
 }
 
 }  // namespace tokenlab::character

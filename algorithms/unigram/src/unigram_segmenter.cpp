@@ -21,7 +21,8 @@ namespace tokenlab::unigram {
 
 namespace {
 
-constexpr std::uint32_t kFormatVersion = 1;
+// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
+constexpr std::uint32_t kFormatVersion = 2;
 constexpr double kUnknownPenalty = 10.0;
 constexpr std::size_t kCacheSlots = 1 << 12;
 constexpr std::size_t kCacheMaxWordBytes = 48;
@@ -374,23 +375,20 @@ std::string UnigramSegmenter::decode(std::span<const TokenId> ids) const {
 }
 
 void UnigramSegmenter::save(std::ostream& out) const {
-  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
-  const std::uint32_t format = kFormatVersion;
-  archive << format << vocabulary_ << scores_ << byte_fallback_ << byte_base_;
+  PayloadWriter writer(out, "unigram", kFormatVersion);
+  writer.vocabulary(vocabulary_);
+  writer.array<double>(scores_);
+  writer.flag(byte_fallback_);
+  writer.scalar<std::uint32_t>(byte_base_);
 }
 
 void UnigramSegmenter::load(std::istream& in) {
-  Vocabulary vocabulary;
-  std::vector<double> scores;
-  bool byte_fallback = false;
-  TokenId byte_base = 0;
-  load_archive(in, "unigram", [&](boost::archive::binary_iarchive& archive) {
-    std::uint32_t format = 0;
-    archive >> format;
-    if (format != kFormatVersion)
-      throw Error("unigram: unsupported model format version " + std::to_string(format));
-    archive >> vocabulary >> scores >> byte_fallback >> byte_base;
-  });
+  PayloadReader reader(in, "unigram", kFormatVersion);
+  Vocabulary vocabulary = reader.vocabulary();
+  std::vector<double> scores = reader.array<double>("scores");
+  const bool byte_fallback = reader.flag("byte_fallback");
+  const auto byte_base = reader.scalar<std::uint32_t>("byte base");
+  reader.finish();
   if (scores.size() != vocabulary.size())
     throw Error("malformed unigram model payload: " + std::to_string(scores.size()) +
                 " scores for " + std::to_string(vocabulary.size()) + " pieces");

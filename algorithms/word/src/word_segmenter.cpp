@@ -1,7 +1,6 @@
 #include "tokenlab/word/word_segmenter.hpp"
 
 #include <algorithm>
-#include <boost/archive/binary_oarchive.hpp>
 #include <numeric>
 
 #include "tokenlab/error.hpp"
@@ -12,8 +11,9 @@
 namespace tokenlab::word {
 
 namespace {
-constexpr unsigned kFormatVersion = 1;
-}
+// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
+constexpr std::uint32_t kFormatVersion = 2;
+}  // namespace
 
 void WordSegmenter::train(const WordCounts& counts, const TrainOptions& options,
                           TrainingObserver* observer) {
@@ -58,22 +58,16 @@ std::string WordSegmenter::decode(std::span<const TokenId> ids) const {
 }
 
 void WordSegmenter::save(std::ostream& out) const {
-  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
-  const unsigned version = kFormatVersion;
-  archive << version << vocabulary_;
+  PayloadWriter writer(out, "word", kFormatVersion);
+  writer.vocabulary(vocabulary_);
 }
 
 void WordSegmenter::load(std::istream& in) {
-  load_archive(in, "word", [&](boost::archive::binary_iarchive& archive) {
-    unsigned version = 0;
-    archive >> version;
-    if (version != kFormatVersion)
-      throw Error("unsupported word model version " + std::to_string(version));
-    Vocabulary vocabulary;
-    archive >> vocabulary;
-    if (!vocabulary.unknown_id()) throw Error("word model has no unknown token");
-    vocabulary_ = std::move(vocabulary);
-  });
+  PayloadReader reader(in, "word", kFormatVersion);
+  Vocabulary vocabulary = reader.vocabulary();
+  reader.finish();
+  if (!vocabulary.unknown_id()) reader.fail("no unknown token");
+  vocabulary_ = std::move(vocabulary);
 }
 
 }  // namespace tokenlab::word

@@ -39,8 +39,7 @@ class PieceTrie {
     TokenId id = kNone;
   };
 
-  std::uint32_t build_node(const std::vector<std::pair<std::string, TokenId>>& entries,
-                           std::size_t lo, std::size_t hi, std::size_t depth);
+  void build_nodes(const std::vector<std::pair<std::string, TokenId>>& entries);
   [[nodiscard]] std::uint32_t child(std::uint32_t node, unsigned char byte) const noexcept;
 
   std::vector<Node> nodes_;

@@ -8,14 +8,12 @@
 #include <istream>
 #include <ostream>
 
-#include <boost/archive/archive_exception.hpp>
-#include <boost/archive/binary_iarchive.hpp>
-#include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/option_reader.hpp"
+#include "tokenlab/payload.hpp"
 #include "tokenlab/wordpiece/vocab_txt.hpp"
 #include "trie.hpp"
 
@@ -23,7 +21,8 @@ namespace tokenlab::wordpiece {
 
 namespace {
 
-constexpr std::uint32_t kFormatVersion = 1;
+// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
+constexpr std::uint32_t kFormatVersion = 2;
 constexpr std::string_view kVocabTxtFormat = "vocab.txt";
 constexpr std::uint64_t kMaxCharsLimit = 1u << 20;
 
@@ -264,46 +263,35 @@ std::string WordPieceSegmenter::decode(std::span<const TokenId> ids) const {
 
 void WordPieceSegmenter::save(std::ostream& out) const {
   if (!tries_) throw Error("wordpiece: no model to save");
-  // No Boost header: the framework header identifies the file, and Boost's own
-  // header would be parsed (allocating what a corrupt length claims) before ours.
-  boost::archive::binary_oarchive archive(out, boost::archive::no_header);
-  const std::uint32_t format = kFormatVersion;
-  const auto max_chars = static_cast<std::uint64_t>(max_chars_);
-  const TokenId unknown = *unknown_;
-  archive << format << vocabulary_ << prefix_ << max_chars << bert_spacing_ << bert_lookup_
-          << unknown << reserved_;
+  PayloadWriter writer(out, "wordpiece", kFormatVersion);
+  writer.vocabulary(vocabulary_);
+  writer.text(prefix_);
+  writer.scalar<std::uint64_t>(max_chars_);
+  writer.flag(bert_spacing_);
+  writer.flag(bert_lookup_);
+  writer.scalar<std::uint32_t>(*unknown_);
+  writer.array<std::uint32_t>(reserved_);
   if (!out) throw Error("wordpiece: write error while saving the model");
 }
 
 void WordPieceSegmenter::load(std::istream& in) {
+  PayloadReader reader(in, "wordpiece", kFormatVersion);
+  Vocabulary vocabulary = reader.vocabulary();
+  std::string prefix = reader.text("continuation prefix", Vocabulary::kMaxPieceBytes);
+  const auto max_chars = reader.scalar<std::uint64_t>("max chars");
+  const bool bert_spacing = reader.flag("bert_spacing");
+  const bool bert_lookup = reader.flag("bert_lookup");
+  const auto unknown = reader.scalar<std::uint32_t>("unknown token id");
+  std::vector<TokenId> reserved = reader.array<std::uint32_t>("reserved ids");
+  reader.finish();
+  if (max_chars == 0 || max_chars > kMaxCharsLimit) reader.fail("bad max chars");
   try {
-    boost::archive::binary_iarchive archive(in, boost::archive::no_header);
-    std::uint32_t format = 0;
-    archive >> format;
-    if (format != kFormatVersion)
-      throw Error("wordpiece: unsupported model format " + std::to_string(format) + " (expected " +
-                  std::to_string(kFormatVersion) + ")");
-    Vocabulary vocabulary;
-    std::string prefix;
-    std::uint64_t max_chars = 0;
-    bool bert_spacing = false;
-    bool bert_lookup = false;
-    TokenId unknown = 0;
-    std::vector<TokenId> reserved;
-    archive >> vocabulary >> prefix >> max_chars >> bert_spacing >> bert_lookup >> unknown >>
-        reserved;
-    if (max_chars == 0 || max_chars > kMaxCharsLimit)
-      throw Error("wordpiece: malformed model (max chars)");
     install(std::move(vocabulary), std::move(prefix), static_cast<std::size_t>(max_chars),
             bert_spacing, bert_lookup, unknown, std::move(reserved));
-    merges_.clear();
   } catch (const Error& e) {
-    throw Error(std::string("wordpiece: cannot load model: ") + e.what());
-  } catch (const boost::archive::archive_exception& e) {
-    throw Error(std::string("wordpiece: cannot load model: malformed data (") + e.what() + ")");
-  } catch (const std::exception& e) {
-    throw Error(std::string("wordpiece: cannot load model: malformed data (") + e.what() + ")");
+    reader.fail(e.what());
   }
+  merges_.clear();
 }
 
 void WordPieceSegmenter::import_vocab_txt(std::istream& in, const std::string& name) {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <string>
 
 #include "tokenlab/export.hpp"
@@ -43,7 +44,15 @@ struct ModelFile {
 /// Writes atomically; throws Error naming the path on failure.
 TOKENLAB_API void write_model_file(const std::filesystem::path& path, const ModelFile& model);
 /// Validates everything in the header and the CRC; throws Error naming the path.
+/// A model file is untrusted input: the magic number is checked before anything
+/// else is read, and the payload length declared in the header is checked against
+/// the file's size (or 1 GiB for a pipe or device) before the payload is allocated,
+/// so memory use is bounded by the file's real size.
 TOKENLAB_API ModelFile read_model_file(const std::filesystem::path& path);
+/// The same from a stream holding at most size bytes in all (header included);
+/// name is used in messages. For tests and fuzzing.
+TOKENLAB_API ModelFile read_model_file(std::istream& in, const std::string& name,
+                                       std::uint64_t size);
 /// CRC-32 (IEEE 802.3, as zlib).
 TOKENLAB_API std::uint32_t crc32(const void* data, std::size_t size) noexcept;
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/payload.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/vocabulary.hpp"

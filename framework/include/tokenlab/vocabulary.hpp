@@ -68,8 +68,12 @@ class TOKENLAB_API Vocabulary {
   /// before allocating, so a corrupt payload cannot request absurd memory.
   static constexpr std::uint64_t kMaxPieceBytes = std::uint64_t{1} << 26;
 
-  // Pieces are written as explicit lengths plus raw bytes, not as Boost strings:
-  // Boost would allocate whatever length a corrupt payload claims before reading.
+  // Boost.Serialization, for plugins that use Boost archives. Pieces are written as
+  // explicit lengths plus raw bytes, not as Boost strings: Boost would allocate
+  // whatever length a corrupt payload claims before reading. A Boost archive cannot
+  // tell how many bytes remain, so each piece is bounded only by kMaxPieceBytes;
+  // PayloadReader::vocabulary (payload.hpp) reads the same bytes and checks every
+  // length against the bytes that remain, and is what built-in plugins use.
   template <class Archive>
   void save(Archive& ar, unsigned /*version*/) const {
     const std::uint64_t count = pieces_.size();
@@ -81,7 +85,7 @@ class TOKENLAB_API Vocabulary {
     }
     const std::uint64_t specials = special_count_;
     ar << specials;
-    const bool has_unknown = unknown_id_.has_value();
+    const std::uint8_t has_unknown = unknown_id_.has_value() ? 1 : 0;  // not bool: see load()
     ar << has_unknown;
     const TokenId unknown = unknown_id_.value_or(0);
     ar << unknown;
@@ -101,11 +105,13 @@ class TOKENLAB_API Vocabulary {
       pieces.push_back(std::move(piece));
     }
     std::uint64_t special_count = 0;
-    bool has_unknown = false;
+    // A byte, not a bool: loading any value but 0 or 1 into a bool is undefined.
+    std::uint8_t has_unknown = 0;
     TokenId unknown = 0;
     ar >> special_count >> has_unknown >> unknown;
+    if (has_unknown > 1) throw_malformed("unknown-token flag");
     rebuild(std::move(pieces), static_cast<std::size_t>(special_count),
-            has_unknown ? std::optional<TokenId>(unknown) : std::nullopt);
+            has_unknown != 0 ? std::optional<TokenId>(unknown) : std::nullopt);
   }
   template <class Archive>
   void serialize(Archive& ar, unsigned version) {
@@ -116,6 +122,7 @@ class TOKENLAB_API Vocabulary {
   }
 
  private:
+  friend class PayloadReader;
   [[noreturn]] static void throw_malformed(const char* what);
   // Validates and indexes loaded data; throws Error on duplicates or bad ids.
   void rebuild(std::vector<std::string> pieces, std::size_t special_count,
