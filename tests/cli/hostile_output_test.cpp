@@ -3,7 +3,11 @@
 // repeated or misspelled options are errors, and read errors are not end of input.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -54,7 +58,51 @@ std::string unused_pid() {
   return std::to_string(max + 1);
 }
 
+// Runs tokenlab with its standard output on a pseudo-terminal; returns the exit
+// code and stderr, or nullopt-like -1 if no pseudo-terminal is available.
+RunResult run_tokenlab_on_terminal(const std::vector<std::string>& args, const TempDir& dir) {
+  RunResult result;
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) return result;
+  const std::string terminal = ::ptsname(master);
+  const std::string err_path = dir / "terminal-stderr";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, terminal.c_str(), O_RDWR | O_NOCTTY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> storage{cli_path()};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned =
+      ::posix_spawn(&pid, cli_path().c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (spawned == 0)
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  ::close(master);
+  if (spawned != 0) return result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = read_bytes(err_path);
+  return result;
+}
+
 }  // namespace
+
+TEST_CASE("a binary model is not written to a terminal", "[cli][output]") {
+  TempDir dir;
+  const RunResult r = run_tokenlab_on_terminal(word_train(kEnglish, "-"), dir);
+  if (r.exit_code == -1) {
+    WARN("skipped: no pseudo-terminal available");
+    return;
+  }
+  check_usage_error(r, {"terminal"});
+}
 
 TEST_CASE("an output that is one of the inputs is refused and the input survives",
           "[cli][output]") {

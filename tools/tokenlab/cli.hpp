@@ -138,6 +138,9 @@ class Progress {
 /// directory, its directory does not exist, or that directory is not writable.
 void check_output_path(const std::string& path);
 
+/// check_output_path for a binary model: "-" (stdout) must not be a terminal.
+void check_binary_output_path(const std::string& path);
+
 /// Runs body on the output file (written atomically, see write_file_atomically),
 /// or on stdout for "" and "-".
 void with_output(const std::string& path, const std::function<void(std::ostream&)>& body);

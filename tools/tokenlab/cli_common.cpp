@@ -61,6 +61,14 @@ bool parse(const std::string& command, const std::string& synopsis, po::options_
   return true;
 }
 
+void check_binary_output_path(const std::string& path) {
+  if (path == "-" && ::isatty(STDOUT_FILENO) == 1)
+    throw UsageError(
+        "-o -: standard output is a terminal, not a place for a binary model; "
+        "redirect it to a file or pipe");
+  check_output_path(path);
+}
+
 void check_output_path(const std::string& path) {
   if (path.empty() || path == "-") return;  // standard output
   check_writable(path);
@@ -94,8 +102,7 @@ void with_binary_output(const std::string& path,
     save(path);
     return;
   }
-  if (::isatty(STDOUT_FILENO) == 1)
-    throw UsageError("-o -: standard output is a terminal; redirect it to a file or pipe");
+  check_binary_output_path(path);
   std::string pattern = (std::filesystem::temp_directory_path() / "tokenlab-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr)
     throw Error("cannot create a temporary directory in " +

@@ -208,7 +208,7 @@ int cmd_train(const std::vector<std::string>& args) {
     return kExitOk;
   if (corpus.empty() == counts_files.empty())
     throw UsageError("give exactly one of --corpus and --counts");
-  check_output_path(output);
+  check_binary_output_path(output);
   check_not_an_input(output, concat(corpus, counts_files));
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);

@@ -262,7 +262,7 @@ int cmd_import(const std::vector<std::string>& args) {
     return kExitOk;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
-  check_output_path(output);
+  check_binary_output_path(output);
   check_not_an_input(output, {input});
   std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
   std::error_code ec;
