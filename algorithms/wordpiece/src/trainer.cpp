@@ -15,7 +15,6 @@
 #include "tokenlab/wordpiece/trainer.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -246,7 +245,7 @@ class Trainer {
       covered += chars[i].count;
       kept.push_back(i);
     }
-    if (config_.max_steps == 0) keep_printable_ascii(chars, kept);
+    if (config_.max_steps == 0) keep_common_characters(chars, kept);
 
     // Both forms of every kept character, so that any word spelled with them
     // can be encoded. If that does not fit in vocab_size, keep the most
@@ -289,20 +288,23 @@ class Trainer {
   }
 
   // WordPiece has no byte fallback, so a character outside the alphabet makes its
-  // whole word [UNK]. Coverage never drops a printable ASCII character the corpus
-  // has: a rare "~" or "^" must not turn words of English prose or code into
-  // [UNK]. They come after the covered characters, so that when vocab_size is
-  // tight their forms are the first given up. Characters the corpus never has stay
-  // out: that is WordPiece's [UNK], by design.
-  static void keep_printable_ascii(const std::vector<CharStat>& chars,
-                                   std::vector<std::uint32_t>& kept) {
-    std::array<bool, 128> is_kept{};
-    for (const std::uint32_t i : kept)
-      if (chars[i].key < 128) is_kept[chars[i].key] = true;
-    for (std::uint32_t i = 0; i < chars.size(); ++i) {
-      const std::uint32_t key = chars[i].key;
-      if (key >= 0x21 && key <= 0x7E && !is_kept[key]) kept.push_back(i);
-    }
+  // whole word [UNK]. Coverage never drops printable ASCII or common punctuation
+  // the corpus has (Latin-1's signs, curly quotes, dashes, the ellipsis): a rare
+  // "~" or "…" must not turn words of English prose or code into [UNK]. They come
+  // after the covered characters, so that when vocab_size is tight their forms are
+  // the first given up. Characters the corpus never has stay out: that is
+  // WordPiece's [UNK], by design.
+  [[nodiscard]] static bool always_kept(std::uint32_t c) noexcept {
+    return (c >= 0x21 && c <= 0x7E) || (c >= 0xA1 && c <= 0xBF) || c == 0xD7 || c == 0xF7 ||
+           (c >= 0x2010 && c <= 0x205E);
+  }
+
+  static void keep_common_characters(const std::vector<CharStat>& chars,
+                                     std::vector<std::uint32_t>& kept) {
+    std::vector<bool> is_kept(chars.size(), false);
+    for (const std::uint32_t i : kept) is_kept[i] = true;
+    for (std::uint32_t i = 0; i < chars.size(); ++i)
+      if (!is_kept[i] && always_kept(chars[i].key)) kept.push_back(i);
   }
 
   [[nodiscard]] static std::string key_text(std::uint32_t key) {
