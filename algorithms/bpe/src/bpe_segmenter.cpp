@@ -16,6 +16,7 @@
 
 #include <boost/archive/binary_oarchive.hpp>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/parallel.hpp"
@@ -37,12 +38,6 @@ constexpr std::uint32_t kFormatVersion = 2;
 constexpr std::size_t kBuildChunkWords = 8192;
 
 std::atomic<std::uint64_t> next_model_serial{1};
-
-std::string fallback_piece(unsigned byte) {
-  char text[8];
-  std::snprintf(text, sizeof text, "<0x%02X>", byte);
-  return text;
-}
 
 // GPT-2's bytes_to_unicode(): printable bytes stand for themselves, the rest are
 // shifted, in byte order, to U+0100 and up.
@@ -198,7 +193,7 @@ void BpeSegmenter::Model::derive() {
       throw Error("bpe model: byte fallback needs exactly 256 byte tokens");
     for (unsigned b = 0; b < fallback_ids.size(); ++b) {
       check_id(fallback_ids[b], "byte fallback");
-      if (vocab.piece(fallback_ids[b]) != fallback_piece(b))
+      if (vocab.piece(fallback_ids[b]) != byte_fallback_piece(b))
         throw Error("bpe model: byte fallback token " + std::to_string(b) + " has the wrong piece");
       byte_ids[b] = fallback_ids[b];
       if (role[fallback_ids[b]] == 0) role[fallback_ids[b]] = 2;
@@ -236,10 +231,12 @@ namespace {
 
 using Model = BpeSegmenter::Model;
 
+enum class ByteFallback { automatic, on, off };
+
 struct Settings {
   Units units = Units::kChars;
   std::size_t max_token_length = 0;
-  bool byte_fallback = false;
+  ByteFallback byte_fallback = ByteFallback::automatic;
   TieBreak tie_break = TieBreak::kFirstSeen;
   double dropout = 0.0;
 };
@@ -249,68 +246,30 @@ Settings read_settings(const TrainOptions& options) {
       "bpe", options.extra,
       {{"units", "chars|bytes, default chars"},
        {"max_token_length", "longest piece in units, 0 = no limit, default 0"},
-       {"byte_fallback", "true|false, default false: unknown characters as <0xNN> bytes"},
+       {"byte_fallback",
+        "auto|true|false, default auto (true when vocab_size has room for the 256 byte pieces "
+        "beside the alphabet): characters outside the alphabet as <0xNN> bytes"},
        {"tie_break", "first-seen|hf, default first-seen"},
        {"dropout", "0..1, the model's default BPE-dropout for sampling, default 0"}});
   Settings s;
   s.units = reader.get_choice("units", {"chars", "bytes"}, "chars") == "bytes" ? Units::kBytes
                                                                                : Units::kChars;
   s.max_token_length = reader.get_uint("max_token_length", 0, 0, 1u << 20);
-  s.byte_fallback = reader.get_bool("byte_fallback", false);
+  const std::string fallback =
+      reader.get_choice("byte_fallback", {"auto", "true", "false"}, "auto");
+  s.byte_fallback = fallback == "true"    ? ByteFallback::on
+                    : fallback == "false" ? ByteFallback::off
+                                          : ByteFallback::automatic;
   s.tie_break = reader.get_choice("tie_break", {"first-seen", "hf"}, "first-seen") == "hf"
                     ? TieBreak::kSmallerIds
                     : TieBreak::kFirstSeen;
   s.dropout = reader.get_double("dropout", 0.0, 0.0, 1.0);
-  if (s.units == Units::kBytes && s.byte_fallback)
+  if (s.units == Units::kBytes && s.byte_fallback == ByteFallback::on)
     throw Error(
         "bpe: byte_fallback=true needs units=chars (byte-level BPE never has unknown units)");
   if (!(options.character_coverage > 0.0 && options.character_coverage <= 1.0))
     throw Error("bpe: character_coverage must be in (0, 1]");
   return s;
-}
-
-// Characters kept in the base alphabet: by descending count until the coverage is
-// reached (SentencePiece's rule), returned in code point order.
-std::vector<char32_t> choose_alphabet(const WordCounts& counts, double coverage, unsigned threads) {
-  const auto& entries = counts.entries();
-  const std::size_t chunks = (entries.size() + kBuildChunkWords - 1) / kBuildChunkWords;
-  std::vector<std::unordered_map<char32_t, std::uint64_t>> local(chunks);
-  parallel_for(chunks, threads, [&](std::size_t k) {
-    auto& map = local[k];
-    const std::size_t end = std::min(entries.size(), (k + 1) * kBuildChunkWords);
-    for (std::size_t w = k * kBuildChunkWords; w < end; ++w) {
-      const std::string_view word = entries[w].word;
-      const std::uint64_t c = entries[w].count;
-      std::size_t pos = 0;
-      while (pos < word.size()) {
-        const std::size_t len = utf8::sequence_length(word, pos);
-        if (len == 0) {
-          ++pos;  // ill-formed bytes never join the alphabet
-          continue;
-        }
-        map[utf8::decode_at(word, pos)] += c;
-        pos += len;
-      }
-    }
-  });
-  std::unordered_map<char32_t, std::uint64_t> total_map;
-  for (const auto& map : local)
-    for (const auto& [cp, c] : map) total_map[cp] += c;
-  std::vector<std::pair<char32_t, std::uint64_t>> sorted(total_map.begin(), total_map.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  long double all = 0;
-  for (const auto& e : sorted) all += static_cast<long double>(e.second);
-  std::vector<char32_t> alphabet;
-  long double covered = 0;
-  for (const auto& [cp, c] : sorted) {
-    if (all > 0 && covered / all >= static_cast<long double>(coverage)) break;
-    covered += static_cast<long double>(c);
-    alphabet.push_back(cp);
-  }
-  std::sort(alphabet.begin(), alphabet.end());
-  return alphabet;
 }
 
 // The words as the trainer sees them: maximal runs of alphabet units, one trainer
@@ -532,7 +491,6 @@ void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
   const unsigned threads = resolve_threads(options.threads);
   auto model = std::make_unique<Model>();
   model->units = settings.units;
-  model->byte_fallback = settings.byte_fallback;
   model->tie_break = settings.tie_break;
   model->dropout = settings.dropout;
 
@@ -550,14 +508,33 @@ void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
                                                         : std::vector<std::string>{"<unk>"};
   add_special_tokens(model->vocab, options, default_specials, unknown_token, "bpe");
 
-  if (settings.byte_fallback)
+  std::vector<char32_t> alphabet;
+  if (settings.units == Units::kChars)
+    alphabet = select_alphabet(counts, options.character_coverage, threads).characters;
+  // SentencePiece's layout: the 256 byte pieces right after the special tokens. By
+  // default they are added when the vocabulary has room for them beside the
+  // alphabet, so that no character is ever unknown; smaller vocabularies and step-
+  // limited runs (the textbook traces) keep the plain alphabet.
+  const std::size_t with_bytes = model->vocab.size() + 256 + alphabet.size();
+  model->byte_fallback = settings.units == Units::kChars &&
+                         (settings.byte_fallback == ByteFallback::on ||
+                          (settings.byte_fallback == ByteFallback::automatic &&
+                           options.max_steps == 0 && options.vocab_size >= with_bytes));
+  if (observer != nullptr && settings.units == Units::kChars &&
+      settings.byte_fallback == ByteFallback::automatic && !model->byte_fallback &&
+      options.max_steps == 0)
+    observer->on_message("bpe: byte_fallback off: vocab_size " +
+                         std::to_string(options.vocab_size) + " is below the " +
+                         std::to_string(with_bytes) +
+                         " entries that the special tokens, 256 byte pieces and the alphabet need");
+  if (model->byte_fallback)
     for (unsigned b = 0; b < 256; ++b)
-      model->fallback_ids.push_back(model->vocab.add(fallback_piece(b)));
+      model->fallback_ids.push_back(model->vocab.add(byte_fallback_piece(b)));
   if (settings.units == Units::kBytes) {
     for (unsigned b = 0; b < 256; ++b)
       model->base_ids.push_back(model->vocab.add_or_find(std::string(1, static_cast<char>(b))));
   } else {
-    for (const char32_t cp : choose_alphabet(counts, options.character_coverage, threads)) {
+    for (const char32_t cp : alphabet) {
       std::string piece;
       utf8::append(piece, cp);
       model->base_ids.push_back(model->vocab.add_or_find(std::move(piece)));

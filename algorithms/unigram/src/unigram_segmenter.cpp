@@ -11,6 +11,7 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/segmenter_support.hpp"
@@ -143,7 +144,10 @@ void UnigramSegmenter::train(const WordCounts& counts, const TrainOptions& optio
        {"max_piece_length", "longest piece in code points, 1..255 (default 16)"},
        {"shrinking_factor", "share of pieces each pruning step keeps, in (0, 1) (default 0.75)"},
        {"num_sub_iterations", "EM iterations between pruning steps (default 2)"},
-       {"byte_fallback", "unknown characters become UTF-8 byte tokens (default false)"}});
+       {"byte_fallback",
+        "auto|true|false: characters outside the alphabet become UTF-8 byte tokens; auto "
+        "(the default) adds the 256 byte pieces when vocab_size has room for them beside the "
+        "alphabet"}});
   TrainerConfig config;
   config.seed_size = reader.get_uint("seed_size", 1000000, 1, 1000000000);
   config.max_piece_length = reader.get_uint("max_piece_length", 16, 1, 255);
@@ -153,12 +157,28 @@ void UnigramSegmenter::train(const WordCounts& counts, const TrainOptions& optio
                 reader.get_string("shrinking_factor", ""));
   config.num_sub_iterations =
       static_cast<unsigned>(reader.get_uint("num_sub_iterations", 2, 1, 1000));
-  const bool byte_fallback = reader.get_bool("byte_fallback", false);
+  const std::string fallback =
+      reader.get_choice("byte_fallback", {"auto", "true", "false"}, "auto");
   if (!(options.character_coverage > 0.0 && options.character_coverage <= 1.0))
     throw Error("unigram: character_coverage must be in (0, 1]");
 
   Vocabulary vocabulary;
   add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "unigram");
+  bool byte_fallback = fallback == "true";
+  if (fallback == "auto") {
+    // The same rule as BPE's: byte pieces when the vocabulary has room for them
+    // beside the alphabet.
+    const std::size_t alphabet =
+        select_alphabet(counts, options.character_coverage, options.threads).characters.size();
+    const std::size_t needed = vocabulary.size() + 256 + std::max<std::size_t>(alphabet, 1);
+    byte_fallback = options.max_steps == 0 && options.vocab_size >= needed;
+    if (!byte_fallback && options.max_steps == 0 && observer != nullptr)
+      observer->on_message("unigram: byte_fallback off: vocab_size " +
+                           std::to_string(options.vocab_size) + " is below the " +
+                           std::to_string(needed) +
+                           " entries that the special tokens, 256 byte pieces and the alphabet "
+                           "need");
+  }
   TokenId byte_base = 0;
   if (byte_fallback) {
     if (options.vocab_size < vocabulary.size() + 257)
