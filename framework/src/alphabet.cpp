@@ -19,7 +19,8 @@ constexpr std::size_t kChunkWords = 1 << 14;
 
 }  // namespace
 
-Alphabet select_alphabet(const WordCounts& counts, double coverage, unsigned threads) {
+Alphabet select_alphabet(const WordCounts& counts, double coverage, unsigned threads,
+                         std::size_t max_characters) {
   if (!(coverage > 0.0 && coverage <= 1.0))
     throw Error("character_coverage must be in (0, 1], got " + std::to_string(coverage));
   const auto& entries = counts.entries();
@@ -58,6 +59,7 @@ Alphabet select_alphabet(const WordCounts& counts, double coverage, unsigned thr
   for (const auto& [cp, c] : sorted) {
     alphabet.occurrences += c;
     if (all > 0 && covered / all >= static_cast<long double>(coverage)) continue;
+    if (alphabet.characters.size() == max_characters) continue;
     covered += static_cast<long double>(c);
     alphabet.covered += c;
     alphabet.characters.push_back(cp);

@@ -421,3 +421,26 @@ TEST_CASE("By default BPE adds byte pieces when the vocabulary has room, so noth
     CHECK(encode(bpe, "~") == std::vector<TokenId>{0});
   }
 }
+
+TEST_CASE("BPE never exceeds vocab_size, even when the alphabet alone is larger", "[bpe]") {
+  WordCounts counts;
+  counts.add("abcdefghij", 3);
+  counts.add("aab", 5);  // a and b are the most frequent characters
+  TrainOptions options;
+  options.vocab_size = 3;  // <unk> and two characters
+  BpeSegmenter bpe;
+  Recorder recorder;
+  bpe.train(counts, options, &recorder);
+  CHECK(bpe.vocabulary().size() == 3);
+  CHECK(bpe.vocabulary().contains("a"));
+  CHECK(bpe.vocabulary().contains("b"));
+  const bool said =
+      std::any_of(recorder.messages.begin(), recorder.messages.end(), [](const std::string& m) {
+        return m.find("needs at least 11 entries") != std::string::npos;
+      });
+  CHECK(said);
+  SECTION("byte-level BPE cannot fit its 256 bytes: an error, not a larger vocabulary") {
+    options.extra["units"] = "bytes";
+    CHECK_THROWS_AS(bpe.train(counts, options, nullptr), Error);
+  }
+}

@@ -45,6 +45,12 @@ TEST_CASE("the alphabet keeps the most frequent characters until they reach the 
   }
 }
 
+TEST_CASE("a cap keeps only the most frequent characters", "[alphabet]") {
+  const auto a = select_alphabet(skewed_counts(), 1.0, 0, 3);
+  CHECK(a.characters == std::vector<char32_t>{U'a', U'b', U'c'});
+  CHECK(a.covered == 65);
+}
+
 TEST_CASE("the alphabet does not depend on the thread count", "[alphabet]") {
   WordCounts counts;
   for (int i = 0; i < 50000; ++i) counts.add("w" + std::to_string(i * 7919 % 100003), 1 + i % 13);

@@ -508,6 +508,11 @@ void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
                                                         : std::vector<std::string>{"<unk>"};
   add_special_tokens(model->vocab, options, default_specials, unknown_token, "bpe");
 
+  if (settings.units == Units::kBytes && options.vocab_size < model->vocab.size() + 256)
+    throw Error("bpe: units=bytes needs vocab_size of at least " +
+                std::to_string(model->vocab.size() + 256) +
+                " (the special tokens and the 256 bytes), got " +
+                std::to_string(options.vocab_size));
   std::vector<char32_t> alphabet;
   if (settings.units == Units::kChars)
     alphabet = select_alphabet(counts, options.character_coverage, threads).characters;
@@ -527,9 +532,29 @@ void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
                          std::to_string(options.vocab_size) + " is below the " +
                          std::to_string(with_bytes) +
                          " entries that the special tokens, 256 byte pieces and the alphabet need");
-  if (model->byte_fallback)
+  if (model->byte_fallback) {
+    if (options.vocab_size < model->vocab.size() + 256)
+      throw Error("bpe: byte_fallback=true needs vocab_size of at least " +
+                  std::to_string(model->vocab.size() + 256) +
+                  " (the special tokens and the 256 byte pieces), got " +
+                  std::to_string(options.vocab_size));
     for (unsigned b = 0; b < 256; ++b)
       model->fallback_ids.push_back(model->vocab.add(byte_fallback_piece(b)));
+  }
+  const std::size_t room = options.vocab_size - std::min(options.vocab_size, model->vocab.size());
+  if (alphabet.size() > room) {
+    // As the other plugins do: never exceed vocab_size; keep the most frequent
+    // characters and say what it costs.
+    const std::size_t wanted = alphabet.size();
+    alphabet = select_alphabet(counts, options.character_coverage, threads, room).characters;
+    if (observer != nullptr)
+      observer->on_message(
+          "bpe: vocab_size " + std::to_string(options.vocab_size) + " keeps only the " +
+          std::to_string(alphabet.size()) + " most frequent of " + std::to_string(wanted) +
+          " characters: the alphabet needs at least " +
+          std::to_string(model->vocab.size() + wanted) + " entries; the other characters are " +
+          (model->byte_fallback ? "byte pieces" : "unknown"));
+  }
   if (settings.units == Units::kBytes) {
     for (unsigned b = 0; b < 256; ++b)
       model->base_ids.push_back(model->vocab.add_or_find(std::string(1, static_cast<char>(b))));

@@ -34,9 +34,11 @@ struct TOKENLAB_API Alphabet {
 };
 
 /// Chooses the alphabet; coverage must be in (0, 1] (throws Error otherwise).
-/// threads: 0 means all cores.
-[[nodiscard]] TOKENLAB_API Alphabet select_alphabet(const WordCounts& counts, double coverage,
-                                                    unsigned threads = 0);
+/// At most max_characters are kept (the most frequent), for a vocabulary too
+/// small for the whole alphabet. threads: 0 means all cores.
+[[nodiscard]] TOKENLAB_API Alphabet
+select_alphabet(const WordCounts& counts, double coverage, unsigned threads = 0,
+                std::size_t max_characters = static_cast<std::size_t>(-1));
 
 /// The byte-fallback pieces "<0x00>".."<0xFF>", as SentencePiece and Hugging Face
 /// spell them.
