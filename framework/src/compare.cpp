@@ -16,6 +16,7 @@
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/train_options.hpp"
+#include "tokenlab/training_counts.hpp"
 
 #ifndef TOKENLAB_VERSION
 #define TOKENLAB_VERSION "unknown"
@@ -103,6 +104,7 @@ struct PreparedLanguage {
 struct Prepared {
   std::vector<PreparedLanguage> languages;
   WordCounts joint;
+  LongWords long_words;  // left out of training, all languages
   std::vector<CorpusFileInfo> files;
   double count_seconds = 0.0;
 };
@@ -203,6 +205,9 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
       };
       lang.counts = count_words(reader, normalizer, pre_tokenizer, count);
     }
+    const LongWords cut = leave_out_long_words(lang.counts);
+    prepared.long_words.distinct += cut.distinct;
+    prepared.long_words.occurrences += cut.occurrences;
     lang.summary.lines = reader.lines_read();
     lang.summary.training_lines = lang.summary.lines - lang.summary.held_out_lines;
     lang.summary.distinct_words = lang.counts.size();
@@ -335,6 +340,7 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   result.files = prepared.files;
   for (const auto& l : prepared.languages) result.languages.push_back(l.summary);
   result.distinct_words = prepared.joint.size();
+  result.training_note = describe(prepared.long_words);
   result.count_seconds = prepared.count_seconds;
 
   std::vector<Task> tasks;
@@ -457,6 +463,7 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
                        " (training / held out)",
                    std::to_string(l.training_lines) + " / " + std::to_string(l.held_out_lines));
   m.emplace_back("distinct training words", std::to_string(result.distinct_words));
+  if (!result.training_note.empty()) m.emplace_back("words left out", result.training_note);
   m.emplace_back("counting seconds", fixed(result.count_seconds, 2));
   m.emplace_back("vocab size requested", std::to_string(o.vocab_size));
   m.emplace_back(

@@ -244,3 +244,20 @@ TEST_CASE("train refuses an unwritable output path before it trains, error first
                 {out});
   CHECK(dir.entries().empty());
 }
+
+TEST_CASE("a word too long to be a word is left out of training, and the user is told",
+          "[cli][bad-input]") {
+  TempDir dir;
+  // 5,000 characters with no space (a base64 blob, say), among ordinary words.
+  write_bytes(dir / "corpus.txt", "the cat sat\n" + std::string(5000, 'q') + "\nthe dog sat\n");
+  for (const std::string algorithm : {"bpe", "unigram", "wordpiece", "character", "word"}) {
+    CAPTURE(algorithm);
+    const auto r = run_tokenlab({"train", "-a", algorithm, "-v", "300", "--corpus",
+                                 dir / "corpus.txt", "-o", dir / (algorithm + ".tkl")});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("1 distinct word (1 occurrence) longer than 4096 characters "
+                                      "left out of training"));
+    const auto e = run_tokenlab({"encode", "-m", dir / (algorithm + ".tkl")}, "the cat\n");
+    CHECK(e.exit_code == 0);
+  }
+}

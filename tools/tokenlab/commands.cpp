@@ -21,6 +21,7 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
 #include "tokenlab/tokenizer.hpp"
+#include "tokenlab/training_counts.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/word_counts.hpp"
 
@@ -225,6 +226,8 @@ int cmd_train(const std::vector<std::string>& args) {
     for (const auto& f : counts_files) counts.merge(WordCounts::load_tsv(std::filesystem::path(f)));
     if (counts.empty()) throw Error("the counts files hold no words");
   }
+  if (const std::string note = describe(leave_out_long_words(counts)); !note.empty())
+    std::cerr << note << '\n';
   struct Observer : TrainingObserver {
     Progress progress;
     void on_progress(std::string_view stage, double fraction) override {
@@ -542,6 +545,8 @@ void print_notes(const CompareResult& result) {
     const bool named = text.rfind(row.algorithm + ":", 0) == 0 && row.language.empty();
     std::cout << (named ? text : label + ": " + text) << '\n';
   }
+  if (!result.training_note.empty())
+    std::cout << (first ? "\n" : "") << result.training_note << '\n';
 }
 
 void report_bundle(const ReportBundle& bundle) {

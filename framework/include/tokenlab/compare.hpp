@@ -122,6 +122,7 @@ struct CompareResult {
   std::vector<CorpusFileInfo> files;
   std::vector<LanguageSummary> languages;
   std::uint64_t distinct_words = 0;  // of the joint training split
+  std::string training_note;         // words too long for training, or ""
   double count_seconds = 0.0;
   std::vector<CompareRow> rows;
   /// Per algorithm: Gini coefficient of tokens per byte across languages (0 = fair).
