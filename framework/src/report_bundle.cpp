@@ -155,6 +155,7 @@ ReportBundle write_sweep_reports(const fs::path& dir, const SweepResult& sweep) 
   // One series per segmenter (and language): points at the sizes it reached.
   std::map<std::string, PlotSeries> per_char;
   std::map<std::string, PlotSeries> unknown;
+  std::map<std::string, PlotSeries> byte_fallback;
   std::map<std::string, PlotSeries> tradeoff;
   std::vector<std::string> order;
   for (std::size_t i = 0; i < sweep.runs.size(); ++i)
@@ -166,6 +167,7 @@ ReportBundle write_sweep_reports(const fs::path& dir, const SweepResult& sweep) 
       per_char[name].points.emplace_back(
           x, static_cast<double>(row.metrics.tokens) / static_cast<double>(row.metrics.characters));
       unknown[name].points.emplace_back(x, 100.0 * row.metrics.unknown_token_rate());
+      byte_fallback[name].points.emplace_back(x, 100.0 * row.metrics.byte_fallback_rate());
       tradeoff[name].points.emplace_back(
           static_cast<double>(row.metrics.tokens),
           static_cast<double>(embedding_cost(row.metrics.vocabulary_size, d).tied_parameters) /
@@ -193,6 +195,12 @@ ReportBundle write_sweep_reports(const fs::path& dir, const SweepResult& sweep) 
              .log_x = true};
   b.series = collect(unknown);
   add_plot(dir, "sweep-unknown-rate", b, html, bundle);
+  PlotSpec bytes{.title = "Byte-fallback tokens against vocabulary size",
+                 .x_label = "vocabulary size (reached)",
+                 .y_label = "byte-fallback tokens, %",
+                 .log_x = true};
+  bytes.series = collect(byte_fallback);
+  add_plot(dir, "sweep-byte-fallback-rate", bytes, html, bundle);
   PlotSpec c{
       .title = "Embedding parameters (d = " + std::to_string(d) + ", tied) against sequence length",
       .x_label = "held-out tokens",

@@ -79,6 +79,7 @@ TEST_CASE("A compare report directory holds tables, plots and one HTML page", "[
     }
     CHECK(bundle.warnings.empty());
     CHECK(slurp(dir / "plots" / "compression.svg").find("<svg") != std::string::npos);
+    CHECK(slurp(dir / "plots" / "byte-fallback.svg").find("<svg") != std::string::npos);
     CHECK(slurp(dir / "plots" / "premium.svg").find("<svg") != std::string::npos);
     CHECK(slurp(dir / "report.html").find("<svg") != std::string::npos);
   }
@@ -140,7 +141,7 @@ TEST_CASE("A sweep report has the three curves", "[reports][sweep]") {
   CHECK(fs::file_size(dir / "report.html") > 0);
   if (gnuplot_available())
     for (const char* name : {"sweep-tokens-per-character.svg", "sweep-unknown-rate.svg",
-                             "sweep-embedding-tradeoff.svg"})
+                             "sweep-byte-fallback-rate.svg", "sweep-embedding-tradeoff.svg"})
       CHECK(slurp(dir / "plots" / name).find("<svg") != std::string::npos);
   fs::remove_all(dir);
 }

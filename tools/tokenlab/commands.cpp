@@ -192,9 +192,10 @@ int cmd_train(const std::vector<std::string>& args) {
       "word counts from 'tokenlab count' (merged if several)")(
       "option", po::value(&raw_options), "algorithm option key=value (repeatable)")(
       "min-frequency", ranged(&train_options.min_frequency, std::uint64_t{0})->default_value(0),
-      "minimum count")("character-coverage",
-                       ranged(&train_options.character_coverage, 0.0, 1.0)->default_value(0.9995),
-                       "share of character occurrences the base alphabet covers")(
+      "minimum count")(
+      "character-coverage",
+      ranged(&train_options.character_coverage, 0.0, 1.0)->default_value(0.9995, "0.9995"),
+      "share of character occurrences the base alphabet covers")(
       "seed", ranged(&train_options.seed, std::uint64_t{0})->default_value(0), "random seed")(
       "special-tokens", po::value(&specials),
       "comma-separated special tokens (default: the algorithm's)")(
@@ -399,7 +400,7 @@ struct ExperimentArgs {
         "parity reference language (default en, else the first)")(
         "algorithms", po::value(&algorithms),
         "comma-separated plugin names (default: every plugin found)")(
-        "held-out", ranged(&options.held_out, 0.0, 0.99)->default_value(0.1),
+        "held-out", ranged(&options.held_out, 0.0, 0.99)->default_value(0.1, "0.1"),
         "fraction of lines held out for evaluation")(
         "d-model", ranged_list(&d_models, std::size_t{1}, std::size_t{1} << 20)->multitoken(),
         "model widths for embedding cost (default 768 4096)")(
