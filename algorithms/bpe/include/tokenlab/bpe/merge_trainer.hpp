@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -147,7 +148,8 @@ class MergeTrainer {
   MergeTrainerOptions options_;
 
   detail::PairMap index_;  // packed pair -> index into pairs_
-  std::vector<Pair> pairs_;
+  // A deque: growing it never copies the pairs, so the peak is not 1.5x their size.
+  std::deque<Pair> pairs_;
   std::vector<std::uint32_t> free_pairs_;
   std::vector<HeapEntry> heap_;
   std::vector<std::uint32_t> touched_;  // pairs that gained occurrences this step
