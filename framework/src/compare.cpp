@@ -120,6 +120,12 @@ std::string now_utc() {
 
 CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in) {
   CompareOptions o = in;
+  {  // what every training will be told, checked before any counting
+    TrainOptions check;
+    check.vocab_size = o.vocab_size;
+    check.character_coverage = o.character_coverage;
+    validate(check);
+  }
   if (o.languages.empty()) {
     if (o.corpus_files.empty()) throw Error("no corpus files given");
     o.languages.push_back({"", o.corpus_files});
@@ -263,6 +269,8 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
     train_options.vocab_size = options.vocab_size;
     train_options.threads = options.threads;
     train_options.seed = options.seed;
+    train_options.min_frequency = options.min_frequency;
+    train_options.character_coverage = options.character_coverage;
     if (auto it = options.plugin_options.find(task.algorithm); it != options.plugin_options.end())
       train_options.extra = it->second;
     struct NoteObserver : TrainingObserver {
@@ -466,6 +474,8 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
   if (!result.training_note.empty()) m.emplace_back("words left out", result.training_note);
   m.emplace_back("counting seconds", fixed(result.count_seconds, 2));
   m.emplace_back("vocab size requested", std::to_string(o.vocab_size));
+  m.emplace_back("character coverage", fixed(o.character_coverage, 6));
+  m.emplace_back("min frequency", std::to_string(o.min_frequency));
   m.emplace_back(
       "held-out fraction",
       fixed(o.held_out, 3) + (o.aligned ? " (aligned: by line number)" : " (by line hash)"));

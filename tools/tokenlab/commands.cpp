@@ -227,6 +227,7 @@ int cmd_train(const std::vector<std::string>& args) {
     for (const auto& f : counts_files) counts.merge(WordCounts::load_tsv(std::filesystem::path(f)));
     if (counts.empty()) throw Error("the counts files hold no words");
   }
+  validate(train_options);
   if (const std::string note = describe(leave_out_long_words(counts)); !note.empty())
     std::cerr << note << '\n';
   struct Observer : TrainingObserver {
@@ -415,6 +416,11 @@ struct ExperimentArgs {
         "trainings at once (peak memory needs 1)")("option", po::value(&raw_options),
                                                    "algorithm option ALGO:key=value (repeatable)")(
         "seed", ranged(&options.seed, std::uint64_t{0})->default_value(0), "random seed")(
+        "min-frequency", ranged(&options.min_frequency, std::uint64_t{0})->default_value(0),
+        "minimum count, the same for every algorithm (0 = each algorithm's default)")(
+        "character-coverage",
+        ranged(&options.character_coverage, 0.0, 1.0)->default_value(0.9995, "0.9995"),
+        "share of character occurrences every algorithm's base alphabet covers")(
         "report-dir", po::value(&report_dir),
         "write CSV, JSON, Markdown, SVG plots and report.html here")(
         "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");

@@ -174,6 +174,7 @@ int cmd_trace(const std::vector<std::string>& args) {
   } tracer;
   tracer.marker = pre.marker;
   auto segmenter = registry.create(algorithm);
+  validate(options);
   segmenter->train(counts, options, &tracer);
   for (std::size_t i = 0; i < tracer.tables.size(); ++i) {
     auto& table = tracer.tables[i].second;

@@ -67,6 +67,9 @@ struct CompareOptions {
   PreTokenizerOptions pre_tokenizer;
   InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::error;
   std::uint64_t seed = 0;
+  /// The same for every algorithm, so that they start from the same alphabet.
+  std::uint64_t min_frequency = 0;
+  double character_coverage = 0.9995;
   /// Held-out lines per language rendered as token chips in the HTML report.
   std::size_t sample_lines = 3;
   /// Per-algorithm extra options ("bpe" -> {"units": "bytes"}).

@@ -38,6 +38,11 @@ struct TrainOptions {
   std::map<std::string, std::string> extra{};
 };
 
+/// Checks what every trainer relies on, once, on the host, so that plugins need
+/// not: vocab_size >= 1, character_coverage in (0, 1], special tokens non-empty
+/// and distinct. Throws Error naming the option and its valid range.
+TOKENLAB_API void validate(const TrainOptions& options);
+
 /// Resolves threads == 0 to the hardware concurrency (at least 1).
 TOKENLAB_API unsigned resolve_threads(unsigned requested) noexcept;
 
