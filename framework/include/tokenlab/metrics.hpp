@@ -61,9 +61,9 @@ class TOKENLAB_API MetricsAccumulator {
   MetricsAccumulator(std::size_t vocabulary_size, std::optional<TokenId> unknown_id,
                      std::vector<TokenId> byte_pieces = {});
 
-  /// Adds one word and its ids. decode_piece_chars(id) must give the number of
-  /// characters an unknown token stands for; here we count the word's characters
-  /// not covered by known pieces, so pass the segmenter to measure them.
+  /// Adds one word and its ids. The characters under unknown tokens are the word's
+  /// characters that segmenter.decode() of its known ids does not give back, so
+  /// pass the segmenter that produced the ids.
   void add_word(std::string_view word, std::span<const TokenId> ids, const Segmenter& segmenter);
   /// Adds another accumulator's counts (for parallel evaluation).
   void merge(const MetricsAccumulator& other);

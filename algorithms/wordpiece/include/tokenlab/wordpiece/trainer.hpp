@@ -52,9 +52,10 @@ struct TrainerConfig {
   std::size_t vocab_size = 8000;
   /// A pair is merged only if it occurs at least this often. 1: any pair.
   /// 0: automatic, the largest threshold at which training still reaches its
-  /// target (vocab_size, or max_steps when set), found by bisection to within
-  /// 1/16 and at most (word occurrences / vocab_size); 1 when that bound is
-  /// below 2. The score alone favours rare units (a pair of units seen once
+  /// target (vocab_size, or max_steps when set), found by trisection (two trial
+  /// thresholds per round, run in parallel; a midpoint when the interval is too
+  /// narrow) to within 1/16 and at most (word occurrences / vocab_size); 1
+  /// when that bound is below 2. The score alone favours rare units (a pair of units seen once
   /// each scores 1); the threshold is what lets it choose among pairs with
   /// real evidence. It costs several trial runs (about 8 on 100 MB).
   std::uint64_t min_frequency = 0;
