@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "common/skip.hpp"
 
 namespace fs = std::filesystem;
 using namespace tokenlab::test;
@@ -97,10 +98,7 @@ RunResult run_tokenlab_on_terminal(const std::vector<std::string>& args, const T
 TEST_CASE("a binary model is not written to a terminal", "[cli][output]") {
   TempDir dir;
   const RunResult r = run_tokenlab_on_terminal(word_train(kEnglish, "-"), dir);
-  if (r.exit_code == -1) {
-    WARN("skipped: no pseudo-terminal available");
-    return;
-  }
+  if (r.exit_code == -1) TOKENLAB_SKIP("no pseudo-terminal available");
   check_usage_error(r, {"terminal"});
 }
 
@@ -261,28 +259,25 @@ TEST_CASE("an option given twice or for a missing plugin is an error", "[cli][op
                     {"twice"});
 }
 
-TEST_CASE("an unwritable --report-dir fails before any training", "[cli][output]") {
+TEST_CASE("a --report-dir under a regular file fails before any training", "[cli][output]") {
   TempDir dir;
-  SECTION("a directory under a regular file") {
-    write_bytes(dir / "file", "x");
-    const RunResult r = run_tokenlab({"compare", "--algorithms", "word", "-v", "100", "--corpus",
-                                      kEnglish, "--report-dir", dir / "file" / "reports"});
-    check_error(r, {"report"});
-    CHECK(r.out.empty());  // no comparison table: nothing was trained
-  }
-  SECTION("a read-only directory") {
-    if (::geteuid() == 0) {
-      WARN("skipped: root can write into a read-only directory");
-      return;
-    }
-    fs::create_directory(dir / "reports");
-    fs::permissions(dir / "reports", fs::perms(0555));
-    const RunResult r = run_tokenlab({"compare", "--algorithms", "word", "-v", "100", "--corpus",
-                                      kEnglish, "--report-dir", dir / "reports"});
-    fs::permissions(dir / "reports", fs::perms(0755));
-    check_error(r, {"reports", "not writable"});
-    CHECK(r.out.empty());
-  }
+  write_bytes(dir / "file", "x");
+  const RunResult r = run_tokenlab({"compare", "--algorithms", "word", "-v", "100", "--corpus",
+                                    kEnglish, "--report-dir", dir / "file" / "reports"});
+  check_error(r, {"report"});
+  CHECK(r.out.empty());  // no comparison table: nothing was trained
+}
+
+TEST_CASE("a read-only --report-dir fails before any training", "[cli][output]") {
+  if (::geteuid() == 0) TOKENLAB_SKIP("root can write into a read-only directory");
+  TempDir dir;
+  fs::create_directory(dir / "reports");
+  fs::permissions(dir / "reports", fs::perms(0555));
+  const RunResult r = run_tokenlab({"compare", "--algorithms", "word", "-v", "100", "--corpus",
+                                    kEnglish, "--report-dir", dir / "reports"});
+  fs::permissions(dir / "reports", fs::perms(0755));
+  check_error(r, {"reports", "not writable"});
+  CHECK(r.out.empty());
 }
 
 TEST_CASE("a read error in encode's or decode's input is an error naming the file",

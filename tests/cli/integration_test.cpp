@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "common/skip.hpp"
 
 using namespace tokenlab::test;
 namespace fs = std::filesystem;
@@ -80,11 +81,8 @@ double number(const Row& row, const std::string& column) {
 
 TEST_CASE("character and word compare sanely on NTREX-128 English and Hindi",
           "[cli][integration]") {
-  const fs::path dir = fs::path(TOKENLAB_SHARED_DIR) / "corpora" / "parallel" / "ntrex128";
-  if (!fs::is_directory(dir)) {
-    WARN("skipped: " << dir.string() << " does not exist");
-    return;
-  }
+  const fs::path dir = shared_dir() / "corpora" / "parallel" / "ntrex128";
+  if (!fs::is_directory(dir)) TOKENLAB_SKIP(dir.string() << " does not exist");
   const std::string english = find_language_file(dir, "en", "eng");
   const std::string hindi = find_language_file(dir, "hi", "hin");
   REQUIRE_FALSE(english.empty());

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/skip.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/metrics.hpp"
@@ -179,11 +180,9 @@ TEST_CASE("A sweep repeats the comparison at each size and reports unreachable s
 
 TEST_CASE("Jointly trained on English and Hindi, the Devanagari text costs more tokens",
           "[experiments][integration]") {
-  const fs::path dir = fs::path(TOKENLAB_SHARED_DIR) / "corpora/parallel/ntrex128";
-  if (!fs::exists(dir / "en.txt") || !fs::exists(dir / "hi.txt")) {
-    WARN("skipped: " << dir << " is not present");
-    return;
-  }
+  const fs::path dir = tokenlab::test::shared_dir() / "corpora/parallel/ntrex128";
+  if (!fs::exists(dir / "en.txt") || !fs::exists(dir / "hi.txt"))
+    TOKENLAB_SKIP(dir.string() << "/{en,hi}.txt are not present");
   CompareOptions o;
   o.languages = {{"en", {(dir / "en.txt").string()}}, {"hi", {(dir / "hi.txt").string()}}};
   o.aligned = true;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/skip.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plot.hpp"
@@ -51,7 +52,7 @@ CompareResult fixture_result() {
 TEST_CASE("A compare report directory holds tables, plots and one HTML page", "[reports]") {
   const fs::path dir = fresh_dir("compare");
   const CompareResult result = fixture_result();
-  const ReportBundle bundle = write_compare_reports(dir, result);
+  write_compare_reports(dir, result);
   for (const char* name :
        {"compare.csv", "compare.json", "compare.md", "fairness.csv", "report.html"}) {
     CAPTURE(name);
@@ -72,21 +73,22 @@ TEST_CASE("A compare report directory holds tables, plots and one HTML page", "[
     CHECK(html.find("How this report was made") != std::string::npos);
     CHECK(html.find("src=\"http") == std::string::npos);  // self-contained
   }
-  SECTION("plots are SVG drawn by gnuplot") {
-    if (!gnuplot_available()) {
-      WARN("gnuplot missing: plots not checked");
-      return;
-    }
-    CHECK(bundle.warnings.empty());
-    CHECK(slurp(dir / "plots" / "compression.svg").find("<svg") != std::string::npos);
-    CHECK(slurp(dir / "plots" / "byte-fallback.svg").find("<svg") != std::string::npos);
-    CHECK(slurp(dir / "plots" / "premium.svg").find("<svg") != std::string::npos);
-    CHECK(slurp(dir / "report.html").find("<svg") != std::string::npos);
-  }
   SECTION("no temporary file is left behind") {
     for (const auto& entry : fs::recursive_directory_iterator(dir))
       CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("The compare report's plots are SVG drawn by gnuplot", "[reports][gnuplot]") {
+  if (!gnuplot_available()) TOKENLAB_SKIP("gnuplot is not on the PATH");
+  const fs::path dir = fresh_dir("plots");
+  const ReportBundle bundle = write_compare_reports(dir, fixture_result());
+  CHECK(bundle.warnings.empty());
+  CHECK(slurp(dir / "plots" / "compression.svg").find("<svg") != std::string::npos);
+  CHECK(slurp(dir / "plots" / "byte-fallback.svg").find("<svg") != std::string::npos);
+  CHECK(slurp(dir / "plots" / "premium.svg").find("<svg") != std::string::npos);
+  CHECK(slurp(dir / "report.html").find("<svg") != std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -95,10 +97,7 @@ TEST_CASE("The HTML report renders in headless Chromium", "[reports][browser]") 
   std::string chromium;
   for (const char* c : candidates)
     if (fs::exists(c)) chromium = c;
-  if (chromium.empty()) {
-    WARN("chromium is not installed (tools/check installs it): screenshot not taken");
-    return;
-  }
+  if (chromium.empty()) TOKENLAB_SKIP("chromium is not installed (tools/check installs it)");
   const fs::path dir = fresh_dir("browser");
   write_compare_reports(dir, fixture_result());
   const fs::path shot = dir / "report.png";
@@ -126,7 +125,9 @@ TEST_CASE("An unwritable report directory is a clear error and leaves no file", 
   CHECK_FALSE(fs::exists(missing.parent_path()));
 }
 
-TEST_CASE("A sweep report has the three curves", "[reports][sweep]") {
+namespace {
+
+fs::path sweep_reports(const std::string& name) {
   static PluginRegistry registry;
   registry.load_search_path({TOKENLAB_TEST_PLUGIN_DIR});
   CompareOptions o;
@@ -135,13 +136,25 @@ TEST_CASE("A sweep report has the three curves", "[reports][sweep]") {
   o.threads = 1;
   o.algorithms = {"character", "word"};
   const SweepResult sweep = run_sweep(registry, o, {20, 40, 80});
-  const fs::path dir = fresh_dir("sweep");
+  const fs::path dir = fresh_dir(name);
   write_sweep_reports(dir, sweep);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("A sweep report has a table and an HTML page", "[reports][sweep]") {
+  const fs::path dir = sweep_reports("sweep");
   CHECK(fs::file_size(dir / "sweep.csv") > 0);
   CHECK(fs::file_size(dir / "report.html") > 0);
-  if (gnuplot_available())
-    for (const char* name : {"sweep-tokens-per-character.svg", "sweep-unknown-rate.svg",
-                             "sweep-byte-fallback-rate.svg", "sweep-embedding-tradeoff.svg"})
-      CHECK(slurp(dir / "plots" / name).find("<svg") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A sweep report plots its curves as SVG with gnuplot", "[reports][sweep][gnuplot]") {
+  if (!gnuplot_available()) TOKENLAB_SKIP("gnuplot is not on the PATH");
+  const fs::path dir = sweep_reports("sweep-plots");
+  for (const char* name : {"sweep-tokens-per-character.svg", "sweep-unknown-rate.svg",
+                           "sweep-byte-fallback-rate.svg", "sweep-embedding-tradeoff.svg"})
+    CHECK(slurp(dir / "plots" / name).find("<svg") != std::string::npos);
   fs::remove_all(dir);
 }
