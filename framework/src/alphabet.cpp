@@ -65,6 +65,8 @@ Alphabet select_alphabet(const WordCounts& counts, double coverage, unsigned thr
     alphabet.characters.push_back(cp);
   }
   std::sort(alphabet.characters.begin(), alphabet.characters.end());
+  alphabet.counts.reserve(alphabet.characters.size());
+  for (const char32_t cp : alphabet.characters) alphabet.counts.push_back(total[cp]);
   return alphabet;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/segmenter_support.hpp"
@@ -55,6 +56,45 @@ void split_units(std::string_view word, UnitKind kind, std::vector<std::string_v
   }
 }
 
+namespace {
+
+// Grapheme clusters by the coverage rule of select_alphabet (descending count,
+// ties by bytes, until the kept ones cover `coverage`, at most `limit`).
+std::vector<std::pair<std::string, std::uint64_t>> grapheme_units(const WordCounts& counts,
+                                                                  double coverage,
+                                                                  std::size_t limit,
+                                                                  std::uint64_t& total,
+                                                                  std::size_t& distinct) {
+  std::unordered_map<std::string_view, std::uint64_t> tally;
+  std::vector<std::string_view> pieces;
+  total = 0;
+  for (const auto& entry : counts.entries()) {
+    split_units(entry.word, UnitKind::graphemes, pieces);
+    for (const auto piece : pieces) {
+      tally[piece] += entry.count;
+      total += entry.count;
+    }
+  }
+  distinct = tally.size();
+  std::vector<std::pair<std::string, std::uint64_t>> sorted;
+  sorted.reserve(tally.size());
+  for (const auto& [piece, count] : tally) sorted.emplace_back(std::string(piece), count);
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::vector<std::pair<std::string, std::uint64_t>> kept;
+  long double covered = 0;
+  for (auto& unit : sorted) {
+    if (total > 0 && covered / static_cast<long double>(total) >= coverage) break;
+    if (kept.size() == limit) break;
+    covered += static_cast<long double>(unit.second);
+    kept.push_back(std::move(unit));
+  }
+  return kept;
+}
+
+}  // namespace
+
 void CharacterSegmenter::train(const WordCounts& counts, const TrainOptions& options,
                                TrainingObserver* observer) {
   OptionReader reader("character", options.extra,
@@ -66,36 +106,39 @@ void CharacterSegmenter::train(const WordCounts& counts, const TrainOptions& opt
   Vocabulary vocabulary;
   add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "character");
 
-  // Unit counts in first-occurrence order, so ties break deterministically.
-  std::unordered_map<std::string_view, std::size_t> index;
-  std::vector<std::pair<std::string_view, std::uint64_t>> units;
+  // Code points come from the framework's alphabet, the one every algorithm starts
+  // from; grapheme clusters are this plugin's own unit.
+  std::vector<std::pair<std::string, std::uint64_t>> units;
   std::uint64_t total = 0;
-  std::vector<std::string_view> pieces;
-  for (const auto& entry : counts.entries()) {
-    split_units(entry.word, units_, pieces);
-    for (const auto piece : pieces) {
-      auto [it, inserted] = index.try_emplace(piece, units.size());
-      if (inserted) units.emplace_back(piece, 0);
-      units[it->second].second += entry.count;
-      total += entry.count;
-    }
-  }
-  std::stable_sort(units.begin(), units.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-
   std::uint64_t covered = 0;
-  const auto coverage_goal = static_cast<double>(total) * options.character_coverage;
+  std::size_t distinct = 0;
+  const std::size_t room = options.vocab_size - std::min(options.vocab_size, vocabulary.size());
+  if (units_ == UnitKind::code_points) {
+    const Alphabet alphabet =
+        select_alphabet(counts, options.character_coverage, options.threads, room);
+    for (std::size_t i = 0; i < alphabet.characters.size(); ++i) {
+      std::string piece;
+      utf8::append(piece, alphabet.characters[i]);
+      units.emplace_back(std::move(piece), alphabet.counts[i]);
+    }
+    total = alphabet.occurrences;
+    distinct = alphabet.distinct;
+  } else {
+    units = grapheme_units(counts, options.character_coverage, room, total, distinct);
+  }
+  // Ids by descending count, ties by the unit's bytes: deterministic.
+  std::sort(units.begin(), units.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
   for (const auto& [piece, count] : units) {
-    if (vocabulary.size() >= options.vocab_size) break;
     if (count < std::max<std::uint64_t>(1, options.min_frequency)) break;
-    if (static_cast<double>(covered) >= coverage_goal && options.character_coverage < 1.0) break;
     if (vocabulary.contains(piece)) continue;  // a special token spelled like a character
-    vocabulary.add(std::string(piece));
+    vocabulary.add(piece);
     covered += count;
   }
   if (observer) {
     observer->on_message(std::to_string(vocabulary.size() - vocabulary.special_count()) + " of " +
-                         std::to_string(units.size()) + " distinct units kept, covering " +
+                         std::to_string(distinct) + " distinct units kept, covering " +
                          std::to_string(total == 0 ? 100.0
                                                    : 100.0 * static_cast<double>(covered) /
                                                          static_cast<double>(total)) +

@@ -26,6 +26,7 @@
 #include <unordered_set>
 
 #include "flat_map.hpp"
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
@@ -235,13 +236,16 @@ class Trainer {
       return chars[x].count > chars[y].count;
     });
 
-    // SentencePiece's rule: add characters, most frequent first, until the
-    // covered share reaches character_coverage.
+    // The framework's alphabet, the one every algorithm starts from (SentencePiece's
+    // coverage rule); kept here most frequent first.
+    const std::vector<char32_t> alphabet =
+        select_alphabet(counts_, config_.character_coverage, threads()).characters;
     std::uint64_t covered = 0;
-    const double target = config_.character_coverage * static_cast<double>(total);
     std::vector<std::uint32_t> kept;
     for (std::uint32_t i : order) {
-      if (config_.character_coverage < 1.0 && static_cast<double>(covered) >= target) break;
+      if (!std::binary_search(alphabet.begin(), alphabet.end(),
+                              static_cast<char32_t>(chars[i].key)))
+        continue;
       covered += chars[i].count;
       kept.push_back(i);
     }

@@ -27,10 +27,11 @@
 namespace tokenlab {
 
 struct TOKENLAB_API Alphabet {
-  std::vector<char32_t> characters;  // kept, in code point order
-  std::size_t distinct = 0;          // distinct code points in the counts
-  std::uint64_t occurrences = 0;     // weighted character occurrences
-  std::uint64_t covered = 0;         // occurrences of kept characters
+  std::vector<char32_t> characters;   // kept, in code point order
+  std::vector<std::uint64_t> counts;  // weighted occurrences of each kept character
+  std::size_t distinct = 0;           // distinct code points in the counts
+  std::uint64_t occurrences = 0;      // weighted character occurrences
+  std::uint64_t covered = 0;          // occurrences of kept characters
 };
 
 /// Chooses the alphabet; coverage must be in (0, 1] (throws Error otherwise).
