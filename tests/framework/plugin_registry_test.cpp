@@ -121,6 +121,120 @@ TEST_CASE("broken plugin files are refused, naming the file and the failed check
   }
 }
 
+TEST_CASE("a truncated copy of a good plugin is refused before dlopen, naming the file",
+          "[plugins][hostile]") {
+  // A half-finished copy used to kill every command with SIGBUS inside dlopen.
+  const std::string whole = tokenlab::test::read_bytes(kPluginDir / "character.so");
+  REQUIRE(whole.size() > 4096);
+  tokenlab::test::TempDir dir;
+  const auto file = dir / "character.so";
+  for (const std::size_t size : {std::size_t{3}, std::size_t{40}, std::size_t{100},
+                                 std::size_t{4096}, whole.size() / 2, whole.size() - 1}) {
+    INFO("truncated to " << size << " of " << whole.size() << " bytes");
+    tokenlab::test::write_bytes(file, std::string_view(whole).substr(0, size));
+    PluginRegistry registry;
+    const std::string message = load_error(registry, file);
+    CHECK_THAT(message, Catch::Contains(file.string()));
+    if (size >= 64) CHECK_THAT(message, Catch::Contains("truncated"));
+    CHECK_FALSE(registry.has("character"));
+  }
+  SECTION("the intact file still loads from the same place") {
+    tokenlab::test::write_bytes(file, whole);
+    PluginRegistry registry;
+    CHECK(registry.load_file(file).name == "character");
+  }
+  SECTION("a truncated copy earlier on the search path does not hide the good one") {
+    tokenlab::test::write_bytes(file, std::string_view(whole).substr(0, whole.size() / 2));
+    PluginRegistry registry;
+    registry.load_search_path({dir.path(), kPluginDir});
+    REQUIRE(registry.load_errors().size() >= 1);
+    CHECK_THAT(registry.load_errors().front(),
+               Catch::Contains(file.string()) && Catch::Contains("truncated"));
+    REQUIRE(registry.has("character"));
+    CHECK(registry.info("character").file == fs::absolute(kPluginDir / "character.so"));
+    CHECK(registry.create("character")->name() == "character");
+  }
+}
+
+TEST_CASE("the toolchain fingerprint records sanitizer builds", "[plugins][hostile]") {
+  const std::string fingerprint = TOKENLAB_TOOLCHAIN_FINGERPRINT;
+#if defined(__SANITIZE_ADDRESS__)
+  CHECK_THAT(fingerprint, Catch::Contains("+asan"));
+#else
+  CHECK_THAT(fingerprint, !Catch::Contains("+asan"));
+#endif
+#if defined(TOKENLAB_SANITIZE)
+  CHECK_THAT(fingerprint, Catch::Contains("+sanitize"));
+#else
+  CHECK_THAT(fingerprint, !Catch::Contains("+sanitize"));
+#endif
+}
+
+TEST_CASE("plugins from another toolchain, release or sanitizer build are refused",
+          "[plugins][hostile]") {
+  PluginRegistry registry;
+  SECTION("a plugin whose toolchain fingerprint differs") {
+    const auto file = kBadPluginDir / "wrong_toolchain.so";
+    CHECK_THAT(load_error(registry, file), Catch::Contains(file.string()) &&
+                                               Catch::Contains("toolchain check failed") &&
+                                               Catch::Contains("+asan"));
+  }
+  SECTION("a plugin built against another tokenlab version") {
+    const auto file = kBadPluginDir / "wrong_version.so";
+    CHECK_THAT(load_error(registry, file), Catch::Contains(file.string()) &&
+                                               Catch::Contains("version check failed") &&
+                                               Catch::Contains("0.0.0-other") &&
+                                               Catch::Contains(TOKENLAB_PLUGIN_TOKENLAB_VERSION));
+  }
+#if TOKENLAB_TEST_SANITIZED_PLUGIN
+  SECTION("a plugin built with AddressSanitizer, in a host without it") {
+    const auto file = kBadPluginDir / "sanitized.so";
+    CHECK_THAT(load_error(registry, file), Catch::Contains(file.string()) &&
+                                               Catch::Contains("sanitizer check failed") &&
+                                               Catch::Contains("AddressSanitizer"));
+  }
+#endif
+}
+
+TEST_CASE("a plugin whose factory throws fails alone, as an Error naming it",
+          "[plugins][hostile]") {
+  PluginRegistry registry;
+  REQUIRE(registry.load_file(kBadPluginDir / "factory_throws.so").name == "factory_throws");
+  CHECK_THROWS_WITH(registry.create("factory_throws"),
+                    Catch::Contains("'factory_throws'") && Catch::Contains("always throws"));
+  registry.load_search_path({kPluginDir});
+  CHECK(registry.create("word")->name() == "word");
+}
+
+TEST_CASE("every kind of broken plugin on the search path leaves the others working",
+          "[plugins][hostile]") {
+  const std::string whole = tokenlab::test::read_bytes(kPluginDir / "word.so");
+  tokenlab::test::TempDir dir;
+  tokenlab::test::write_bytes(dir / "truncated.so", std::string_view(whole).substr(0, 5000));
+  PluginRegistry registry;
+  registry.load_search_path({dir.path(), kBadPluginDir, kPluginDir});
+  const auto& errors = registry.load_errors();
+  const auto mentions = [&](const std::string& what) {
+    return std::any_of(errors.begin(), errors.end(),
+                       [&](const std::string& e) { return e.find(what) != std::string::npos; });
+  };
+  std::vector<std::string> refused = {"truncated.so", "no_entry.so",        "wrong_abi.so",
+                                      "misnamed.so",  "wrong_toolchain.so", "wrong_version.so"};
+  if (TOKENLAB_TEST_SANITIZED_PLUGIN) refused.push_back("sanitized.so");
+  for (const auto& file : refused) {
+    INFO(file);
+    CHECK(mentions(file));
+  }
+  CHECK(errors.size() == refused.size());
+  for (const auto& name : {"character", "word"}) {
+    INFO(name);
+    REQUIRE(registry.has(name));
+    const auto segmenter = registry.create(name);
+    CHECK(segmenter->name() == name);
+  }
+  CHECK_THROWS_AS(registry.create("factory_throws"), Error);
+}
+
 TEST_CASE("check_descriptor explains the first failed check", "[plugins]") {
   CHECK_THAT(tokenlab::check_descriptor(nullptr, "x"), Catch::Contains("null descriptor"));
 }

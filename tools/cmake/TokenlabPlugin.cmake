@@ -1,3 +1,11 @@
+# Sanitizer builds (the asan and fuzz presets set TOKENLAB_SANITIZE) define
+# TOKENLAB_SANITIZE in every target, so that the plugin toolchain fingerprint
+# (plugin_abi.hpp) records them: UBSan has no predefined macro. The registry then
+# refuses a plugin whose sanitizers differ from the host's.
+if(TOKENLAB_SANITIZE)
+  add_compile_definitions(TOKENLAB_SANITIZE=1)
+endif()
+
 # tokenlab_add_plugin(<name> SOURCES <files...> [LIBRARIES <targets...>])
 #
 # Builds a segmenter plugin: a MODULE library named exactly <name>.so (the registry

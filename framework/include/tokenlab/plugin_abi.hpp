@@ -53,10 +53,53 @@
 #define TOKENLAB_DETAIL_DEBUGSTL ""
 #endif
 
-/// Compiler family and major version, C++ ABI and debug-STL flag: what must match
-/// for std:: types and vtables to be shared safely.
-#define TOKENLAB_TOOLCHAIN_FINGERPRINT \
-  TOKENLAB_DETAIL_COMPILER "/" TOKENLAB_DETAIL_CXXABI TOKENLAB_DETAIL_DEBUGSTL
+// Sanitizer builds: a plugin built with ASan aborts a host built without it (the
+// runtime must come first), and a sanitized host reports false positives in
+// uninstrumented code. GCC defines __SANITIZE_*__; clang answers __has_feature.
+// UBSan defines no macro: the project's sanitizer presets (asan, fuzz) define
+// TOKENLAB_SANITIZE for every target (see tools/cmake/TokenlabPlugin.cmake).
+#if defined(__has_feature)
+#define TOKENLAB_DETAIL_HAS_FEATURE(x) __has_feature(x)
+#else
+#define TOKENLAB_DETAIL_HAS_FEATURE(x) 0
+#endif
+
+#if defined(__SANITIZE_ADDRESS__) || TOKENLAB_DETAIL_HAS_FEATURE(address_sanitizer)
+#define TOKENLAB_DETAIL_ASAN "+asan"
+#else
+#define TOKENLAB_DETAIL_ASAN ""
+#endif
+
+#if defined(__SANITIZE_THREAD__) || TOKENLAB_DETAIL_HAS_FEATURE(thread_sanitizer)
+#define TOKENLAB_DETAIL_TSAN "+tsan"
+#else
+#define TOKENLAB_DETAIL_TSAN ""
+#endif
+
+#if TOKENLAB_DETAIL_HAS_FEATURE(memory_sanitizer)
+#define TOKENLAB_DETAIL_MSAN "+msan"
+#else
+#define TOKENLAB_DETAIL_MSAN ""
+#endif
+
+#if defined(TOKENLAB_SANITIZE)
+#define TOKENLAB_DETAIL_SANITIZE "+sanitize"
+#else
+#define TOKENLAB_DETAIL_SANITIZE ""
+#endif
+
+/// Compiler family and major version, C++ ABI, debug-STL flag and sanitizers:
+/// what must match for std:: types and vtables to be shared safely, e.g.
+/// "gcc-12/cxx11abi-1" or "gcc-12/cxx11abi-1+asan+sanitize".
+#define TOKENLAB_TOOLCHAIN_FINGERPRINT                                         \
+  TOKENLAB_DETAIL_COMPILER "/" TOKENLAB_DETAIL_CXXABI TOKENLAB_DETAIL_DEBUGSTL \
+      TOKENLAB_DETAIL_ASAN TOKENLAB_DETAIL_TSAN TOKENLAB_DETAIL_MSAN TOKENLAB_DETAIL_SANITIZE
+
+/// The tokenlab release a plugin is built against. TrainOptions, WordCounts,
+/// Vocabulary and the Segmenter interface cross the plugin boundary by layout, so
+/// the registry requires the plugin's to equal its own. The framework's build
+/// checks that it equals project(VERSION) in CMakeLists.txt.
+#define TOKENLAB_PLUGIN_TOKENLAB_VERSION "0.1.0"
 
 extern "C" {
 
@@ -73,6 +116,8 @@ struct tokenlab_plugin_descriptor {
   const char* toolchain;       // TOKENLAB_TOOLCHAIN_FINGERPRINT
   std::uint64_t capabilities;  // tokenlab::Capability bits
   tokenlab_make_segmenter_fn make_segmenter;
+  // Appended fields: struct_size tells whether the plugin's build has them.
+  const char* tokenlab_version;  // TOKENLAB_PLUGIN_TOKENLAB_VERSION of the plugin's build
 };
 
 typedef const tokenlab_plugin_descriptor* (*tokenlab_plugin_entry_fn)();
@@ -103,7 +148,8 @@ typedef const tokenlab_plugin_descriptor* (*tokenlab_plugin_entry_fn)();
       plugin_description,                                                                      \
       TOKENLAB_TOOLCHAIN_FINGERPRINT,                                                          \
       static_cast<std::uint64_t>(plugin_capabilities),                                         \
-      &tokenlab_detail_make};                                                                  \
+      &tokenlab_detail_make,                                                                   \
+      TOKENLAB_PLUGIN_TOKENLAB_VERSION};                                                       \
   }                                                                                            \
   extern "C" __attribute__((visibility("default"))) const tokenlab_plugin_descriptor*          \
   tokenlab_plugin_entry() noexcept {                                                           \

@@ -17,7 +17,8 @@ const tokenlab_plugin_descriptor descriptor = {
     "a plugin from an incompatible tokenlab",
     TOKENLAB_TOOLCHAIN_FINGERPRINT,
     0,
-    &make_nothing};
+    &make_nothing,
+    TOKENLAB_PLUGIN_TOKENLAB_VERSION};
 
 }  // namespace
 
