@@ -45,23 +45,53 @@ void WordCounts::grow() {
   }
 }
 
+namespace {
+
+// The word for an error message: at most 60 bytes, cut at a character boundary.
+std::string quoted_word(std::string_view word) {
+  constexpr std::size_t kMax = 60;
+  if (word.size() <= kMax) return "'" + std::string(word) + "'";
+  std::size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(word[cut]) & 0xC0) == 0x80) --cut;
+  return "'" + std::string(word.substr(0, cut)) + "...' (" + std::to_string(word.size()) +
+         " bytes)";
+}
+
+}  // namespace
+
 void WordCounts::add(std::string_view word, std::uint64_t count) {
-  total_ += count;
+  std::uint64_t total = 0;
+  if (__builtin_add_overflow(total_, count, &total))
+    throw Error("count overflow: adding " + std::to_string(count) + " occurrences of " +
+                quoted_word(word) + " takes the total past 2^64-1 (18446744073709551615)");
   if ((entries_.size() + 1) * 2 > slots_.size()) grow();  // load factor <= 1/2
   const auto tag = static_cast<std::uint32_t>(word_hash(word) >> 32);
   const std::size_t slot = find_slot(word, tag);
   if (slots_[slot] != 0) {
-    entries_[slots_[slot] - 1].count += count;
+    std::uint64_t& existing = entries_[slots_[slot] - 1].count;
+    std::uint64_t sum = 0;
+    if (__builtin_add_overflow(existing, count, &sum))
+      throw Error("count overflow: the count of " + quoted_word(word) + " (" +
+                  std::to_string(existing) + " + " + std::to_string(count) +
+                  ") exceeds 2^64-1 (18446744073709551615)");
+    existing = sum;
+    total_ = total;
     return;
   }
   slots_[slot] = static_cast<std::uint32_t>(entries_.size() + 1);
   entries_.push_back(Entry{std::string(word), count});
   tags_.push_back(tag);
+  total_ = total;
 }
 
-void WordCounts::merge(const WordCounts& other) {
-  for (std::size_t i = 0; i < other.entries_.size(); ++i)
-    add(other.entries_[i].word, other.entries_[i].count);
+void WordCounts::merge(const WordCounts& other, const std::string& source) {
+  try {
+    for (std::size_t i = 0; i < other.entries_.size(); ++i)
+      add(other.entries_[i].word, other.entries_[i].count);
+  } catch (const Error& e) {
+    if (source.empty()) throw;
+    throw Error(source + ": " + e.what());
+  }
 }
 
 std::uint64_t WordCounts::count_of(std::string_view word) const noexcept {
@@ -117,7 +147,11 @@ WordCounts WordCounts::load_tsv(std::istream& in, const std::string& name) {
     auto [ptr, ec] = std::from_chars(first, last, count);
     if (ec != std::errc() || ptr != last || count == 0)
       throw Error(where() + "count '" + std::string(first, last) + "' is not a positive integer");
-    counts.add(word, count);
+    try {
+      counts.add(word, count);
+    } catch (const Error& e) {
+      throw Error(where() + e.what());
+    }
   }
   if (in.bad()) throw Error(name + ": read error");
   return counts;

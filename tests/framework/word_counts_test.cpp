@@ -1,6 +1,7 @@
 // WordCounts and the parallel counting pass.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -213,4 +214,58 @@ TEST_CASE("loading counts from a missing file or a directory is a clear error", 
   TempDir dir;
   CHECK_THROWS_WITH(WordCounts::load_tsv(dir / "nope.tsv"), Catch::Contains("nope.tsv"));
   CHECK_THROWS_WITH(WordCounts::load_tsv(dir.path()), Catch::Contains("directory"));
+}
+
+TEST_CASE("counts that would pass 2^64-1 are an Error naming the word, never a wrap",
+          "[word_counts][hostile]") {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  SECTION("up to exactly 2^64-1 is fine") {
+    WordCounts counts;
+    counts.add("w", kMax - 1);
+    counts.add("w", 1);
+    CHECK(counts.count_of("w") == kMax);
+    CHECK(counts.total() == kMax);
+  }
+  SECTION("one more is refused and leaves the table as it was") {
+    WordCounts counts;
+    counts.add("w", kMax);
+    CHECK_THROWS_WITH(counts.add("w", 2), Catch::Contains("overflow") && Catch::Contains("'w'") &&
+                                              Catch::Contains("18446744073709551615"));
+    CHECK(counts.count_of("w") == kMax);
+    CHECK(counts.total() == kMax);
+    CHECK(counts.size() == 1);
+  }
+  SECTION("two words of 2^63 each overflow the total") {
+    WordCounts counts;
+    counts.add("a", std::uint64_t{1} << 63);
+    CHECK_THROWS_WITH(counts.add("b", std::uint64_t{1} << 63),
+                      Catch::Contains("'b'") && Catch::Contains("total"));
+    CHECK(counts.size() == 1);
+    CHECK(counts.total() == std::uint64_t{1} << 63);
+  }
+  SECTION("merging names the source and the word") {
+    WordCounts a, b;
+    a.add("hello", kMax);
+    b.add("hello", 2);
+    CHECK_THROWS_WITH(a.merge(b, "shard2.tsv"),
+                      Catch::StartsWith("shard2.tsv: ") && Catch::Contains("'hello'"));
+    CHECK(a.count_of("hello") == kMax);
+  }
+  SECTION("a counts file that repeats a word past 2^64-1 names the file and line") {
+    std::istringstream in("x\t18446744073709551614\ny\t1\nx\t2\n");
+    CHECK_THROWS_WITH(WordCounts::load_tsv(in, "big.tsv"),
+                      Catch::StartsWith("big.tsv:3: ") && Catch::Contains("'x'"));
+  }
+  SECTION("a very long word is shortened in the message") {
+    WordCounts counts;
+    const std::string word(1000, 'a');
+    counts.add(word, kMax);
+    try {
+      counts.add(word, 1);
+      FAIL("no overflow error");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).size() < 300);
+      CHECK_THAT(e.what(), Catch::Contains("1000 bytes"));
+    }
+  }
 }

@@ -161,7 +161,8 @@ int cmd_count(const std::vector<std::string>& args) {
   } else {
     // Shards merge in the order given, so first-occurrence order is that of the
     // concatenated corpus when the shards are its consecutive parts.
-    for (const auto& file : merge) counts.merge(WordCounts::load_tsv(std::filesystem::path(file)));
+    for (const auto& file : merge)
+      counts.merge(WordCounts::load_tsv(std::filesystem::path(file)), file);
   }
   with_output(output, [&](std::ostream& out) { counts.save_tsv(out); });
   const double seconds =
@@ -224,7 +225,8 @@ int cmd_train(const std::vector<std::string>& args) {
   if (!corpus.empty()) {
     counts = count_corpus(corpus, pipeline);
   } else {
-    for (const auto& f : counts_files) counts.merge(WordCounts::load_tsv(std::filesystem::path(f)));
+    for (const auto& f : counts_files)
+      counts.merge(WordCounts::load_tsv(std::filesystem::path(f)), f);
     if (counts.empty()) throw Error("the counts files hold no words");
   }
   validate(train_options);
@@ -268,8 +270,10 @@ int cmd_encode(const std::vector<std::string>& args) {
       "input,i", po::value(&input), "input file (default stdin)")("output,o", po::value(&output),
                                                                   "output file (default stdout)")(
       "pieces", po::bool_switch(&pieces), "print pieces instead of ids")(
-      "dropout", po::value(&dropout), "sample with BPE-dropout probability p (sampling plugins)")(
-      "alpha", po::value(&alpha), "sample with unigram temperature alpha (sampling plugins)")(
+      "dropout", ranged(&dropout, 0.0, 1.0),
+      "sample with BPE-dropout probability p in [0, 1] (sampling plugins)")(
+      "alpha", ranged(&alpha, 0.0, std::numeric_limits<double>::max()),
+      "sample with unigram inverse temperature alpha >= 0 (sampling plugins; 0 = uniform)")(
       "seed", ranged(&seed, std::uint64_t{0})->default_value(0), "seed for sampling")(
       "threads",
       ranged(&threads, 0U, kMaxThreadsOption)->default_value(0)->notifier([&](unsigned n) {
@@ -284,12 +288,12 @@ int cmd_encode(const std::vector<std::string>& args) {
   check_output_path(output);
   check_not_an_input(output, {model, input});
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
-  const bool sampling = dropout >= 0 || alpha >= 0;
+  const bool sampling = vm.count("dropout") > 0 || vm.count("alpha") > 0;
   if (sampling && !(tokenizer.segmenter().capabilities() & kCapabilitySampling))
     throw Error("segmenter '" + tokenizer.segmenter().name() + "' does not support sampling");
   SamplingOptions sampling_options;
-  if (dropout >= 0) sampling_options.dropout = dropout;
-  if (alpha >= 0) sampling_options.alpha = alpha;
+  if (vm.count("dropout") > 0) sampling_options.dropout = dropout;
+  if (vm.count("alpha") > 0) sampling_options.alpha = alpha;
   std::uint64_t rng = seed;
   LineSource source(input);
   with_output(output, [&](std::ostream& out) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <istream>
@@ -724,8 +725,14 @@ void BpeSegmenter::encode(std::string_view word, std::vector<TokenId>& out) cons
 
 void BpeSegmenter::encode_sampled(std::string_view word, const SamplingOptions& options,
                                   std::uint64_t& rng_state, std::vector<TokenId>& out) const {
+  // A negative dropout means the model's default; NaN and values above 1 are errors,
+  // never a silent "no sampling".
+  if (std::isnan(options.dropout) || options.dropout > 1.0)
+    throw Error(
+        "bpe: dropout must be at most 1 (a probability in [0, 1], or negative for the "
+        "model's default), got " +
+        std::to_string(options.dropout));
   const double p = options.dropout < 0.0 ? model_->dropout : options.dropout;
-  if (!(p <= 1.0)) throw Error("bpe: dropout must be at most 1");
   if (p == 0.0) {
     encode(word, out);
     return;

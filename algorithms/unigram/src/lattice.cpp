@@ -1,6 +1,7 @@
 #include "tokenlab/unigram/lattice.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <queue>
 #include <tuple>
 
@@ -85,16 +86,44 @@ double forward_backward(const Lattice& lattice, std::vector<double>* marginals) 
 void sample_path(const Lattice& lattice, double alpha, std::uint64_t& rng_state,
                  std::vector<std::uint32_t>& path) {
   path.clear();
+  // forward[j] = log sum over paths to j of exp(alpha * score). With a huge alpha
+  // (1e307) alpha * score overflows to -inf and the word would vanish; then the
+  // filter runs on forward / alpha instead, a soft maximum that never overflows:
+  // soft(a, b) = max(a, b) + log1p(exp(-alpha |a - b|)) / alpha. The usual case
+  // keeps the plain formula, so its samples stay exactly as they were.
   std::vector<double> forward(lattice.length + 1, kNegativeInfinity);
   forward[0] = 0.0;
-  for (const auto& e : lattice.edges)
-    forward[e.end] = log_add(forward[e.end], forward[e.begin] + alpha * e.score);
+  bool overflow = false;
+  for (const auto& e : lattice.edges) {
+    if (forward[e.begin] == kNegativeInfinity) continue;
+    const double term = forward[e.begin] + alpha * e.score;
+    if (!std::isfinite(term) && alpha > 1.0) overflow = true;
+    forward[e.end] = log_add(forward[e.end], term);
+  }
+  const double scale = overflow ? alpha : 1.0;  // forward is in units of 1/scale
+  const double weight = overflow ? 1.0 : alpha;
+  if (overflow) {
+    std::fill(forward.begin(), forward.end(), kNegativeInfinity);
+    forward[0] = 0.0;
+    for (const auto& e : lattice.edges) {
+      if (forward[e.begin] == kNegativeInfinity) continue;
+      const double term = forward[e.begin] + e.score;
+      double& f = forward[e.end];
+      if (f == kNegativeInfinity) {
+        f = term;
+      } else {
+        const double high = std::max(f, term);
+        f = high + std::log1p(std::exp(-alpha * std::abs(f - term))) / alpha;
+      }
+    }
+  }
   if (forward[lattice.length] == kNegativeInfinity) return;
 
   std::vector<std::uint32_t> offset, by_end;
   index_by_end(lattice, offset, by_end);
   // Backward sampling: given the path continues from position j, the edge that
-  // enters j is e with probability exp(forward[e.begin] + alpha score(e) - forward[j]).
+  // enters j is e with probability exp(forward[e.begin] + alpha score(e) - forward[j])
+  // (in scaled units: exp(alpha (forward[e.begin] + score(e) - forward[j]))).
   for (std::uint32_t j = lattice.length; j > 0;) {
     const double u = next_unit(rng_state);
     double cumulative = 0.0;
@@ -103,7 +132,7 @@ void sample_path(const Lattice& lattice, double alpha, std::uint64_t& rng_state,
       const auto& e = lattice.edges[by_end[k]];
       if (forward[e.begin] == kNegativeInfinity) continue;
       chosen = by_end[k];  // rounding can leave cumulative a hair below 1: keep the last edge
-      cumulative += std::exp(forward[e.begin] + alpha * e.score - forward[j]);
+      cumulative += std::exp(scale * (forward[e.begin] + weight * e.score - forward[j]));
       if (u < cumulative) break;
     }
     path.push_back(chosen);

@@ -6,13 +6,16 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/parallel.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/unigram/lattice.hpp"
 #include "tokenlab/unigram/trie.hpp"
@@ -22,12 +25,15 @@ namespace tokenlab::unigram {
 
 namespace {
 
+__extension__ typedef unsigned __int128 Uint128;  // exact sums of count x length
+
 // Words longer than this (in code points) are left out of seeding and EM, as
 // SentencePiece leaves out long sentences; it also keeps lattice positions in 16 bits.
 constexpr std::size_t kMaxWordChars = 4096;
-// Expected counts are summed in fixed point (units of 2^-20): integer addition is
-// associative, so the totals are bit-identical whatever the thread count and
-// whatever order the workers finish in, without one partial vector per chunk.
+// Expected counts are summed in fixed point (units of 2^-20, fewer bits for huge
+// counts: see EmTrainer::fixed_scale_for): integer addition is associative, so the
+// totals are bit-identical whatever the thread count and whatever order the
+// workers finish in, without one partial vector per chunk.
 constexpr double kFixedScale = 1048576.0;
 // An unknown character costs this much below the least likely piece (SentencePiece's kUnkPenalty).
 constexpr double kUnknownPenalty = 10.0;
@@ -64,7 +70,13 @@ void run_workers(std::size_t tasks, unsigned threads, Fn&& fn) {
   };
   std::vector<std::thread> pool;
   pool.reserve(threads - 1);
-  for (unsigned w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  try {
+    for (unsigned w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  } catch (const std::system_error& e) {
+    next.store(tasks);  // no more work for the threads that did start
+    for (auto& t : pool) t.join();
+    throw thread_start_error(pool.size() + 1, threads, e);
+  }
   worker(0);
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
@@ -87,12 +99,23 @@ struct Corpus {
   std::deque<std::string> repaired;  // storage for words that were not valid UTF-8
   std::uint64_t total = 0;
   std::size_t skipped = 0;
+  unsigned scaled_by = 0;  // counts were divided by 2^scaled_by (see load_corpus)
 
   [[nodiscard]] std::size_t size() const noexcept { return text.size(); }
   [[nodiscard]] std::uint32_t length(std::size_t w) const noexcept {
     return static_cast<std::uint32_t>(cp_begin[w + 1] - cp_begin[w]);
   }
 };
+
+// The sum of count x length over the words (character occurrences), exactly.
+Uint128 character_weight(const Corpus& c) {
+  Uint128 weight = 0;
+  for (std::size_t w = 0; w < c.size(); ++w)
+    weight += static_cast<Uint128>(c.count[w]) * c.length(w);
+  return weight;
+}
+
+constexpr Uint128 kMaxCharacterWeight = static_cast<Uint128>(1) << 62;
 
 Corpus load_corpus(const WordCounts& counts) {
   Corpus c;
@@ -121,6 +144,23 @@ Corpus load_corpus(const WordCounts& counts) {
     c.cp_begin.push_back(c.cps.size());
     c.total += e.count;
   }
+  // Every sum the trainer forms in 64 bits (substring frequencies for seeding,
+  // character counts, Viterbi frequencies in pruning) is at most the weighted
+  // character count. Counts so large that it reaches 2^62 (only hostile or
+  // fabricated counts: 4.6e18 characters) are divided by a power of two, rounding
+  // up so that no word drops out; the proportions of such counts are kept.
+  if (character_weight(c) >= kMaxCharacterWeight) {
+    const std::vector<std::uint64_t> original = c.count;
+    for (unsigned shift = 1; shift < 64 && character_weight(c) >= kMaxCharacterWeight; ++shift) {
+      c.total = 0;
+      for (std::size_t w = 0; w < c.size(); ++w) {
+        c.count[w] = std::max<std::uint64_t>(
+            1, (original[w] >> shift) + ((original[w] & ((1ull << shift) - 1)) != 0));
+        c.total += c.count[w];
+      }
+      c.scaled_by = shift;
+    }
+  }
   return c;
 }
 
@@ -142,7 +182,10 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> required_characters(const C
   std::vector<std::pair<std::uint32_t, std::uint64_t>> required;
   std::uint64_t accumulated = 0;
   for (const auto& entry : sorted) {
-    if (static_cast<double>(accumulated) / static_cast<double>(all) >= coverage) break;
+    // Coverage 1 keeps every character: the quotient in doubles reaches 1 early
+    // when one count dwarfs the others (2^63 beside 5).
+    if (coverage < 1.0 && static_cast<double>(accumulated) / static_cast<double>(all) >= coverage)
+      break;
     if (required.size() == cap) break;
     required.push_back(entry);
     accumulated += entry.second;
@@ -294,7 +337,10 @@ SeedVocabulary seed_from_corpus(
         if (t[pos + i] != kBoundaryMarkerCodePoint) continue;
         if ((i != 0 && i != len - 1) || ++markers > 1) return;
       }
-      candidates.push_back({freq * len, pos, static_cast<std::uint32_t>(len)});
+      std::uint64_t score = 0;
+      if (__builtin_mul_overflow(freq, static_cast<std::uint64_t>(len), &score))
+        score = std::numeric_limits<std::uint64_t>::max();
+      candidates.push_back({score, pos, static_cast<std::uint32_t>(len)});
     };
     // Internal nodes: bottom-up traversal of the lcp-intervals.
     struct Open {
@@ -359,7 +405,18 @@ class EmTrainer {
       : corpus_(corpus),
         config_(config),
         observer_(observer),
-        threads_(std::max(1u, config.threads)) {}
+        threads_(std::max(1u, config.threads)),
+        fixed_scale_(fixed_scale_for(corpus)) {}
+
+  // kFixedScale, or a smaller power of two when the expected counts (at most the
+  // weighted character count) would not fit in the int64 accumulators: counts
+  // around 1e13 reach 2^63 at 2^20 units.
+  static double fixed_scale_for(const Corpus& corpus) {
+    const Uint128 weight = character_weight(corpus) + 1;
+    double scale = kFixedScale;
+    while (static_cast<long double>(weight) * scale >= 0x1p61L) scale /= 2;
+    return scale;
+  }
 
   std::vector<ScoredPiece> run(SeedVocabulary seeds) {
     for (std::size_t i = 0; i < seeds.pieces.size(); ++i) {
@@ -493,7 +550,7 @@ class EmTrainer {
       for_each_word(chunks_[ci], ci, [&](std::size_t w, std::span<const CompactEdge> edges) {
         const double c = static_cast<double>(corpus_.count[w]);
         auto add = [&](std::size_t k, double marginal) {
-          a[edges[k].piece] += static_cast<std::int64_t>(c * marginal * kFixedScale + 0.5);
+          a[edges[k].piece] += static_cast<std::int64_t>(c * marginal * fixed_scale_ + 0.5);
         };
         double log_z = compact_forward_backward(edges, corpus_.length(w), prob.data(), alpha.data(),
                                                 beta.data(), add);
@@ -509,13 +566,13 @@ class EmTrainer {
       for (std::size_t i = 0; i <= n; ++i) total[i] += a[i];
     std::vector<double> expected(n);
     std::int64_t all = 0;
-    for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<double>(total[i]) / kFixedScale;
+    for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<double>(total[i]) / fixed_scale_;
     for (std::size_t i = 0; i <= n; ++i) all += total[i];
     double log_likelihood = 0.0;
     for (const double v : chunk_log_likelihood) log_likelihood += v;  // chunk order: deterministic
     const auto words = static_cast<double>(corpus_.total);
     objective = -log_likelihood / words;
-    tokens = static_cast<double>(all) / kFixedScale / words;
+    tokens = static_cast<double>(all) / fixed_scale_ / words;
     return expected;
   }
 
@@ -743,6 +800,7 @@ class EmTrainer {
   const TrainerConfig& config_;
   TrainingObserver* observer_;
   unsigned threads_;
+  double fixed_scale_;
   std::vector<std::string> pieces_;
   std::vector<double> scores_;
   std::vector<std::uint8_t> required_;
@@ -789,6 +847,9 @@ std::vector<ScoredPiece> train_pieces(const WordCounts& counts, const TrainerCon
   if (observer != nullptr && corpus.skipped > 0)
     observer->on_message("unigram: " + std::to_string(corpus.skipped) + " words longer than " +
                          std::to_string(kMaxWordChars) + " characters left out of training");
+  if (observer != nullptr && corpus.scaled_by > 0)
+    observer->on_message("unigram: word counts divided by 2^" + std::to_string(corpus.scaled_by) +
+                         " (rounded up) so that their sums fit in 64 bits");
   const auto required = required_characters(corpus, config.character_coverage, config.piece_target);
   SeedVocabulary seeds = seed_from_corpus(corpus, required, config);
   if (observer != nullptr) {

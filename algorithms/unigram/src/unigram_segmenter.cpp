@@ -338,11 +338,17 @@ void UnigramSegmenter::build_lattice(std::string_view word, Lattice& lattice) co
 
 void UnigramSegmenter::encode_sampled(std::string_view word, const SamplingOptions& options,
                                       std::uint64_t& rng_state, std::vector<TokenId>& out) const {
-  if (!std::isfinite(options.alpha)) throw Error("unigram: sampling alpha must be a finite number");
+  if (!(std::isfinite(options.alpha) && options.alpha >= 0.0))
+    throw Error("unigram: sampling alpha must be a finite number >= 0 (got " +
+                std::to_string(options.alpha) + ")");
   if (word.empty()) return;
   Scratch& s = scratch();
   build_lattice(word, s.lattice);
   sample_path(s.lattice, options.alpha, rng_state, s.path);
+  if (s.path.empty()) {  // no path at all cannot happen (unknown edges), but never drop text
+    encode(word, out);
+    return;
+  }
   const std::size_t start = out.size();
   for (const auto k : s.path) {
     const auto& e = s.lattice.edges[k];

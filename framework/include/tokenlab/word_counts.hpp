@@ -32,10 +32,12 @@ class TOKENLAB_API WordCounts {
     std::uint64_t count = 0;
   };
 
-  /// Adds count occurrences of word; a new word goes to the end.
+  /// Adds count occurrences of word; a new word goes to the end. A count or total
+  /// beyond 2^64-1 is an Error naming the word (nothing is added): never a wrap.
   void add(std::string_view word, std::uint64_t count = 1);
   /// Adds every entry of other, in other's order (first occurrence preserved).
-  void merge(const WordCounts& other);
+  /// On overflow the Error names source (e.g. the counts file), if given.
+  void merge(const WordCounts& other, const std::string& source = {});
 
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
   [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
