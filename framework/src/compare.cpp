@@ -336,6 +336,8 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
     }
   } catch (const std::exception& e) {
     for (auto& row : rows) row.error = e.what();
+  } catch (...) {
+    for (auto& row : rows) row.error = "the plugin threw an exception that is not a std::exception";
   }
   return rows;
 }

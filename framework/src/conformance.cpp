@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <sstream>
-#include <thread>
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/normalizer.hpp"
+#include "tokenlab/parallel.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/word_counts.hpp"
@@ -83,6 +83,8 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
       return record(check, ok, detail);
     } catch (const std::exception& e) {
       return record(check, false, std::string("threw: ") + e.what());
+    } catch (...) {
+      return record(check, false, "threw something that is not a std::exception");
     }
   };
 
@@ -182,13 +184,12 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
     return false;
   });
   attempt("concurrent encoding equals serial encoding", [&](std::string& d) {
-    std::vector<std::vector<std::vector<TokenId>>> per_thread(4);
-    std::vector<std::thread> threads;
-    for (auto& out : per_thread)
-      threads.emplace_back([&, out_ptr = &out] {
-        for (int round = 0; round < 20; ++round) *out_ptr = encode_all(*segmenter, counts);
-      });
-    for (auto& t : threads) t.join();
+    // parallel_for joins every thread before an exception leaves, so a throwing
+    // plugin fails this check instead of terminating the checker.
+    std::vector<std::vector<std::vector<TokenId>>> per_thread(8);
+    parallel_for(per_thread.size(), static_cast<unsigned>(per_thread.size()), [&](std::size_t t) {
+      for (int round = 0; round < 20; ++round) per_thread[t] = encode_all(*segmenter, counts);
+    });
     for (const auto& out : per_thread)
       if (out != encodings) {
         d = "a thread saw different ids";

@@ -83,5 +83,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitFailure;
+  } catch (...) {
+    // A plugin may throw anything; the host still ends with a message, not a
+    // terminate.
+    std::cerr << "error: '" << name << "' failed with an exception that is not a std::exception\n";
+    return kExitFailure;
   }
 }

@@ -21,7 +21,6 @@
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -951,9 +950,8 @@ TrainerResult train_with_automatic_threshold(const WordCounts& counts, const Tra
         }
       } else {
         if (threads >= 2) {
-          std::thread other([&] { run_trial(high, 1); });
-          run_trial(low, 1);
-          other.join();
+          // Both trials at once; parallel_for joins both before an error escapes.
+          parallel_for(2, 2, [&](std::size_t i) { run_trial(i == 0 ? low : high, 1); });
         } else {
           run_trial(low, 1);
           run_trial(high, 1);
