@@ -100,3 +100,21 @@ TEST_CASE("count --merge refuses counts past 2^64-1, naming the file and the wor
     CHECK(read_bytes(out) == "hello\t18446744073709551615\n");
   }
 }
+
+TEST_CASE("a literal U+2581 in the input decodes as a space, as docs/file-formats.md says",
+          "[cli][hostile]") {
+  // Documented, not escaped: the marker and a literal U+2581 are the same
+  // character (as in SentencePiece). If this changes, update file-formats.md.
+  TempDir dir;
+  for (const std::string algorithm : {"unigram", "bpe"}) {
+    INFO(algorithm);
+    const std::string model = train(dir, algorithm);
+    const RunResult encoded = run_tokenlab({"encode", "-m", model},
+                                           "the\xE2\x96\x81"
+                                           "end\n");
+    REQUIRE(encoded.exit_code == 0);
+    const RunResult decoded = run_tokenlab({"decode", "-m", model}, encoded.out);
+    REQUIRE(decoded.exit_code == 0);
+    CHECK(decoded.out == "the end\n");
+  }
+}
