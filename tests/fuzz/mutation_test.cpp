@@ -38,7 +38,11 @@ using tokenlab::test::write_bytes;
 
 namespace {
 
+#ifdef TOKENLAB_MUTATION_ASAN
+constexpr int kMutantsPerPlugin = 60;  // each sanitized CLI start is about 5x slower
+#else
 constexpr int kMutantsPerPlugin = 200;
+#endif
 constexpr rlim_t kAddressSpaceLimit = rlim_t{500} << 20;
 constexpr auto kTimeLimit = std::chrono::seconds(10);
 
