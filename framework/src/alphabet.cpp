@@ -17,6 +17,12 @@ namespace {
 
 constexpr std::size_t kChunkWords = 1 << 14;
 
+// Character occurrences are count x length: with counts near 2^64 they would wrap.
+// They only rank characters, so saturating is exact enough.
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 }  // namespace
 
 Alphabet select_alphabet(const WordCounts& counts, double coverage, unsigned threads,
@@ -39,29 +45,33 @@ Alphabet select_alphabet(const WordCounts& counts, double coverage, unsigned thr
           ++pos;
           continue;
         }
-        map[utf8::decode_at(word, pos)] += c;
+        auto& slot = map[utf8::decode_at(word, pos)];
+        slot = saturating_add(slot, c);
         pos += len;
       }
     }
   });
   std::unordered_map<char32_t, std::uint64_t> total;
   for (const auto& map : local)
-    for (const auto& [cp, c] : map) total[cp] += c;
+    for (const auto& [cp, c] : map) total[cp] = saturating_add(total[cp], c);
   std::vector<std::pair<char32_t, std::uint64_t>> sorted(total.begin(), total.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
   Alphabet alphabet;
   alphabet.distinct = sorted.size();
+  // Sums in long double (2^64-1 counts do not wrap); the share is compared in
+  // double, the precision the option was given in, so that 90 of 100 reaches 0.9.
+  // Coverage 1 keeps every character, however rare beside huge counts.
   long double all = 0;
   for (const auto& e : sorted) all += static_cast<long double>(e.second);
   long double covered = 0;
   for (const auto& [cp, c] : sorted) {
-    alphabet.occurrences += c;
-    if (all > 0 && covered / all >= static_cast<long double>(coverage)) continue;
+    alphabet.occurrences = saturating_add(alphabet.occurrences, c);
+    if (coverage < 1.0 && all > 0 && static_cast<double>(covered / all) >= coverage) continue;
     if (alphabet.characters.size() == max_characters) continue;
     covered += static_cast<long double>(c);
-    alphabet.covered += c;
+    alphabet.covered = saturating_add(alphabet.covered, c);
     alphabet.characters.push_back(cp);
   }
   std::sort(alphabet.characters.begin(), alphabet.characters.end());

@@ -154,7 +154,8 @@ void CharacterSegmenter::encode(std::string_view word, std::vector<TokenId>& out
       std::size_t len = utf8::sequence_length(word, i);
       if (len == 0) len = 1;
       const auto id = vocabulary_.find(word.substr(i, len));
-      out.push_back(id ? *id : *vocabulary_.unknown_id());
+      // Special tokens are never matched in text, even one spelled like a character.
+      out.push_back(id && !vocabulary_.is_special(*id) ? *id : *vocabulary_.unknown_id());
       i += len;
     }
     return;
@@ -163,7 +164,7 @@ void CharacterSegmenter::encode(std::string_view word, std::vector<TokenId>& out
   split_units(word, units_, pieces);
   for (const auto piece : pieces) {
     const auto id = vocabulary_.find(piece);
-    out.push_back(id ? *id : *vocabulary_.unknown_id());
+    out.push_back(id && !vocabulary_.is_special(*id) ? *id : *vocabulary_.unknown_id());
   }
 }
 

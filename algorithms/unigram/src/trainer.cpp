@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/types.hpp"
@@ -164,32 +165,23 @@ Corpus load_corpus(const WordCounts& counts) {
   return c;
 }
 
-// Characters by weighted frequency (ties: smaller code point), kept until they
-// cover character_coverage of all occurrences, at most `cap` of them.
-std::vector<std::pair<std::uint32_t, std::uint64_t>> required_characters(const Corpus& c,
-                                                                         double coverage,
-                                                                         std::size_t cap) {
-  std::unordered_map<std::uint32_t, std::uint64_t> counts;
-  std::uint64_t all = 0;
-  for (std::size_t w = 0; w < c.size(); ++w) {
-    for (std::size_t i = c.cp_begin[w]; i < c.cp_begin[w + 1]; ++i) counts[c.cps[i]] += c.count[w];
-    all += c.count[w] * c.length(w);
-  }
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> sorted(counts.begin(), counts.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+// The framework's alphabet (the one every algorithm starts from), with each
+// character's weighted count in the training corpus, most frequent first.
+std::vector<std::pair<std::uint32_t, std::uint64_t>> required_characters(
+    const Corpus& c, const WordCounts& counts, const TrainerConfig& config) {
+  const Alphabet alphabet =
+      select_alphabet(counts, config.character_coverage, config.threads, config.piece_target);
+  std::unordered_map<std::uint32_t, std::uint64_t> tally;
+  for (const char32_t cp : alphabet.characters) tally.emplace(static_cast<std::uint32_t>(cp), 0);
+  for (std::size_t w = 0; w < c.size(); ++w)
+    for (std::size_t i = c.cp_begin[w]; i < c.cp_begin[w + 1]; ++i)
+      if (auto it = tally.find(c.cps[i]); it != tally.end()) it->second += c.count[w];
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> required;
+  for (const auto& entry : tally)
+    if (entry.second > 0) required.push_back(entry);  // seen only in words left out
+  std::sort(required.begin(), required.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> required;
-  std::uint64_t accumulated = 0;
-  for (const auto& entry : sorted) {
-    // Coverage 1 keeps every character: the quotient in doubles reaches 1 early
-    // when one count dwarfs the others (2^63 beside 5).
-    if (coverage < 1.0 && static_cast<double>(accumulated) / static_cast<double>(all) >= coverage)
-      break;
-    if (required.size() == cap) break;
-    required.push_back(entry);
-    accumulated += entry.second;
-  }
   return required;
 }
 
@@ -834,7 +826,7 @@ bool is_valid_piece(const std::u32string& code_points) noexcept {
 
 SeedVocabulary make_seed_pieces(const WordCounts& counts, const TrainerConfig& config) {
   const Corpus corpus = load_corpus(counts);
-  const auto required = required_characters(corpus, config.character_coverage, config.piece_target);
+  const auto required = required_characters(corpus, counts, config);
   return seed_from_corpus(corpus, required, config);
 }
 
@@ -850,7 +842,7 @@ std::vector<ScoredPiece> train_pieces(const WordCounts& counts, const TrainerCon
   if (observer != nullptr && corpus.scaled_by > 0)
     observer->on_message("unigram: word counts divided by 2^" + std::to_string(corpus.scaled_by) +
                          " (rounded up) so that their sums fit in 64 bits");
-  const auto required = required_characters(corpus, config.character_coverage, config.piece_target);
+  const auto required = required_characters(corpus, counts, config);
   SeedVocabulary seeds = seed_from_corpus(corpus, required, config);
   if (observer != nullptr) {
     observer->on_progress("unigram seed", 1.0);

@@ -873,7 +873,7 @@ class MessageRecorder final : public TrainingObserver {
 };
 
 // min_frequency 0: the largest threshold at which training still reaches its
-// target (vocab_size, or max_steps), found by bisection. See trainer.hpp.
+// target (vocab_size, or max_steps), found by trisection. See trainer.hpp.
 TrainerResult train_with_automatic_threshold(const WordCounts& counts, const TrainerConfig& config,
                                              TrainingObserver* observer) {
   std::uint64_t occurrences = 0;
