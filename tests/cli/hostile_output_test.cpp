@@ -165,14 +165,16 @@ TEST_CASE("a symbolic link output is written through and stays a link", "[cli][o
   CHECK(fs::is_regular_file(model));
 }
 
-TEST_CASE("-o /dev/null writes through and leaves the device", "[cli][output]") {
+TEST_CASE("an output of /dev/null is written through and the device is left alone",
+          "[cli][output]") {
   const RunResult r = run_tokenlab(word_train(kEnglish, "/dev/null"));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(fs::is_character_file("/dev/null"));
 }
 
-TEST_CASE("-o - writes text and models to standard output, never a file named -", "[cli][output]") {
+TEST_CASE("an output of - writes text and models to standard output, never a file named -",
+          "[cli][output]") {
   TempDir dir;
   const std::string model = train_word_model(dir);
   const std::string cwd_dash = fs::current_path() / "-";
