@@ -17,6 +17,7 @@
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/training_counts.hpp"
+#include "tokenlab/types.hpp"
 
 #ifndef TOKENLAB_VERSION
 #define TOKENLAB_VERSION "unknown"
@@ -171,6 +172,9 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     const auto hold_out = [&](std::string_view line) {
       ++lang.summary.held_out_lines;
       lang.summary.held_out_bytes += line.size();
+      for (std::size_t at = line.find(kBoundaryMarker); at != std::string_view::npos;
+           at = line.find(kBoundaryMarker, at + 1))
+        ++lang.summary.held_out_literal_markers;
       if (lang.samples.size() < options.sample_lines && !line.empty())
         lang.samples.emplace_back(line);
       pre_tokenizer.split(line, scratch, [&](std::string_view w) {
@@ -318,6 +322,9 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
       MetricsAccumulator total(vocab, segmenter->vocabulary().unknown_id(), byte_pieces);
       for (const auto& p : partial) total.merge(p);
       row.metrics = total.finish();
+      // A literal U+2581 reads as a boundary marker: lost to every tokenizer alike.
+      row.metrics.characters += lang.summary.held_out_literal_markers;
+      row.metrics.unknown_characters += lang.summary.held_out_literal_markers;
       if (row.encode_seconds > 0)
         row.encode_mb_per_second =
             static_cast<double>(lang.held_out.text.size()) / 1e6 / row.encode_seconds;

@@ -276,3 +276,44 @@ TEST_CASE(
   REQUIRE(decoded.exit_code == 0);
   CHECK(decoded.out_lines() == split_lines(read_bytes(corpus)));
 }
+
+namespace {
+
+// Splits one line of compare.csv (its cells hold no quoted commas but the note).
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (const char c : line) {
+    if (c == ',') {
+      cells.push_back(cell);
+      cell.clear();
+    } else {
+      cell += c;
+    }
+  }
+  cells.push_back(cell);
+  return cells;
+}
+
+}  // namespace
+
+TEST_CASE("compare counts a literal U+2581 in the held-out text as an unknown character",
+          "[cli][compare]") {
+  // U+2581 is the boundary marker's own character: every tokenizer decodes it as a
+  // space, as SentencePiece does, so compare reports it as lost.
+  TempDir dir;
+  std::string corpus;
+  for (int i = 0; i < 200; ++i) corpus += "line " + std::to_string(i) + " has x\u2581y\n";
+  write_bytes(dir / "corpus.txt", corpus);
+  const auto r =
+      run_tokenlab({"compare", "--corpus", dir / "corpus.txt", "--algorithms", "character",
+                    "--vocab-size", "100", "--held-out", "0.5", "--report-dir", dir / "out"});
+  REQUIRE(r.exit_code == 0);
+  const auto csv = split_lines(read_bytes(dir / "out" / "compare.csv"));
+  REQUIRE(csv.size() >= 2);
+  const auto header = split_csv(csv[0]);
+  const auto row = split_csv(csv[1]);
+  const auto column = std::find(header.begin(), header.end(), "unk chr%") - header.begin();
+  REQUIRE(static_cast<std::size_t>(column) < row.size());
+  CHECK(std::stod(row[static_cast<std::size_t>(column)]) > 0.0);
+}

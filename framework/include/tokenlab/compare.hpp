@@ -110,6 +110,10 @@ struct LanguageSummary {
   std::uint64_t held_out_bytes = 0;
   std::uint64_t distinct_words = 0;  // in the training split
   std::uint64_t training_words = 0;  // occurrences in the training split
+  /// Literal U+2581 in the held-out text: the boundary marker's own character, so
+  /// every tokenizer decodes it as a space (as SentencePiece does). compare counts
+  /// each as an unknown character.
+  std::uint64_t held_out_literal_markers = 0;
 };
 
 /// One held-out line cut by one segmenter, for the HTML report.
