@@ -15,6 +15,7 @@
 #include "tokenlab/tokenizer.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/vocabulary_segmenter.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab::cli {
@@ -190,6 +191,7 @@ int cmd_trace(const std::vector<std::string>& args) {
     if (pre.marker == MarkerStyle::suffix) word += kBoundaryMarker;
     std::vector<TokenId> ids;
     segmenter->encode(word, ids);
+    check_ids(ids, segmenter->vocabulary().size(), segmenter->name());
     std::cout << w << " ->";
     for (std::size_t i = 0; i < ids.size(); ++i)
       std::cout << (i ? " + " : " ") << show(segmenter->display_piece(ids[i]), pre.marker);
@@ -230,6 +232,7 @@ int cmd_nbest(const std::vector<std::string>& args) {
         char score[32];
         std::snprintf(score, sizeof score, "%10.4f", candidate.score);
         std::cout << "  " << score << "  ";
+        check_ids(candidate.ids, segmenter.vocabulary().size(), segmenter.name());
         for (std::size_t i = 0; i < candidate.ids.size(); ++i)
           std::cout << (i ? " + " : "") << show(segmenter.display_piece(candidate.ids[i]), marker);
         std::cout << '\n';

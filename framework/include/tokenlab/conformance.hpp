@@ -3,14 +3,18 @@
 //
 //   for (const auto& r : run_conformance(registry, "bpe")) std::cout << r.check << r.passed;
 //
-// Checks: the plugin creates a segmenter; training on a small multilingual corpus
-// succeeds; ids are dense and below the vocabulary size; decode(encode(w)) == w
-// when no unknown token appears; training is byte-identical at 1 and 2 threads;
-// save/load gives identical encodings; concurrent encoding equals serial encoding;
-// the empty word encodes to nothing without crashing; a 1 MB word encodes; an
-// unknown option is rejected with a message listing the valid ones.
+// conformance_checks() lists the checks in order; docs/writing-a-plugin.md says
+// what each one catches. A failed check's detail says what was expected and what
+// happened. After a fatal failure (no segmenter, no training, encode() does not
+// append) the remaining checks are reported as skipped, not silently dropped.
+//
+// The suite runs plugin code in this process: a plugin that crashes kills the
+// caller. tokenlab check-plugin therefore runs it in a child process
+// (run_conformance_isolated) and reports a crash as a failed check naming the
+// signal and the check that was running.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,9 +28,28 @@ struct ConformanceCheck {
   std::string check;
   bool passed = false;
   std::string detail;
+  bool skipped = false;  // not run, after a fatal failure (then passed is false too)
 };
 
-TOKENLAB_API std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
-                                                           const std::string& plugin_name);
+/// The names of every check, in the order they run.
+TOKENLAB_API const std::vector<std::string>& conformance_checks();
+
+/// Called before each check starts (its name) and after it ends (its result).
+struct ConformanceListener {
+  std::function<void(const std::string&)> on_start;
+  std::function<void(const ConformanceCheck&)> on_result;
+};
+
+/// Runs every check in this process. Never throws for a plugin's misbehaviour
+/// (exceptions of any type become failed checks); a crash is not caught.
+TOKENLAB_API std::vector<ConformanceCheck> run_conformance(
+    const PluginRegistry& registry, const std::string& plugin_name,
+    const ConformanceListener& listener = {});
+
+/// Runs the suite in a forked child process and collects the results through a
+/// pipe. A child killed by a signal (or exiting early) gives a failed check naming
+/// the signal and the check that was running; the checks after it are skipped.
+TOKENLAB_API std::vector<ConformanceCheck> run_conformance_isolated(const PluginRegistry& registry,
+                                                                    const std::string& plugin_name);
 
 }  // namespace tokenlab

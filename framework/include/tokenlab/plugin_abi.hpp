@@ -5,24 +5,35 @@
 //
 //   extern "C" const tokenlab_plugin_descriptor* tokenlab_plugin_entry() noexcept;
 //
-// which returns a pointer to a static descriptor. Write it with one macro:
+// which returns a pointer to a static descriptor. Write it with one macro, which
+// reads everything from static constants of the segmenter class, so that each is
+// written once:
 //
-//   TOKENLAB_DEFINE_PLUGIN(bpe, tokenlab::bpe::BpeSegmenter, "0.1.0",
-//                          "Byte-pair encoding (Sennrich et al. 2016)",
-//                          tokenlab::kCapabilitySampling | tokenlab::kCapabilityTrace)
+//   class MySegmenter final : public tokenlab::Segmenter {
+//    public:
+//     static constexpr const char* kName = "mine";   // = the file's base name
+//     static constexpr const char* kVersion = "0.1.0";
+//     static constexpr const char* kDescription = "one line for `tokenlab plugins`";
+//     static constexpr tokenlab::Capabilities kCapabilities = tokenlab::kCapabilityTrace;
+//     std::string name() const override { return kName; }  // (VocabularySegmenter
+//     ...                                                  //  writes these three)
+//   };
+//   TOKENLAB_DEFINE_PLUGIN(MySegmenter)
 //
-// The name must equal the library's base name (bpe.so -> "bpe"). The factory
+// The name must equal the library's base name (mine.so -> "mine"). The factory
 // never throws: it returns nullptr and writes a message instead. Because C++
 // objects (std::string, vtables) cross this boundary, host and plugin must be
 // built by the same compiler and standard library; the toolchain fingerprint
 // lets the host refuse a mismatch with a clear message instead of crashing.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <type_traits>
 
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/types.hpp"
@@ -126,32 +137,59 @@ typedef const tokenlab_plugin_descriptor* (*tokenlab_plugin_entry_fn)();
 
 #define TOKENLAB_PLUGIN_ENTRY_SYMBOL "tokenlab_plugin_entry"
 
-/// Defines the plugin's descriptor and its exported entry point.
-#define TOKENLAB_DEFINE_PLUGIN(plugin_name, SegmenterType, plugin_version, plugin_description, \
-                               plugin_capabilities)                                            \
-  namespace {                                                                                  \
-  tokenlab::Segmenter* tokenlab_detail_make(char* error, std::size_t error_size) noexcept {    \
-    try {                                                                                      \
-      return new SegmenterType();                                                              \
-    } catch (const std::exception& e) {                                                        \
-      std::snprintf(error, error_size, "%s", e.what());                                        \
-    } catch (...) {                                                                            \
-      std::snprintf(error, error_size, "unknown exception in factory");                        \
-    }                                                                                          \
-    return nullptr;                                                                            \
-  }                                                                                            \
-  const tokenlab_plugin_descriptor tokenlab_detail_descriptor = {                              \
-      TOKENLAB_PLUGIN_ABI_VERSION,                                                             \
-      static_cast<std::uint32_t>(sizeof(tokenlab_plugin_descriptor)),                          \
-      #plugin_name,                                                                            \
-      plugin_version,                                                                          \
-      plugin_description,                                                                      \
-      TOKENLAB_TOOLCHAIN_FINGERPRINT,                                                          \
-      static_cast<std::uint64_t>(plugin_capabilities),                                         \
-      &tokenlab_detail_make,                                                                   \
-      TOKENLAB_PLUGIN_TOKENLAB_VERSION};                                                       \
-  }                                                                                            \
-  extern "C" __attribute__((visibility("default"))) const tokenlab_plugin_descriptor*          \
-  tokenlab_plugin_entry() noexcept {                                                           \
-    return &tokenlab_detail_descriptor;                                                        \
+namespace tokenlab {
+
+/// The static constants TOKENLAB_DEFINE_PLUGIN reads from a segmenter class.
+template <class T>
+concept PluginSegmenter = std::is_base_of_v<Segmenter, T> && requires {
+  { T::kName } -> std::convertible_to<const char*>;
+  { T::kVersion } -> std::convertible_to<const char*>;
+  { T::kDescription } -> std::convertible_to<const char*>;
+  { T::kCapabilities } -> std::convertible_to<std::uint64_t>;
+};
+
+namespace detail {
+
+template <PluginSegmenter T>
+Segmenter* make_plugin_segmenter(char* error, std::size_t error_size) noexcept {
+  try {
+    return new T();
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+  } catch (...) {
+    std::snprintf(error, error_size, "unknown exception in factory");
+  }
+  return nullptr;
+}
+
+template <PluginSegmenter T>
+inline const tokenlab_plugin_descriptor kPluginDescriptor = {
+    TOKENLAB_PLUGIN_ABI_VERSION,
+    static_cast<std::uint32_t>(sizeof(tokenlab_plugin_descriptor)),
+    T::kName,
+    T::kVersion,
+    T::kDescription,
+    TOKENLAB_TOOLCHAIN_FINGERPRINT,
+    static_cast<std::uint64_t>(T::kCapabilities),
+    &make_plugin_segmenter<T>,
+    TOKENLAB_PLUGIN_TOKENLAB_VERSION};
+
+}  // namespace detail
+
+/// The descriptor TOKENLAB_DEFINE_PLUGIN(T) exports; PluginRegistry::add_static
+/// takes it directly (a plugin linked into the program, or a test's segmenter).
+template <PluginSegmenter T>
+const tokenlab_plugin_descriptor* plugin_descriptor() noexcept {
+  return &detail::kPluginDescriptor<T>;
+}
+
+}  // namespace tokenlab
+
+/// Defines the plugin's exported entry point; name, version, description and
+/// capabilities come from SegmenterType::kName, kVersion, kDescription and
+/// kCapabilities. Use it once per shared library.
+#define TOKENLAB_DEFINE_PLUGIN(SegmenterType)                                         \
+  extern "C" __attribute__((visibility("default"))) const tokenlab_plugin_descriptor* \
+  tokenlab_plugin_entry() noexcept {                                                  \
+    return ::tokenlab::plugin_descriptor<SegmenterType>();                            \
   }

@@ -70,11 +70,17 @@ class BpeSegmenter final : public Segmenter {
   BpeSegmenter(const BpeSegmenter&) = delete;  // the per-thread caches key on identity
   BpeSegmenter& operator=(const BpeSegmenter&) = delete;
 
-  [[nodiscard]] std::string name() const override { return "bpe"; }
-  [[nodiscard]] std::string version() const override { return "0.1.0"; }
-  [[nodiscard]] Capabilities capabilities() const override {
-    return kCapabilitySampling | kCapabilityTrace;
-  }
+  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  static constexpr const char* kName = "bpe";
+  static constexpr const char* kVersion = "0.1.0";
+  static constexpr const char* kDescription =
+      "Byte-pair encoding (Sennrich et al. 2016): chars or bytes, byte fallback, "
+      "BPE-dropout, merge traces";
+  static constexpr Capabilities kCapabilities = kCapabilitySampling | kCapabilityTrace;
+
+  [[nodiscard]] std::string name() const override { return kName; }
+  [[nodiscard]] std::string version() const override { return kVersion; }
+  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
 
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;

@@ -28,8 +28,16 @@ void split_units(std::string_view word, UnitKind kind, std::vector<std::string_v
 
 class CharacterSegmenter final : public Segmenter {
  public:
-  [[nodiscard]] std::string name() const override { return "character"; }
-  [[nodiscard]] std::string version() const override { return "1.0.0"; }
+  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  static constexpr const char* kName = "character";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "One token per code point (or grapheme cluster, units=graphemes)";
+  static constexpr Capabilities kCapabilities = kCapabilityNone;
+
+  [[nodiscard]] std::string name() const override { return kName; }
+  [[nodiscard]] std::string version() const override { return kVersion; }
+  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;
   void encode(std::string_view word, std::vector<TokenId>& out) const override;

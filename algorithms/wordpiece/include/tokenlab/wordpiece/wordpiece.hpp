@@ -52,9 +52,16 @@ class WordPieceSegmenter final : public Segmenter {
   WordPieceSegmenter(WordPieceSegmenter&&) noexcept;
   WordPieceSegmenter& operator=(WordPieceSegmenter&&) noexcept;
 
-  [[nodiscard]] std::string name() const override { return "wordpiece"; }
-  [[nodiscard]] std::string version() const override { return "0.1.0"; }
-  [[nodiscard]] Capabilities capabilities() const override { return kCapabilityTrace; }
+  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  static constexpr const char* kName = "wordpiece";
+  static constexpr const char* kVersion = "0.1.0";
+  static constexpr const char* kDescription =
+      "WordPiece: likelihood-trained merges, BERT greedy longest-match encoding";
+  static constexpr Capabilities kCapabilities = kCapabilityTrace;
+
+  [[nodiscard]] std::string name() const override { return kName; }
+  [[nodiscard]] std::string version() const override { return kVersion; }
+  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
 
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;
