@@ -174,5 +174,6 @@ int cmd_trace(const std::vector<std::string>& args);
 int cmd_nbest(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_export(const std::vector<std::string>& args);
+int cmd_new_plugin(const std::vector<std::string>& args);
 
 }  // namespace tokenlab::cli

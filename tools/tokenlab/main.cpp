@@ -28,6 +28,7 @@ const std::map<std::string, Command>& commands() {
       {"compare", {cmd_compare, "train every segmenter on one corpus and compare them"}},
       {"sweep", {cmd_sweep, "repeat compare over vocabulary sizes and plot the curves"}},
       {"check-plugin", {cmd_check_plugin, "run the conformance suite on a plugin file"}},
+      {"new-plugin", {cmd_new_plugin, "write a ready-to-build out-of-tree plugin to start from"}},
       {"trace", {cmd_trace, "print every training step (the textbook tables)"}},
       {"nbest", {cmd_nbest, "show the k best segmentations of each word (unigram)"}},
       {"import", {cmd_import, "make a model from a foreign vocabulary (BERT vocab.txt)"}},
