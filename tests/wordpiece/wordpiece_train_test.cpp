@@ -550,3 +550,25 @@ TEST_CASE("min_frequency 0 picks the largest threshold that still reaches the ta
     CHECK_THAT(r.messages.back(), Catch::Contains("min_frequency 0 (automatic): 1"));
   }
 }
+
+TEST_CASE("A large vocabulary holds every printable ASCII character, seen or not",
+          "[wordpiece][train]") {
+  // Letters and a space only: no digits, no "~", no "@".
+  Corpus corpus = random_corpus(11, 300, {"a", "b", "c", "d"}, 6);
+  WordPieceSegmenter segmenter;
+  SECTION("at 8,000 entries the 2 forms of each missing character cost under 5%") {
+    segmenter.train(to_counts(corpus), testing::Options(8000).coverage(1.0), nullptr);
+    for (char c = 0x21; c <= 0x7E; ++c) {
+      CAPTURE(c);
+      CHECK(segmenter.vocabulary().contains(std::string(1, c)));
+      CHECK(segmenter.vocabulary().contains("##" + std::string(1, c)));
+    }
+    std::vector<tokenlab::TokenId> ids;
+    segmenter.encode("\u2581a~b@9", ids);
+    CHECK(std::find(ids.begin(), ids.end(), *segmenter.unknown_id()) == ids.end());
+  }
+  SECTION("a small vocabulary keeps only what it saw") {
+    segmenter.train(to_counts(corpus), testing::Options(100).coverage(1.0), nullptr);
+    CHECK_FALSE(segmenter.vocabulary().contains("~"));
+  }
+}

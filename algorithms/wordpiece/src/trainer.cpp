@@ -15,6 +15,7 @@
 #include "tokenlab/wordpiece/trainer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -248,7 +249,7 @@ class Trainer {
       covered += chars[i].count;
       kept.push_back(i);
     }
-    if (config_.max_steps == 0) keep_common_characters(chars, kept);
+    if (config_.max_steps == 0) keep_common_characters(chars, kept, config_.vocab_size);
 
     // Both forms of every kept character, so that any word spelled with them
     // can be encoded. If that does not fit in vocab_size, keep the most
@@ -295,19 +296,35 @@ class Trainer {
   // the corpus has (Latin-1's signs, curly quotes, dashes, the ellipsis): a rare
   // "~" or "…" must not turn words of English prose or code into [UNK]. They come
   // after the covered characters, so that when vocab_size is tight their forms are
-  // the first given up. Characters the corpus never has stay out: that is
+  // the first given up. Other characters the corpus never has stay out: that is
   // WordPiece's [UNK], by design.
   [[nodiscard]] static bool always_kept(std::uint32_t c) noexcept {
     return (c >= 0x21 && c <= 0x7E) || (c >= 0xA1 && c <= 0xBF) || c == 0xD7 || c == 0xF7 ||
            (c >= 0x2010 && c <= 0x205E);
   }
 
-  static void keep_common_characters(const std::vector<CharStat>& chars,
-                                     std::vector<std::uint32_t>& kept) {
+  // Printable ASCII the corpus lacks (a "~" or "@" in a corpus of scripture) is
+  // added too when the vocabulary is large enough that its two forms per
+  // character cost at most 5% of it: then no printable ASCII character is ever
+  // unknown, whatever the training text. Small vocabularies (the textbook's)
+  // keep exactly the characters they saw.
+  static void keep_common_characters(std::vector<CharStat>& chars, std::vector<std::uint32_t>& kept,
+                                     std::size_t vocab_size) {
     std::vector<bool> is_kept(chars.size(), false);
     for (const std::uint32_t i : kept) is_kept[i] = true;
-    for (std::uint32_t i = 0; i < chars.size(); ++i)
+    std::array<bool, 128> seen{};
+    for (std::uint32_t i = 0; i < chars.size(); ++i) {
+      if (chars[i].key < 128) seen[chars[i].key] = true;
       if (!is_kept[i] && always_kept(chars[i].key)) kept.push_back(i);
+    }
+    std::size_t missing = 0;
+    for (std::uint32_t c = 0x21; c <= 0x7E; ++c) missing += seen[c] ? 0 : 1;
+    if (chars.empty() || missing == 0 || 2 * missing * 20 > vocab_size) return;
+    for (std::uint32_t c = 0x21; c <= 0x7E; ++c) {
+      if (seen[c]) continue;
+      kept.push_back(static_cast<std::uint32_t>(chars.size()));
+      chars.push_back({c, 0, 0});
+    }
   }
 
   [[nodiscard]] static std::string key_text(std::uint32_t key) {
