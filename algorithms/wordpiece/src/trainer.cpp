@@ -249,7 +249,11 @@ class Trainer {
       covered += chars[i].count;
       kept.push_back(i);
     }
-    if (config_.max_steps == 0) keep_common_characters(chars, kept, config_.vocab_size);
+    if (config_.max_steps == 0) {
+      keep_common_characters(chars, kept, config_.vocab_size);
+      covered = 0;  // the message below reports what the whole alphabet covers
+      for (const std::uint32_t i : kept) covered += chars[i].count;
+    }
 
     // Both forms of every kept character, so that any word spelled with them
     // can be encoded. If that does not fit in vocab_size, keep the most
