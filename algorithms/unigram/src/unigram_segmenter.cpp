@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -102,12 +101,6 @@ inline std::size_t char_length(std::string_view s, std::size_t pos) noexcept {
   return len;
 }
 
-std::string byte_piece(unsigned b) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "<0x%02X>", b);
-  return buf;
-}
-
 }  // namespace
 
 UnigramSegmenter::UnigramSegmenter() {
@@ -187,7 +180,7 @@ void UnigramSegmenter::train(const WordCounts& counts, const TrainOptions& optio
           " is too small for byte_fallback: the special tokens and 256 byte tokens need at least " +
           std::to_string(vocabulary.size() + 257));
     byte_base = static_cast<TokenId>(vocabulary.size());
-    for (unsigned b = 0; b < 256; ++b) vocabulary.add(byte_piece(b));
+    for (unsigned b = 0; b < 256; ++b) vocabulary.add(byte_fallback_piece(b));
   }
   config.piece_target = options.vocab_size - vocabulary.size();
   config.character_coverage = options.character_coverage;
@@ -220,7 +213,7 @@ void UnigramSegmenter::set_model(const std::vector<std::string>& specials,
   TokenId byte_base = 0;
   if (byte_fallback) {
     byte_base = static_cast<TokenId>(vocabulary.size());
-    for (unsigned b = 0; b < 256; ++b) vocabulary.add(byte_piece(b));
+    for (unsigned b = 0; b < 256; ++b) vocabulary.add(byte_fallback_piece(b));
   }
   std::vector<double> scores(vocabulary.size(), 0.0);
   for (const auto& [piece, score] : pieces) {
@@ -423,8 +416,9 @@ void UnigramSegmenter::load(std::istream& in) {
     if (byte_base != vocabulary.special_count() || vocabulary.size() < byte_base + 256ull)
       throw Error("malformed unigram model payload: byte tokens missing");
     for (unsigned b = 0; b < 256; ++b)
-      if (vocabulary.piece(byte_base + b) != byte_piece(b))
-        throw Error("malformed unigram model payload: byte token " + byte_piece(b) + " misplaced");
+      if (vocabulary.piece(byte_base + b) != byte_fallback_piece(b))
+        throw Error("malformed unigram model payload: byte token " + byte_fallback_piece(b) +
+                    " misplaced");
   }
   for (std::size_t id = vocabulary.special_count(); id < vocabulary.size(); ++id)
     if (!std::isfinite(scores[id]) || vocabulary.piece(static_cast<TokenId>(id)).empty())
