@@ -224,6 +224,25 @@ icu::UnicodeString bert_nfd(const icu::Normalizer2* nfd, const icu::UnicodeStrin
 
 }  // namespace
 
+std::string lowercase_code_points(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool ascii = true;
+  for (const char ch : text) {
+    if (static_cast<unsigned char>(ch) >= 0x80) {
+      ascii = false;
+      break;
+    }
+    out += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch + ('a' - 'A')) : ch;
+  }
+  if (ascii) return out;
+  out.clear();
+  lowercase_each(icu::UnicodeString::fromUTF8(
+                     icu::StringPiece(text.data(), static_cast<int32_t>(text.size()))))
+      .toUTF8String(out);
+  return out;
+}
+
 Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
   UErrorCode status = U_ZERO_ERROR;
   switch (options_.form) {

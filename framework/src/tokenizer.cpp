@@ -62,8 +62,10 @@ std::vector<TokenId> Tokenizer::encode(std::string_view text) const {
   return out;
 }
 
-std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::string> lines,
-                                                          unsigned threads) const {
+TextEncoder::~TextEncoder() = default;
+
+std::vector<std::vector<TokenId>> TextEncoder::encode_batch(std::span<const std::string> lines,
+                                                            unsigned threads) const {
   std::vector<std::vector<TokenId>> out(lines.size());
   constexpr std::size_t kChunk = 256;
   const std::size_t chunks = (lines.size() + kChunk - 1) / kChunk;
@@ -72,6 +74,14 @@ std::vector<std::vector<TokenId>> Tokenizer::encode_batch(std::span<const std::s
     for (std::size_t i = c * kChunk; i < end; ++i) encode(lines[i], out[i]);
   });
   return out;
+}
+
+std::size_t Tokenizer::vocabulary_size() const { return segmenter_->vocabulary().size(); }
+
+std::string Tokenizer::display_piece(TokenId id) const { return segmenter_->display_piece(id); }
+
+std::optional<TokenId> Tokenizer::unknown_id() const {
+  return segmenter_->vocabulary().unknown_id();
 }
 
 std::string Tokenizer::decode(std::span<const TokenId> ids) const {

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "any_model.hpp"
 #include "cli.hpp"
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/compare.hpp"
@@ -260,6 +261,7 @@ int cmd_encode(const std::vector<std::string>& args) {
   std::string model;
   std::string input;
   std::string output;
+  std::string format;
   std::vector<std::string> plugin_dirs;
   bool pieces = false;
   double dropout = -1;
@@ -281,6 +283,8 @@ int cmd_encode(const std::vector<std::string>& args) {
         threads = capped_threads(n);
       }),
       "worker threads (0 = all cores; at most 4 per core are used)")(
+      "format", po::value(&format)->default_value("auto"),
+      "what -m is: auto (detect), tokenizer.json, tiktoken[:ENCODING], sentencepiece")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("encode", "-m MODEL [--pieces] [--input FILE]", desc, {}, args, vm)) return kExitOk;
@@ -288,10 +292,12 @@ int cmd_encode(const std::vector<std::string>& args) {
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
   check_not_an_input(output, {model, input});
-  const Tokenizer tokenizer = Tokenizer::load(model, registry);
+  const AnyModel loaded = load_any_model(model, registry, format);
+  const TextEncoder& encoder = *loaded.encoder;
   const bool sampling = vm.count("dropout") > 0 || vm.count("alpha") > 0;
-  if (sampling && !(tokenizer.segmenter().capabilities() & kCapabilitySampling))
-    throw Error("segmenter '" + tokenizer.segmenter().name() + "' does not support sampling");
+  if (sampling && (!loaded.trained ||
+                   !(loaded.trained->segmenter().capabilities() & kCapabilitySampling)))
+    throw Error("'" + loaded.kind + "' does not support sampling");
   SamplingOptions sampling_options;
   if (vm.count("dropout") > 0) sampling_options.dropout = dropout;
   if (vm.count("alpha") > 0) sampling_options.alpha = alpha;
@@ -306,20 +312,20 @@ int cmd_encode(const std::vector<std::string>& args) {
       if (sampling) {
         for (const auto& l : batch) {
           encoded.emplace_back();
-          tokenizer.for_each_word(l, [&](std::string_view w) {
-            tokenizer.segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
+          loaded.trained->for_each_word(l, [&](std::string_view w) {
+            loaded.trained->segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
           });
         }
       } else {
-        encoded = tokenizer.encode_batch(batch, threads);
+        encoded = encoder.encode_batch(batch, threads);
       }
-      const std::size_t vocabulary_size = tokenizer.segmenter().vocabulary().size();
+      const std::size_t vocabulary_size = encoder.vocabulary_size();
       for (const auto& ids : encoded) {
-        check_ids(ids, vocabulary_size, tokenizer.segmenter().name());
+        check_ids(ids, vocabulary_size, loaded.kind);
         text.clear();
         for (std::size_t i = 0; i < ids.size(); ++i) {
           if (i) text += ' ';
-          text += pieces ? tokenizer.segmenter().display_piece(ids[i]) : std::to_string(ids[i]);
+          text += pieces ? encoder.display_piece(ids[i]) : std::to_string(ids[i]);
         }
         text += '\n';
         out.write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -341,11 +347,14 @@ int cmd_decode(const std::vector<std::string>& args) {
   std::string model;
   std::string input;
   std::string output;
+  std::string format;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
   desc.add_options()("model,m", po::value(&model)->required(), "model file")(
       "input,i", po::value(&input), "input file of space-separated ids (default stdin)")(
       "output,o", po::value(&output), "output file (default stdout)")(
+      "format", po::value(&format)->default_value("auto"),
+      "what -m is: auto (detect), tokenizer.json, tiktoken[:ENCODING], sentencepiece")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("decode", "-m MODEL [--input FILE]", desc, {}, args, vm)) return kExitOk;
@@ -353,8 +362,9 @@ int cmd_decode(const std::vector<std::string>& args) {
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
   check_not_an_input(output, {model, input});
-  const Tokenizer tokenizer = Tokenizer::load(model, registry);
-  const std::size_t vocab = tokenizer.segmenter().vocabulary().size();
+  const AnyModel loaded = load_any_model(model, registry, format);
+  const TextEncoder& encoder = *loaded.encoder;
+  const std::size_t vocab = encoder.vocabulary_size();
   LineSource source(input);
   with_output(output, [&](std::ostream& out) {
     std::string line;
@@ -373,7 +383,13 @@ int cmd_decode(const std::vector<std::string>& args) {
                       std::to_string(vocab) + ")");
         ids.push_back(static_cast<TokenId>(id));
       }
-      out << tokenizer.decode(ids) << '\n';
+      std::string text;
+      try {
+        text = encoder.decode(ids);
+      } catch (const Error& e) {
+        throw Error(source.where() + ": " + e.what());
+      }
+      out << text << '\n';
     }
   });
   return kExitOk;

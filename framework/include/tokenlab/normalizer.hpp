@@ -46,6 +46,11 @@ struct TOKENLAB_API NormalizerOptions {
   bool operator==(const NormalizerOptions&) const = default;
 };
 
+/// text lowercased code point by code point, as Rust's char::to_lowercase (and
+/// so Hugging Face's Lowercase normalizer): no context, U+0130 becomes "i\u0307".
+/// text must be valid UTF-8.
+TOKENLAB_API std::string lowercase_code_points(std::string_view text);
+
 class TOKENLAB_API Normalizer {
  public:
   explicit Normalizer(NormalizerOptions options = {});

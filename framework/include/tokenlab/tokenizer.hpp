@@ -20,13 +20,14 @@
 #include "tokenlab/normalizer.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/segmenter.hpp"
+#include "tokenlab/text_encoder.hpp"
 
 namespace tokenlab {
 
 class PluginRegistry;
 class WordCounts;
 
-class TOKENLAB_API Tokenizer {
+class TOKENLAB_API Tokenizer final : public TextEncoder {
  public:
   Tokenizer(NormalizerOptions normalizer, PreTokenizerOptions pre_tokenizer,
             std::shared_ptr<Segmenter> segmenter);
@@ -37,11 +38,11 @@ class TOKENLAB_API Tokenizer {
   void save(const std::filesystem::path& path) const;
 
   [[nodiscard]] std::vector<TokenId> encode(std::string_view text) const;
-  void encode(std::string_view text, std::vector<TokenId>& out) const;
-  /// Encodes each line independently, on threads threads (0 = all cores).
-  [[nodiscard]] std::vector<std::vector<TokenId>> encode_batch(std::span<const std::string> lines,
-                                                               unsigned threads = 0) const;
-  [[nodiscard]] std::string decode(std::span<const TokenId> ids) const;
+  void encode(std::string_view text, std::vector<TokenId>& out) const override;
+  [[nodiscard]] std::string decode(std::span<const TokenId> ids) const override;
+  [[nodiscard]] std::size_t vocabulary_size() const override;
+  [[nodiscard]] std::string display_piece(TokenId id) const override;
+  [[nodiscard]] std::optional<TokenId> unknown_id() const override;
 
   /// Normalizes and pre-tokenizes text, calling fn with each word (marker included)
   /// in order: the words encode() gives the segmenter, for callers that use the

@@ -1,0 +1,84 @@
+// File: pretrained/added_tokens.hpp
+// Hugging Face's added tokens: strings cut out of the text before the model
+// sees it, each becoming one id.
+//
+// Matching is exactly HF's (tokenizer/added_vocabulary.rs): leftmost-longest,
+// non-overlapping; a token marked single_word only matches between non-word
+// characters (Unicode \w); lstrip and rstrip swallow the white space beside the
+// match. Tokens with normalized=false are matched in the raw text, and the
+// others in each remaining segment after it is normalized.
+//
+//   AddedTokens added;
+//   added.add({.content = "<|endoftext|>", .id = 199999, .special = true});
+//   added.split("a<|endoftext|>b", /*normalized=*/false, fn)
+//     calls fn("a", none), fn("", 199999), fn("b", none)
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tokenlab/pretrained/export.hpp"
+#include "tokenlab/types.hpp"
+
+namespace tokenlab {
+
+struct AddedToken {
+  std::string content;
+  TokenId id = 0;
+  bool special = false;
+  bool single_word = false;
+  bool lstrip = false;
+  bool rstrip = false;
+  bool normalized = false;
+  /// The content after the tokenizer's normalizer (for normalized tokens).
+  std::string normalized_content;
+};
+
+class TOKENLAB_PRETRAINED_API AddedTokens {
+ public:
+  /// A segment of text, or an added token's id.
+  using SegmentFn = std::function<void(std::string_view text, std::optional<TokenId> id)>;
+
+  void add(AddedToken token);
+  [[nodiscard]] bool empty() const noexcept { return tokens_.empty(); }
+  [[nodiscard]] const std::vector<AddedToken>& tokens() const noexcept { return tokens_; }
+  [[nodiscard]] bool has_normalized() const noexcept { return !normalized_.nodes.empty(); }
+  [[nodiscard]] bool has_raw() const noexcept { return !raw_.nodes.empty(); }
+  /// The added token with this id, or nullptr.
+  [[nodiscard]] const AddedToken* find(TokenId id) const noexcept;
+  /// One past the largest added id, or 0.
+  [[nodiscard]] std::size_t id_limit() const noexcept { return id_limit_; }
+
+  /// Cuts text at the tokens of one kind (normalized or not), calling fn for each
+  /// piece in order: text between matches (possibly empty only when text is) and
+  /// each match's id.
+  void split(std::string_view text, bool normalized, const SegmentFn& fn) const;
+
+ private:
+  // A byte trie: children sorted by byte, token index at the node that ends one.
+  struct Trie {
+    struct Node {
+      std::vector<std::pair<unsigned char, std::uint32_t>> children;
+      std::int32_t token = -1;
+    };
+    std::vector<Node> nodes;
+    bool first_byte[256] = {};
+    void insert(std::string_view key, std::int32_t token);
+    /// Length and token of the longest key starting at text[pos], or token -1.
+    [[nodiscard]] std::pair<std::size_t, std::int32_t> longest(std::string_view text,
+                                                               std::size_t pos) const;
+  };
+
+  std::vector<AddedToken> tokens_;
+  std::unordered_map<TokenId, std::size_t> by_id_;
+  Trie raw_;
+  Trie normalized_;
+  std::size_t id_limit_ = 0;
+};
+
+}  // namespace tokenlab

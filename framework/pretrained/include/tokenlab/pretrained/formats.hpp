@@ -1,0 +1,43 @@
+// File: pretrained/formats.hpp
+// The readers of real models' tokenizer files, one per format, and the
+// detection that picks one from a file's content.
+//
+// Each reader takes the whole file (read once, bounded by kMaxPretrainedFileBytes)
+// and its name for messages, and either returns a complete pipeline or throws
+// Error naming the file and the place: a JSON path ("model.merges[17]"), a
+// line, or a byte offset.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tokenlab/pretrained/export.hpp"
+#include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+
+namespace tokenlab {
+
+/// Larger files are refused before they are read (Gemma 3's tokenizer.json is 33 MB).
+inline constexpr std::uint64_t kMaxPretrainedFileBytes = std::uint64_t{1} << 30;
+
+/// "tokenizer.json", "tiktoken" or "sentencepiece", from the first bytes of a
+/// file (and its name, for tiktoken rank files); "" when none fits.
+TOKENLAB_PRETRAINED_API std::string detect_pretrained_format(std::string_view content);
+
+/// Hugging Face tokenizers' tokenizer.json.
+TOKENLAB_PRETRAINED_API PretrainedPipeline read_tokenizer_json(std::string content,
+                                                               const std::string& source);
+
+/// A tiktoken rank file ("base64 rank" per line) with the pattern and special
+/// tokens of a named encoding (gpt2, r50k_base, p50k_base, p50k_edit,
+/// cl100k_base, o200k_base); or npm tiktoken's encoder JSON, which carries them
+/// (then encoding may be empty).
+TOKENLAB_PRETRAINED_API PretrainedPipeline read_tiktoken(std::string_view content,
+                                                         const std::string& source,
+                                                         std::string_view encoding);
+
+/// A SentencePiece ModelProto (.model).
+TOKENLAB_PRETRAINED_API PretrainedPipeline read_sentencepiece(std::string_view content,
+                                                              const std::string& source);
+
+}  // namespace tokenlab

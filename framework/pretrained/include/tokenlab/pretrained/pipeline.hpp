@@ -1,0 +1,72 @@
+// File: pretrained/pipeline.hpp
+// The stages of a real model's tokenizer, as Hugging Face tokenizers,
+// tiktoken and SentencePiece run them:
+//
+//   text --added tokens--> segments --normalizers--> text --pre-tokenizers-->
+//   pieces --model--> ids;   ids --token strings--> decoders --> text
+//
+// Each stage is a small interface with one implementation per component of the
+// reference libraries (pretrained/components.hpp builds them). Unlike tokenlab's
+// own Normalizer/PreTokenizer, which are closed option sets chosen for fair
+// training, these reproduce foreign pipelines exactly, one component at a time.
+// Every stage is immutable after construction and safe to share between threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/pretrained/export.hpp"
+#include "tokenlab/types.hpp"
+
+namespace tokenlab {
+
+/// One normalizer (HF `normalizer`, or SentencePiece's normalizer spec).
+class TOKENLAB_PRETRAINED_API NormalizerStep {
+ public:
+  virtual ~NormalizerStep();
+  /// Rewrites text in place. text is valid UTF-8 and stays valid.
+  virtual void apply(std::string& text) const = 0;
+  /// One line for `tokenlab inspect`, e.g. `Replace(" " -> "▁")`.
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+/// One pre-tokenizer: cuts a piece of normalized text into smaller pieces.
+class TOKENLAB_PRETRAINED_API PreTokenizerStep {
+ public:
+  virtual ~PreTokenizerStep();
+  /// Appends the pieces of piece to out, in order. Empty pieces are not appended.
+  /// at_start: piece begins where the original text begins (HF's offset 0, which
+  /// Metaspace's prepend_scheme "first" asks about).
+  virtual void split(std::string_view piece, bool at_start,
+                     std::vector<std::string>& out) const = 0;
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+/// The model: one pre-tokenized piece to ids.
+class TOKENLAB_PRETRAINED_API PretrainedModel {
+ public:
+  virtual ~PretrainedModel();
+  /// Appends the ids of one piece. Thread-safe.
+  virtual void encode(std::string_view piece, std::vector<TokenId>& out) const = 0;
+  /// "BPE", "WordPiece", "Unigram", "WordLevel", "tiktoken BPE", "SentencePiece unigram"...
+  [[nodiscard]] virtual std::string type() const = 0;
+  /// Options worth showing in `tokenlab inspect` (may be empty).
+  [[nodiscard]] virtual std::string describe() const = 0;
+  /// The id of the unknown token, or kNoToken.
+  [[nodiscard]] virtual TokenId unknown_id() const { return kNoToken; }
+
+  static constexpr TokenId kNoToken = 0xFFFFFFFFu;
+};
+
+/// One decoder: HF's decode chain works on the list of token strings.
+class TOKENLAB_PRETRAINED_API DecoderStep {
+ public:
+  virtual ~DecoderStep();
+  virtual void decode(std::vector<std::string>& tokens) const = 0;
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+}  // namespace tokenlab

@@ -1,0 +1,94 @@
+// File: pretrained/pretrained_tokenizer.hpp
+// A real model's tokenizer, read from its own file and run exactly as its own
+// library runs it (Hugging Face tokenizers, tiktoken or SentencePiece).
+//
+//   PretrainedTokenizer gpt4o = PretrainedTokenizer::load("tokenizer.json");
+//   std::vector<TokenId> ids = gpt4o.encode("Hello world");   // {13225, 2375}
+//   gpt4o.decode(ids) == "Hello world"
+//
+// Formats (detected from the content; see pretrained/formats.hpp):
+// tokenizer.json, tiktoken rank files and npm tiktoken's encoder JSON, and
+// SentencePiece's .model. A component or option that tokenlab does not
+// implement is an Error naming it and where it is in the file; tokenlab never
+// silently builds a different tokenizer.
+//
+// Copies share the immutable pipeline; encode and decode are thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/pretrained/added_tokens.hpp"
+#include "tokenlab/pretrained/export.hpp"
+#include "tokenlab/pretrained/pipeline.hpp"
+#include "tokenlab/pretrained/token_table.hpp"
+#include "tokenlab/text_encoder.hpp"
+#include "tokenlab/types.hpp"
+
+namespace tokenlab {
+
+/// Everything a reader builds: the stages in order, and the id <-> token table.
+struct PretrainedPipeline {
+  std::string format;  // "tokenizer.json", "tiktoken", "sentencepiece"
+  std::string source;  // the file it was read from
+  /// The model's vocabulary (what the model can emit); shared with the model.
+  std::shared_ptr<const TokenTable> tokens;
+  /// Tokens cut out of the text before the model; their ids may lie beyond the
+  /// model's (Llama 3's specials) or coincide with model tokens.
+  AddedTokens added;
+  std::vector<std::unique_ptr<NormalizerStep>> normalizers;
+  std::vector<std::unique_ptr<PreTokenizerStep>> pre_tokenizers;
+  std::unique_ptr<PretrainedModel> model;
+  std::vector<std::unique_ptr<DecoderStep>> decoders;
+  /// HF joins tokens with spaces when a tokenizer has no decoder.
+  bool join_with_spaces_without_decoder = true;
+};
+
+class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
+ public:
+  explicit PretrainedTokenizer(std::shared_ptr<const PretrainedPipeline> pipeline);
+
+  /// Reads path in format ("auto" detects it). Throws Error naming the file and
+  /// the place (JSON path, line or byte offset) of any problem.
+  static PretrainedTokenizer load(const std::filesystem::path& path,
+                                  std::string_view format = "auto");
+  /// The same from a file's bytes; source names it in messages. format may be
+  /// "tiktoken:ENCODING" for a rank file.
+  static PretrainedTokenizer from_bytes(std::string content, const std::string& source,
+                                        std::string_view format = "auto");
+
+  /// Appends the ids of text (no special tokens added around it).
+  void encode(std::string_view text, std::vector<TokenId>& out) const override;
+  [[nodiscard]] std::vector<TokenId> encode(std::string_view text) const;
+  /// The text of ids through the decoders, special tokens included (HF's
+  /// decode(ids, skip_special_tokens=false)). Throws Error on an id with no token.
+  [[nodiscard]] std::string decode(std::span<const TokenId> ids) const override {
+    return decode(ids, false);
+  }
+  [[nodiscard]] std::string decode(std::span<const TokenId> ids, bool skip_special_tokens) const;
+
+  /// The pieces the model sees for text, with the added tokens' contents among
+  /// them: what `tokenlab inspect --pieces` and the course pages show.
+  void for_each_piece(std::string_view text,
+                      const std::function<void(std::string_view piece, bool added)>& fn) const;
+
+  [[nodiscard]] const PretrainedPipeline& pipeline() const noexcept { return *pipeline_; }
+  /// One past the largest id: the rows of the embedding matrix.
+  [[nodiscard]] std::size_t vocabulary_size() const override;
+  /// The token string of id as the file spells it, or "" for a gap.
+  [[nodiscard]] std::string token(TokenId id) const;
+  /// The token as readable text: byte-level and byte-fallback tokens shown as the
+  /// bytes they stand for (invalid UTF-8 as \xNN), U+2581 kept.
+  [[nodiscard]] std::string display_piece(TokenId id) const override;
+  [[nodiscard]] std::optional<TokenId> unknown_id() const override;
+
+ private:
+  std::shared_ptr<const PretrainedPipeline> pipeline_;
+};
+
+}  // namespace tokenlab

@@ -1,0 +1,53 @@
+// File: pretrained/token_table.hpp
+// The id <-> token string table of a real model's tokenizer.
+//
+// Unlike tokenlab's Vocabulary, ids may have gaps (o200k_base has no tokens
+// 199998 and 200000-200017) and special tokens may sit anywhere. Token strings
+// are stored as the model file spells them (byte-level BPE in GPT-2's printable
+// alphabet, SentencePiece with U+2581).
+//
+//   TokenTable t;
+//   t.insert(5, "hello", "vocab.json");
+//   t.find("hello") == 5; *t.token(5) == "hello"; t.id_limit() == 6
+//
+// Not thread-safe for writers; any number of concurrent readers is fine.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tokenlab/pretrained/export.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/vocabulary.hpp"
+
+namespace tokenlab {
+
+class TOKENLAB_PRETRAINED_API TokenTable {
+ public:
+  /// Ids above this are refused: a corrupt file must not make us allocate without bound.
+  static constexpr TokenId kMaxId = (1u << 24) - 1;
+
+  /// Adds token with id. Throws Error naming where (a file and JSON path) when the
+  /// id is already taken by another token, the token already has another id, or
+  /// the id exceeds kMaxId. Re-inserting the same (id, token) pair is a no-op.
+  void insert(TokenId id, std::string token, const std::string& where);
+  [[nodiscard]] std::optional<TokenId> find(std::string_view token) const noexcept;
+  /// The token of id, or nullptr when id is a gap or out of range.
+  [[nodiscard]] const std::string* token(TokenId id) const noexcept;
+  /// One past the largest id: the number of rows an embedding matrix needs.
+  [[nodiscard]] std::size_t id_limit() const noexcept { return tokens_.size(); }
+  /// The number of tokens (id_limit() minus the gaps).
+  [[nodiscard]] std::size_t size() const noexcept { return ids_.size(); }
+  void reserve(std::size_t n);
+
+ private:
+  std::vector<std::string> tokens_;
+  std::vector<bool> present_;
+  std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> ids_;
+};
+
+}  // namespace tokenlab

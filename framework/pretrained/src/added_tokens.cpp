@@ -1,0 +1,142 @@
+#include "tokenlab/pretrained/added_tokens.hpp"
+
+#include <unicode/uchar.h>
+
+#include <algorithm>
+
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+namespace {
+
+// Rust regex's Unicode classes, which HF uses for these decisions.
+bool is_word_character(char32_t c) {
+  return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_ALPHABETIC) ||
+         (U_GET_GC_MASK(static_cast<UChar32>(c)) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) ||
+         u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_JOIN_CONTROL);
+}
+
+bool is_space(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
+
+char32_t last_code_point(std::string_view s, std::size_t end, std::size_t& start) {
+  start = end - 1;
+  while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+  return utf8::decode_at(s, start);
+}
+
+}  // namespace
+
+void AddedTokens::Trie::insert(std::string_view key, std::int32_t token) {
+  if (nodes.empty()) nodes.emplace_back();
+  std::uint32_t node = 0;
+  for (const char ch : key) {
+    const auto byte = static_cast<unsigned char>(ch);
+    auto& children = nodes[node].children;
+    auto it = std::lower_bound(children.begin(), children.end(), byte,
+                               [](const auto& child, unsigned char b) { return child.first < b; });
+    if (it != children.end() && it->first == byte) {
+      node = it->second;
+      continue;
+    }
+    const auto next = static_cast<std::uint32_t>(nodes.size());
+    children.insert(it, {byte, next});
+    nodes.emplace_back();
+    node = next;
+  }
+  first_byte[static_cast<unsigned char>(key.front())] = true;
+  // The first token with a given content wins, as HF's map keeps one id per content.
+  if (nodes[node].token < 0) nodes[node].token = token;
+}
+
+std::pair<std::size_t, std::int32_t> AddedTokens::Trie::longest(std::string_view text,
+                                                                std::size_t pos) const {
+  std::pair<std::size_t, std::int32_t> best{0, -1};
+  std::uint32_t node = 0;
+  for (std::size_t i = pos; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const auto& children = nodes[node].children;
+    auto it = std::lower_bound(children.begin(), children.end(), byte,
+                               [](const auto& child, unsigned char b) { return child.first < b; });
+    if (it == children.end() || it->first != byte) break;
+    node = it->second;
+    if (nodes[node].token >= 0) best = {i + 1 - pos, nodes[node].token};
+  }
+  return best;
+}
+
+void AddedTokens::add(AddedToken token) {
+  if (token.content.empty()) return;  // HF ignores empty added tokens
+  const auto index = static_cast<std::int32_t>(tokens_.size());
+  if (token.normalized) {
+    const std::string& key =
+        token.normalized_content.empty() ? token.content : token.normalized_content;
+    if (!key.empty()) normalized_.insert(key, index);
+  } else {
+    raw_.insert(token.content, index);
+  }
+  by_id_.emplace(token.id, tokens_.size());  // the first token with an id wins
+  id_limit_ = std::max<std::size_t>(id_limit_, std::size_t{token.id} + 1);
+  tokens_.push_back(std::move(token));
+}
+
+const AddedToken* AddedTokens::find(TokenId id) const noexcept {
+  const auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &tokens_[it->second];
+}
+
+void AddedTokens::split(std::string_view text, bool normalized, const SegmentFn& fn) const {
+  const Trie& trie = normalized ? normalized_ : raw_;
+  if (trie.nodes.empty() || text.empty()) {
+    fn(text, std::nullopt);
+    return;
+  }
+  std::size_t emitted = 0;  // end of what has been passed to fn
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    if (!trie.first_byte[static_cast<unsigned char>(text[pos])]) {
+      ++pos;
+      continue;
+    }
+    const auto [length, index] = trie.longest(text, pos);
+    if (index < 0) {
+      ++pos;
+      continue;
+    }
+    const AddedToken& token = tokens_[static_cast<std::size_t>(index)];
+    std::size_t start = pos;
+    std::size_t stop = pos + length;
+    pos = stop;  // non-overlapping: a discarded match still consumes its span
+    if (token.single_word) {
+      bool word_before = false;
+      if (start > 0) {
+        std::size_t s = 0;
+        word_before = is_word_character(last_code_point(text, start, s));
+      }
+      const bool word_after = stop < text.size() && is_word_character(utf8::decode_at(text, stop));
+      if (word_before || word_after) continue;
+    }
+    if (token.lstrip) {
+      std::size_t new_start = start;
+      while (new_start > 0) {
+        std::size_t s = 0;
+        if (!is_space(last_code_point(text, new_start, s))) break;
+        new_start = s;
+      }
+      start = std::max(new_start, emitted);
+    }
+    if (token.rstrip) {
+      while (stop < text.size()) {
+        const char32_t c = utf8::decode_at(text, stop);
+        if (!is_space(c)) break;
+        stop += utf8::sequence_length(text, stop);
+      }
+      // HF's matcher resumes at the match's end, not after the swallowed spaces.
+    }
+    if (emitted < start) fn(text.substr(emitted, start - emitted), std::nullopt);
+    fn(text.substr(start, stop - start), token.id);
+    emitted = std::max(emitted, stop);
+  }
+  if (emitted != text.size()) fn(text.substr(emitted), std::nullopt);
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,560 @@
+// The models of real tokenizers: HF's BPE, WordPiece, WordLevel and Unigram
+// (tokenizers/src/models/*), and tiktoken's byte-pair encoding (src/lib.rs).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <span>
+#include <unordered_map>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+namespace {
+
+constexpr TokenId kNone = PretrainedModel::kNoToken;
+
+// The byte-fallback spelling of a byte, "<0xE3>".
+std::string byte_token(unsigned char byte) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string s = "<0x";
+  s += kHex[byte >> 4];
+  s += kHex[byte & 15];
+  s += '>';
+  return s;
+}
+
+// A symbol of a word being merged: a doubly linked list over a vector.
+struct Symbol {
+  TokenId id;
+  std::int32_t prev;
+  std::int32_t next;
+  std::uint32_t start;  // byte range in the piece (tiktoken looks pairs up by bytes)
+  std::uint32_t end;
+  bool alive = true;  // false once merged into its left neighbour
+};
+
+struct Candidate {
+  std::uint32_t rank;
+  std::uint32_t pos;
+  TokenId new_id;
+  // The smallest rank first, then the leftmost position: HF's Merge ordering and
+  // tiktoken's first minimum.
+  bool operator<(const Candidate& o) const {
+    return rank != o.rank ? rank > o.rank : pos > o.pos;
+  }
+};
+
+struct PairResult {
+  std::uint32_t rank;
+  TokenId new_id;
+};
+
+// Merges symbols by a pair ranking until no adjacent pair ranks. lookup(left,
+// right) returns the pair's rank and merged id, or rank UINT32_MAX.
+template <class Lookup>
+void merge_all(std::vector<Symbol>& symbols, Lookup&& lookup) {
+  if (symbols.size() < 2) return;
+  std::priority_queue<Candidate> queue;
+  for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
+    const PairResult r = lookup(symbols[i], symbols[i + 1]);
+    if (r.rank != UINT32_MAX) queue.push({r.rank, static_cast<std::uint32_t>(i), r.new_id});
+  }
+  while (!queue.empty()) {
+    const Candidate top = queue.top();
+    queue.pop();
+    Symbol& left = symbols[top.pos];
+    if (!left.alive || left.next < 0) continue;  // merged away, or last
+    const Symbol right = symbols[static_cast<std::size_t>(left.next)];
+    const PairResult now = lookup(left, right);
+    if (now.rank != top.rank || now.new_id != top.new_id) continue;  // stale
+    left.id = top.new_id;
+    left.end = right.end;
+    symbols[static_cast<std::size_t>(left.next)].alive = false;
+    left.next = right.next;
+    if (right.next >= 0) symbols[static_cast<std::size_t>(right.next)].prev = static_cast<std::int32_t>(top.pos);
+    if (left.prev >= 0) {
+      const PairResult r = lookup(symbols[static_cast<std::size_t>(left.prev)], left);
+      if (r.rank != UINT32_MAX)
+        queue.push({r.rank, static_cast<std::uint32_t>(left.prev), r.new_id});
+    }
+    if (left.next >= 0) {
+      const PairResult r = lookup(left, symbols[static_cast<std::size_t>(left.next)]);
+      if (r.rank != UINT32_MAX) queue.push({r.rank, top.pos, r.new_id});
+    }
+  }
+}
+
+// A small per-thread cache of whole-piece encodings, as HF and tiktoken keep:
+// real text repeats its words, and a hit skips the merge loop entirely.
+class PieceCache {
+ public:
+  static constexpr std::size_t kCapacity = 1 << 16;
+  static constexpr std::size_t kMaxPieceBytes = 256;
+
+  const std::vector<TokenId>* find(const void* model, std::string_view piece) {
+    if (model != owner_) {
+      map_.clear();
+      owner_ = model;
+    }
+    const auto it = map_.find(piece);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void insert(std::string_view piece, std::span<const TokenId> ids) {
+    if (piece.size() > kMaxPieceBytes) return;
+    if (map_.size() >= kCapacity) map_.clear();
+    map_.emplace(std::string(piece), std::vector<TokenId>(ids.begin(), ids.end()));
+  }
+
+ private:
+  const void* owner_ = nullptr;
+  std::unordered_map<std::string, std::vector<TokenId>, StringHash, std::equal_to<>> map_;
+};
+
+PieceCache& piece_cache() {
+  thread_local PieceCache cache;
+  return cache;
+}
+
+std::uint64_t pair_key(TokenId a, TokenId b) { return (std::uint64_t{a} << 32) | b; }
+
+class BpeModel final : public PretrainedModel {
+ public:
+  BpeModel(std::shared_ptr<const TokenTable> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
+           const BpeModelOptions& options, const std::string& where)
+      : tokens_(std::move(tokens)), options_(options) {
+    if (options.dropout && *options.dropout != 0.0 &&
+        !(*options.dropout > 0.0 && *options.dropout <= 1.0))
+      throw Error(where + ".dropout: " + std::to_string(*options.dropout) +
+                  " is not a probability in (0, 1]");
+    if (options.unknown_token) {
+      const auto id = tokens_->find(*options.unknown_token);
+      if (!id)
+        throw Error(where + ".unk_token: \"" + *options.unknown_token +
+                    "\" is not in the vocabulary");
+      unknown_ = *id;
+    }
+    if (options.byte_fallback) {
+      for (int b = 0; b < 256; ++b) {
+        const auto id = tokens_->find(byte_token(static_cast<unsigned char>(b)));
+        byte_ids_[b] = id ? *id : kNone;
+      }
+    }
+    const std::size_t prefix = options.continuing_subword_prefix.size();
+    merges_.reserve(merges.size() * 2);
+    std::string merged;
+    for (std::size_t i = 0; i < merges.size(); ++i) {
+      const auto& [a, b] = merges[i];
+      const auto id_a = tokens_->find(a);
+      const auto id_b = tokens_->find(b);
+      const std::string here = where + ".merges[" + std::to_string(i) + "]";
+      if (!id_a) throw Error(here + ": \"" + a + "\" is not in the vocabulary");
+      if (!id_b) throw Error(here + ": \"" + b + "\" is not in the vocabulary");
+      if (b.size() < prefix)
+        throw Error(here + ": \"" + b + "\" is shorter than the continuing subword prefix");
+      merged.assign(a);
+      merged.append(b, prefix, std::string::npos);
+      const auto id = tokens_->find(merged);
+      if (!id)
+        throw Error(here + ": the merged token \"" + merged + "\" is not in the vocabulary");
+      // As HF's map: a repeated pair keeps its last rank.
+      merges_[pair_key(*id_a, *id_b)] = {static_cast<std::uint32_t>(i), *id};
+    }
+  }
+
+  void encode(std::string_view piece, std::vector<TokenId>& out) const override {
+    if (piece.empty()) return;
+    if (options_.ignore_merges) {
+      if (const auto id = tokens_->find(piece)) {
+        out.push_back(*id);
+        return;
+      }
+    }
+    PieceCache& cache = piece_cache();
+    if (const auto* hit = cache.find(this, piece)) {
+      out.insert(out.end(), hit->begin(), hit->end());
+      return;
+    }
+    thread_local std::vector<Symbol> symbols;
+    symbols.clear();
+    initial_symbols(piece, symbols);
+    merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
+      const auto it = merges_.find(pair_key(l.id, r.id));
+      if (it == merges_.end()) return {UINT32_MAX, 0};
+      return it->second;
+    });
+    const std::size_t mark = out.size();
+    for (const Symbol& s : symbols)
+      if (s.alive) out.push_back(s.id);
+    cache.insert(piece, std::span<const TokenId>(out.data() + mark, out.size() - mark));
+  }
+
+  [[nodiscard]] std::string type() const override { return "BPE"; }
+  [[nodiscard]] std::string describe() const override {
+    std::string d = std::to_string(merges_.size()) + " merges";
+    if (options_.byte_fallback) d += ", byte fallback";
+    if (options_.fuse_unknown) d += ", fuse unknown";
+    if (options_.ignore_merges) d += ", ignore merges";
+    if (!options_.continuing_subword_prefix.empty())
+      d += ", continuing prefix \"" + options_.continuing_subword_prefix + "\"";
+    if (!options_.end_of_word_suffix.empty())
+      d += ", end-of-word suffix \"" + options_.end_of_word_suffix + "\"";
+    if (options_.unknown_token) d += ", unknown \"" + *options_.unknown_token + "\"";
+    return d;
+  }
+  [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
+
+ private:
+  void initial_symbols(std::string_view piece, std::vector<Symbol>& symbols) const {
+    std::string unit;
+    TokenId pending_unknown = kNone;
+    std::uint32_t pending_start = 0, pending_end = 0;
+    const auto push = [&](TokenId id, std::uint32_t start, std::uint32_t end) {
+      const auto index = static_cast<std::int32_t>(symbols.size());
+      symbols.push_back({id, index - 1, -1, start, end, true});
+      if (index > 0) symbols[static_cast<std::size_t>(index - 1)].next = index;
+    };
+    const auto flush_unknown = [&] {
+      if (pending_unknown == kNone) return;
+      push(pending_unknown, pending_start, pending_end);
+      pending_unknown = kNone;
+    };
+    for (std::size_t i = 0; i < piece.size();) {
+      std::size_t length = utf8::sequence_length(piece, i);
+      if (length == 0) length = 1;
+      const bool first = i == 0;
+      const bool last = i + length == piece.size();
+      unit.clear();
+      if (!first) unit += options_.continuing_subword_prefix;
+      unit.append(piece.substr(i, length));
+      if (last) unit += options_.end_of_word_suffix;
+      const auto start = static_cast<std::uint32_t>(i);
+      const auto end = static_cast<std::uint32_t>(i + length);
+      i += length;
+      if (const auto id = tokens_->find(unit)) {
+        flush_unknown();
+        push(*id, start, end);
+        continue;
+      }
+      if (options_.byte_fallback) {
+        bool all = true;
+        for (const char ch : unit) all = all && byte_ids_[static_cast<unsigned char>(ch)] != kNone;
+        if (all) {
+          for (std::size_t b = 0; b < unit.size(); ++b)
+            push(byte_ids_[static_cast<unsigned char>(unit[b])], start, end);
+          continue;
+        }
+      }
+      if (unknown_ == kNone) continue;  // HF drops a character it cannot represent
+      if (pending_unknown != kNone && options_.fuse_unknown) {
+        pending_end = end;
+        continue;
+      }
+      flush_unknown();
+      pending_unknown = unknown_;
+      pending_start = start;
+      pending_end = end;
+    }
+    flush_unknown();
+  }
+
+  std::shared_ptr<const TokenTable> tokens_;
+  BpeModelOptions options_;
+  TokenId unknown_ = kNone;
+  std::array<TokenId, 256> byte_ids_{};
+  std::unordered_map<std::uint64_t, PairResult> merges_;
+};
+
+class TiktokenModel final : public PretrainedModel {
+ public:
+  explicit TiktokenModel(std::shared_ptr<const TokenTable> tokens) : tokens_(std::move(tokens)) {}
+
+  void encode(std::string_view piece, std::vector<TokenId>& out) const override {
+    if (piece.empty()) return;
+    if (const auto id = tokens_->find(piece)) {
+      out.push_back(*id);
+      return;
+    }
+    PieceCache& cache = piece_cache();
+    if (const auto* hit = cache.find(this, piece)) {
+      out.insert(out.end(), hit->begin(), hit->end());
+      return;
+    }
+    thread_local std::vector<Symbol> symbols;
+    symbols.clear();
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      const auto id = tokens_->find(piece.substr(i, 1));
+      if (!id)
+        throw Error("tiktoken: the byte " + std::to_string(static_cast<unsigned char>(piece[i])) +
+                    " has no rank");
+      const auto index = static_cast<std::int32_t>(i);
+      symbols.push_back({*id, index - 1, index + 1 < static_cast<std::int32_t>(piece.size()) ? index + 1 : -1,
+                         static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1), true});
+    }
+    merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
+      const auto id = tokens_->find(piece.substr(l.start, r.end - l.start));
+      if (!id) return {UINT32_MAX, 0};
+      return {*id, *id};
+    });
+    const std::size_t mark = out.size();
+    for (const Symbol& s : symbols)
+      if (s.alive) out.push_back(s.id);
+    cache.insert(piece, std::span<const TokenId>(out.data() + mark, out.size() - mark));
+  }
+  [[nodiscard]] std::string type() const override { return "tiktoken BPE"; }
+  [[nodiscard]] std::string describe() const override {
+    return std::to_string(tokens_->size()) + " ranks";
+  }
+
+ private:
+  std::shared_ptr<const TokenTable> tokens_;
+};
+
+class WordPieceModel final : public PretrainedModel {
+ public:
+  WordPieceModel(std::shared_ptr<const TokenTable> tokens, std::string unknown, std::string prefix,
+                 std::size_t max_chars, const std::string& where)
+      : tokens_(std::move(tokens)), prefix_(std::move(prefix)), max_chars_(max_chars) {
+    const auto id = tokens_->find(unknown);
+    if (!id) throw Error(where + ".unk_token: \"" + unknown + "\" is not in the vocabulary");
+    unknown_ = *id;
+  }
+  void encode(std::string_view piece, std::vector<TokenId>& out) const override {
+    if (piece.empty()) return;
+    if (utf8::count_code_points(piece) > max_chars_) {
+      out.push_back(unknown_);
+      return;
+    }
+    const std::size_t mark = out.size();
+    std::string candidate;
+    std::size_t start = 0;
+    while (start < piece.size()) {
+      std::size_t end = piece.size();
+      TokenId found = kNone;
+      while (start < end) {
+        candidate.clear();
+        if (start > 0) candidate += prefix_;
+        candidate.append(piece.substr(start, end - start));
+        if (const auto id = tokens_->find(candidate)) {
+          found = *id;
+          break;
+        }
+        do --end;
+        while (end > start && (static_cast<unsigned char>(piece[end]) & 0xC0) == 0x80);
+      }
+      if (found == kNone) {
+        out.resize(mark);
+        out.push_back(unknown_);
+        return;
+      }
+      out.push_back(found);
+      start = end;
+    }
+  }
+  [[nodiscard]] std::string type() const override { return "WordPiece"; }
+  [[nodiscard]] std::string describe() const override {
+    return "prefix \"" + prefix_ + "\", at most " + std::to_string(max_chars_) + " characters";
+  }
+  [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
+
+ private:
+  std::shared_ptr<const TokenTable> tokens_;
+  std::string prefix_;
+  std::size_t max_chars_;
+  TokenId unknown_ = kNone;
+};
+
+class WordLevelModel final : public PretrainedModel {
+ public:
+  WordLevelModel(std::shared_ptr<const TokenTable> tokens, std::string unknown, const std::string& where)
+      : tokens_(std::move(tokens)) {
+    const auto id = tokens_->find(unknown);
+    if (!id) throw Error(where + ".unk_token: \"" + unknown + "\" is not in the vocabulary");
+    unknown_ = *id;
+  }
+  void encode(std::string_view piece, std::vector<TokenId>& out) const override {
+    if (piece.empty()) return;
+    const auto id = tokens_->find(piece);
+    out.push_back(id ? *id : unknown_);
+  }
+  [[nodiscard]] std::string type() const override { return "WordLevel"; }
+  [[nodiscard]] std::string describe() const override { return ""; }
+  [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
+
+ private:
+  std::shared_ptr<const TokenTable> tokens_;
+  TokenId unknown_ = kNone;
+};
+
+// A byte trie over the pieces, for the Viterbi lattice's prefix searches.
+class PieceTrie {
+ public:
+  void insert(std::string_view key, TokenId id) {
+    std::uint32_t node = 0;
+    for (const char ch : key) {
+      const std::uint64_t k = (std::uint64_t{node} << 8) | static_cast<unsigned char>(ch);
+      auto [it, inserted] = children_.try_emplace(k, static_cast<std::uint32_t>(ids_.size()));
+      if (inserted) ids_.push_back(kNone);
+      node = it->second;
+    }
+    ids_[node] = id;
+  }
+  template <class Fn>
+  void prefixes(std::string_view text, std::size_t pos, Fn&& fn) const {
+    std::uint32_t node = 0;
+    for (std::size_t i = pos; i < text.size(); ++i) {
+      const std::uint64_t k = (std::uint64_t{node} << 8) | static_cast<unsigned char>(text[i]);
+      const auto it = children_.find(k);
+      if (it == children_.end()) return;
+      node = it->second;
+      if (ids_[node] != kNone) fn(i + 1 - pos, ids_[node]);
+    }
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint32_t> children_;
+  std::vector<TokenId> ids_{kNone};
+};
+
+class UnigramModel final : public PretrainedModel {
+ public:
+  UnigramModel(std::shared_ptr<const TokenTable> tokens, std::vector<double> scores,
+               std::optional<TokenId> unknown, bool byte_fallback)
+      : tokens_(std::move(tokens)), scores_(std::move(scores)), byte_fallback_(byte_fallback) {
+    if (unknown) unknown_ = *unknown;
+    double min_score = std::numeric_limits<double>::infinity();
+    for (TokenId id = 0; id < tokens_->id_limit(); ++id) {
+      const std::string* token = tokens_->token(id);
+      if (!token) continue;
+      trie_.insert(*token, id);
+      min_score = std::min(min_score, scores_[id]);
+    }
+    unknown_score_ = min_score - 10.0;  // SentencePiece's kUnkPenalty
+    if (byte_fallback)
+      for (int b = 0; b < 256; ++b) {
+        const auto id = tokens_->find(byte_token(static_cast<unsigned char>(b)));
+        byte_ids_[b] = id ? *id : kNone;
+      }
+  }
+
+  void encode(std::string_view piece, std::vector<TokenId>& out) const override {
+    if (piece.empty()) return;
+    PieceCache& cache = piece_cache();
+    if (const auto* hit = cache.find(this, piece)) {
+      out.insert(out.end(), hit->begin(), hit->end());
+      return;
+    }
+    struct Node {
+      TokenId id = kNone;
+      double score = 0.0;
+      std::int64_t start = -1;
+    };
+    std::vector<Node> best(piece.size() + 1);
+    for (std::size_t at = 0; at < piece.size();) {
+      const double here = best[at].score;
+      std::size_t char_length = utf8::sequence_length(piece, at);
+      if (char_length == 0) char_length = 1;
+      bool single = false;
+      trie_.prefixes(piece, at, [&](std::size_t length, TokenId id) {
+        Node& target = best[at + length];
+        const double candidate = here + scores_[id];
+        if (target.start < 0 || candidate > target.score) {
+          target = {id, candidate, static_cast<std::int64_t>(at)};
+        }
+        if (length == char_length) single = true;
+      });
+      if (!single) {
+        if (unknown_ == kNone)
+          throw Error("the Unigram model has no unknown token for \"" +
+                      std::string(piece.substr(at, char_length)) + "\"");
+        Node& target = best[at + char_length];
+        const double candidate = here + unknown_score_;
+        if (target.start < 0 || candidate > target.score)
+          target = {unknown_, candidate, static_cast<std::int64_t>(at)};
+      }
+      at += char_length;
+    }
+    // Back from the end; consecutive unknown pieces fuse into one (HF's fuse_unk).
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // [start, end) per token
+    std::vector<TokenId> ids;
+    for (std::size_t end = piece.size(); end > 0;) {
+      const Node& node = best[end];
+      const auto start = static_cast<std::size_t>(node.start);
+      if (node.id == unknown_ && !ids.empty() && ids.back() == unknown_ &&
+          spans.back().first == end) {
+        spans.back().first = start;
+      } else {
+        ids.push_back(node.id);
+        spans.emplace_back(start, end);
+      }
+      end = start;
+    }
+    const std::size_t mark = out.size();
+    for (std::size_t i = ids.size(); i-- > 0;) {
+      const TokenId id = ids[i];
+      if (id == unknown_ && byte_fallback_) {
+        // HF looks the fused text up first; it is never a piece, so bytes follow.
+        const auto [s, e] = spans[i];
+        bool all = true;
+        for (std::size_t b = s; b < e; ++b)
+          all = all && byte_ids_[static_cast<unsigned char>(piece[b])] != kNone;
+        if (all) {
+          for (std::size_t b = s; b < e; ++b)
+            out.push_back(byte_ids_[static_cast<unsigned char>(piece[b])]);
+          continue;
+        }
+      }
+      out.push_back(id);
+    }
+    cache.insert(piece, std::span<const TokenId>(out.data() + mark, out.size() - mark));
+  }
+  [[nodiscard]] std::string type() const override { return "Unigram"; }
+  [[nodiscard]] std::string describe() const override {
+    return byte_fallback_ ? "byte fallback" : "";
+  }
+  [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
+
+ private:
+  std::shared_ptr<const TokenTable> tokens_;
+  std::vector<double> scores_;
+  bool byte_fallback_;
+  TokenId unknown_ = kNone;
+  double unknown_score_ = 0.0;
+  PieceTrie trie_;
+  std::array<TokenId, 256> byte_ids_{};
+};
+
+}  // namespace
+
+std::unique_ptr<PretrainedModel> make_bpe_model(
+    std::shared_ptr<const TokenTable> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
+    const BpeModelOptions& options, const std::string& where) {
+  return std::make_unique<BpeModel>(std::move(tokens), merges, options, where);
+}
+std::unique_ptr<PretrainedModel> make_tiktoken_model(std::shared_ptr<const TokenTable> tokens) {
+  return std::make_unique<TiktokenModel>(std::move(tokens));
+}
+std::unique_ptr<PretrainedModel> make_wordpiece_model(std::shared_ptr<const TokenTable> tokens,
+                                                      std::string unknown_token,
+                                                      std::string continuing_subword_prefix,
+                                                      std::size_t max_input_chars_per_word,
+                                                      const std::string& where) {
+  return std::make_unique<WordPieceModel>(std::move(tokens), std::move(unknown_token),
+                                          std::move(continuing_subword_prefix),
+                                          max_input_chars_per_word, where);
+}
+std::unique_ptr<PretrainedModel> make_word_level_model(std::shared_ptr<const TokenTable> tokens,
+                                                       std::string unknown_token,
+                                                       const std::string& where) {
+  return std::make_unique<WordLevelModel>(std::move(tokens), std::move(unknown_token), where);
+}
+std::unique_ptr<PretrainedModel> make_unigram_model(std::shared_ptr<const TokenTable> tokens,
+                                                    std::vector<double> scores,
+                                                    std::optional<TokenId> unknown_id,
+                                                    bool byte_fallback) {
+  return std::make_unique<UnigramModel>(std::move(tokens), std::move(scores), unknown_id, byte_fallback);
+}
+
+}  // namespace tokenlab

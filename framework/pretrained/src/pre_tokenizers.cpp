@@ -1,0 +1,362 @@
+// Hugging Face's pre-tokenizers (tokenizers/src/pre_tokenizers/*.rs), each as
+// a split of one piece into (start, end, is_match) spans followed by HF's
+// SplitDelimiterBehavior (tokenizer/normalizer.rs, NormalizedString::split).
+#include <unicode/uchar.h>
+
+#include <array>
+#include <functional>
+
+#include "tokenlab/bert_characters.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+
+std::optional<SplitBehavior> parse_split_behavior(std::string_view name) {
+  if (name == "Removed") return SplitBehavior::removed;
+  if (name == "Isolated") return SplitBehavior::isolated;
+  if (name == "MergedWithPrevious") return SplitBehavior::merged_with_previous;
+  if (name == "MergedWithNext") return SplitBehavior::merged_with_next;
+  if (name == "Contiguous") return SplitBehavior::contiguous;
+  return std::nullopt;
+}
+
+const std::array<char32_t, 256>& byte_level_alphabet() {
+  static const std::array<char32_t, 256> alphabet = [] {
+    std::array<char32_t, 256> a{};
+    std::array<bool, 256> printable{};
+    for (int b = '!'; b <= '~'; ++b) printable[b] = true;
+    for (int b = 0xA1; b <= 0xAC; ++b) printable[b] = true;
+    for (int b = 0xAE; b <= 0xFF; ++b) printable[b] = true;
+    char32_t next = 256;
+    for (int b = 0; b < 256; ++b) a[b] = printable[b] ? static_cast<char32_t>(b) : next++;
+    return a;
+  }();
+  return alphabet;
+}
+
+namespace {
+
+struct Span {
+  std::size_t start;
+  std::size_t end;
+  bool is_match;
+};
+
+// HF's SplitDelimiterBehavior over spans that cover the piece.
+void apply_behavior(std::string_view piece, std::vector<Span>& spans, SplitBehavior behavior,
+                    std::vector<std::string>& out) {
+  struct Part {
+    std::size_t start, end;
+    bool remove;
+  };
+  std::vector<Part> parts;
+  parts.reserve(spans.size());
+  switch (behavior) {
+    case SplitBehavior::isolated:
+      for (const Span& s : spans) parts.push_back({s.start, s.end, false});
+      break;
+    case SplitBehavior::removed:
+      for (const Span& s : spans) parts.push_back({s.start, s.end, s.is_match});
+      break;
+    case SplitBehavior::contiguous: {
+      bool previous = false;
+      for (const Span& s : spans) {
+        if (s.is_match == previous && !parts.empty())
+          parts.back().end = s.end;
+        else
+          parts.push_back({s.start, s.end, false});
+        previous = s.is_match;
+      }
+      break;
+    }
+    case SplitBehavior::merged_with_previous: {
+      bool previous = false;
+      for (const Span& s : spans) {
+        if (s.is_match && !previous && !parts.empty())
+          parts.back().end = s.end;
+        else
+          parts.push_back({s.start, s.end, false});
+        previous = s.is_match;
+      }
+      break;
+    }
+    case SplitBehavior::merged_with_next: {
+      bool previous = false;
+      for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+        if (it->is_match && !previous && !parts.empty())
+          parts.back().start = it->start;
+        else
+          parts.push_back({it->start, it->end, false});
+        previous = it->is_match;
+      }
+      std::reverse(parts.begin(), parts.end());
+      break;
+    }
+  }
+  for (const Part& p : parts)
+    if (!p.remove && p.end > p.start) out.emplace_back(piece.substr(p.start, p.end - p.start));
+}
+
+// Spans of matches of a per-character predicate (each character its own match,
+// as HF's `impl Pattern for Fn(char) -> bool`).
+template <class Predicate>
+void character_spans(std::string_view piece, Predicate&& is_match, std::vector<Span>& spans) {
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < piece.size();) {
+    const std::size_t length = utf8::sequence_length(piece, i);
+    const char32_t c = utf8::decode_at(piece, i);
+    if (is_match(c)) {
+      if (last < i) spans.push_back({last, i, false});
+      spans.push_back({i, i + length, true});
+      last = i + length;
+    }
+    i += length;
+  }
+  if (last < piece.size()) spans.push_back({last, piece.size(), false});
+}
+
+void invert(std::vector<Span>& spans) {
+  for (Span& s : spans) s.is_match = !s.is_match;
+}
+
+bool is_white_space(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
+
+class SplitPreTokenizer final : public PreTokenizerStep {
+ public:
+  SplitPreTokenizer(std::string pattern, bool is_regex, SplitBehavior behavior, bool invert)
+      : literal_(pattern), behavior_(behavior), invert_(invert) {
+    if (is_regex) regex_ = std::make_unique<PretrainedRegex>(std::move(pattern));
+  }
+  void split(std::string_view piece, bool, std::vector<std::string>& out) const override {
+    thread_local std::vector<Span> spans;
+    spans.clear();
+    std::size_t last = 0;
+    const auto on_match = [&](std::size_t start, std::size_t end) {
+      if (last != start) spans.push_back({last, start, false});
+      spans.push_back({start, end, true});
+      last = end;
+    };
+    if (regex_) {
+      regex_->for_each_match(piece, on_match);
+    } else if (!literal_.empty()) {
+      for (std::size_t at = piece.find(literal_); at != std::string_view::npos;
+           at = piece.find(literal_, at + literal_.size()))
+        on_match(at, at + literal_.size());
+    }
+    if (last != piece.size()) spans.push_back({last, piece.size(), false});
+    if (invert_) invert(spans);
+    apply_behavior(piece, spans, behavior_, out);
+  }
+  [[nodiscard]] std::string describe() const override {
+    return std::string("Split(") + (regex_ ? "regex /" + literal_ + "/" : "\"" + literal_ + "\"") +
+           (invert_ ? ", inverted" : "") + ")";
+  }
+
+ private:
+  std::string literal_;
+  std::unique_ptr<PretrainedRegex> regex_;
+  SplitBehavior behavior_;
+  bool invert_;
+};
+
+class ByteLevelPreTokenizer final : public PreTokenizerStep {
+ public:
+  ByteLevelPreTokenizer(bool add_prefix_space, bool use_regex)
+      : add_prefix_space_(add_prefix_space) {
+    if (use_regex) regex_ = std::make_unique<PretrainedRegex>(std::string(kGpt2Pattern));
+    const auto& alphabet = byte_level_alphabet();
+    for (int b = 0; b < 256; ++b) {
+      encoded_[b].clear();
+      utf8::append(encoded_[b], alphabet[b]);
+    }
+  }
+  void split(std::string_view piece, bool, std::vector<std::string>& out) const override {
+    std::string prefixed;
+    if (add_prefix_space_ && (piece.empty() || piece.front() != ' ')) {
+      prefixed = " ";
+      prefixed += piece;
+      piece = prefixed;
+    }
+    if (!regex_) {
+      emit(piece, out);
+      return;
+    }
+    std::size_t last = 0;
+    regex_->for_each_match(piece, [&](std::size_t start, std::size_t end) {
+      if (last != start) emit(piece.substr(last, start - last), out);
+      emit(piece.substr(start, end - start), out);
+      last = end;
+    });
+    if (last != piece.size()) emit(piece.substr(last), out);
+  }
+  [[nodiscard]] std::string describe() const override {
+    return std::string("ByteLevel(") + (add_prefix_space_ ? "prefix space" : "no prefix space") +
+           (regex_ ? ", GPT-2 regex" : "") + ")";
+  }
+
+ private:
+  void emit(std::string_view piece, std::vector<std::string>& out) const {
+    if (piece.empty()) return;
+    std::string mapped;
+    mapped.reserve(piece.size() * 2);
+    for (const char ch : piece) mapped += encoded_[static_cast<unsigned char>(ch)];
+    out.push_back(std::move(mapped));
+  }
+  bool add_prefix_space_;
+  std::unique_ptr<PretrainedRegex> regex_;
+  std::array<std::string, 256> encoded_;
+};
+
+class MetaspacePreTokenizer final : public PreTokenizerStep {
+ public:
+  MetaspacePreTokenizer(char32_t replacement, PrependScheme scheme, bool split)
+      : scheme_(scheme), split_(split) {
+    utf8::append(replacement_, replacement);
+  }
+  void split(std::string_view piece, bool at_start, std::vector<std::string>& out) const override {
+    std::string text;
+    text.reserve(piece.size() + 8);
+    for (const char ch : piece) {
+      if (ch == ' ')
+        text += replacement_;
+      else
+        text += ch;
+    }
+    const bool starts_with_replacement = text.starts_with(replacement_);
+    if (!starts_with_replacement && (scheme_ == PrependScheme::always ||
+                                     (scheme_ == PrependScheme::first && at_start)))
+      text.insert(0, replacement_);
+    if (!split_) {
+      if (!text.empty()) out.push_back(std::move(text));
+      return;
+    }
+    std::vector<Span> spans;
+    std::size_t last = 0;
+    for (std::size_t at = text.find(replacement_); at != std::string::npos;
+         at = text.find(replacement_, at + replacement_.size())) {
+      if (last != at) spans.push_back({last, at, false});
+      spans.push_back({at, at + replacement_.size(), true});
+      last = at + replacement_.size();
+    }
+    if (last != text.size()) spans.push_back({last, text.size(), false});
+    apply_behavior(text, spans, SplitBehavior::merged_with_next, out);
+  }
+  [[nodiscard]] std::string describe() const override {
+    static constexpr const char* kSchemes[] = {"always", "never", "first"};
+    return "Metaspace(\"" + replacement_ + "\", prepend " +
+           kSchemes[static_cast<int>(scheme_)] + (split_ ? ", split" : "") + ")";
+  }
+
+ private:
+  std::string replacement_;
+  PrependScheme scheme_;
+  bool split_;
+};
+
+// A pre-tokenizer defined by a span function and a behavior.
+class SpanPreTokenizer final : public PreTokenizerStep {
+ public:
+  using SpanFn = std::function<void(std::string_view, std::vector<Span>&)>;
+  SpanPreTokenizer(std::string name, SpanFn spans, SplitBehavior behavior)
+      : name_(std::move(name)), spans_(std::move(spans)), behavior_(behavior) {}
+  void split(std::string_view piece, bool, std::vector<std::string>& out) const override {
+    std::vector<Span> spans;
+    spans_(piece, spans);
+    apply_behavior(piece, spans, behavior_, out);
+  }
+  [[nodiscard]] std::string describe() const override { return name_; }
+
+ private:
+  std::string name_;
+  SpanFn spans_;
+  SplitBehavior behavior_;
+};
+
+// Several span functions applied one after the other (HF applies BertPreTokenizer's
+// white space split, then its punctuation split, to each resulting piece).
+class ChainPreTokenizer final : public PreTokenizerStep {
+ public:
+  ChainPreTokenizer(std::string name, std::unique_ptr<PreTokenizerStep> first,
+                    std::unique_ptr<PreTokenizerStep> second)
+      : name_(std::move(name)), first_(std::move(first)), second_(std::move(second)) {}
+  void split(std::string_view piece, bool at_start, std::vector<std::string>& out) const override {
+    std::vector<std::string> middle;
+    first_->split(piece, at_start, middle);
+    for (std::size_t i = 0; i < middle.size(); ++i)
+      second_->split(middle[i], at_start && i == 0, out);
+  }
+  [[nodiscard]] std::string describe() const override { return name_; }
+
+ private:
+  std::string name_;
+  std::unique_ptr<PreTokenizerStep> first_, second_;
+};
+
+// Rust's char::is_numeric: Nd, Nl or No.
+bool is_numeric(char32_t c) { return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_N_MASK) != 0; }
+
+}  // namespace
+
+std::unique_ptr<PreTokenizerStep> make_split_pre_tokenizer(std::string pattern, bool is_regex,
+                                                           SplitBehavior behavior, bool invert) {
+  return std::make_unique<SplitPreTokenizer>(std::move(pattern), is_regex, behavior, invert);
+}
+
+std::unique_ptr<PreTokenizerStep> make_byte_level_pre_tokenizer(bool add_prefix_space,
+                                                                bool use_regex) {
+  return std::make_unique<ByteLevelPreTokenizer>(add_prefix_space, use_regex);
+}
+
+std::unique_ptr<PreTokenizerStep> make_metaspace_pre_tokenizer(char32_t replacement,
+                                                               PrependScheme scheme, bool split) {
+  return std::make_unique<MetaspacePreTokenizer>(replacement, scheme, split);
+}
+
+std::unique_ptr<PreTokenizerStep> make_whitespace_pre_tokenizer() {
+  // HF: Split(r"\w+|[^\w\s]+", Removed, invert=true): the matches are kept.
+  return std::make_unique<SplitPreTokenizer>(R"(\w+|[^\w\s]+)", true, SplitBehavior::removed,
+                                             true);
+}
+
+std::unique_ptr<PreTokenizerStep> make_whitespace_split_pre_tokenizer() {
+  return std::make_unique<SpanPreTokenizer>(
+      "WhitespaceSplit",
+      [](std::string_view piece, std::vector<Span>& spans) {
+        character_spans(piece, is_white_space, spans);
+      },
+      SplitBehavior::removed);
+}
+
+std::unique_ptr<PreTokenizerStep> make_bert_pre_tokenizer() {
+  auto spaces = make_whitespace_split_pre_tokenizer();
+  auto punctuation = std::make_unique<SpanPreTokenizer>(
+      "punctuation",
+      [](std::string_view piece, std::vector<Span>& spans) {
+        character_spans(piece, bert::is_punctuation, spans);
+      },
+      SplitBehavior::isolated);
+  return std::make_unique<ChainPreTokenizer>("BertPreTokenizer", std::move(spaces),
+                                             std::move(punctuation));
+}
+
+std::unique_ptr<PreTokenizerStep> make_digits_pre_tokenizer(bool individual) {
+  return std::make_unique<SpanPreTokenizer>(
+      individual ? "Digits(individual)" : "Digits",
+      [](std::string_view piece, std::vector<Span>& spans) {
+        character_spans(piece, is_numeric, spans);
+      },
+      individual ? SplitBehavior::isolated : SplitBehavior::contiguous);
+}
+
+std::unique_ptr<PreTokenizerStep> make_punctuation_pre_tokenizer(SplitBehavior behavior) {
+  return std::make_unique<SpanPreTokenizer>(
+      "Punctuation",
+      [](std::string_view piece, std::vector<Span>& spans) {
+        character_spans(piece, bert::is_punctuation, spans);
+      },
+      behavior);
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,228 @@
+// SentencePiece's precompiled character map (normalizer.cc, darts.h) and the
+// Precompiled normalizer built on it, as spm_encode runs it and, on request, as
+// Hugging Face tokenizers runs it (normalizers/precompiled.rs over the
+// spm_precompiled crate).
+#include "precompiled.hpp"
+
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/utext.h>
+
+#include <cstring>
+#include <memory>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+namespace detail {
+
+namespace {
+
+std::uint32_t read_le32(std::string_view blob, std::size_t at) {
+  const auto b = [&](std::size_t i) { return std::uint32_t{static_cast<unsigned char>(blob[at + i])}; };
+  return b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
+}
+
+}  // namespace
+
+CharsMap::CharsMap(std::string_view blob, const std::string& where) {
+  if (blob.empty()) return;  // SentencePiece: no map, no rules
+  const auto fail = [&](std::size_t at, const std::string& what) {
+    throw Error(where + ": precompiled_charsmap, byte " + std::to_string(at) + ": " + what);
+  };
+  if (blob.size() <= 4)
+    fail(0, "the map is " + std::to_string(blob.size()) +
+                " bytes, too short for its 4-byte trie size and a trie");
+  const std::uint32_t trie_bytes = read_le32(blob, 0);
+  if (trie_bytes == 0 || trie_bytes % 4 != 0)
+    fail(0, "the trie size " + std::to_string(trie_bytes) +
+                " is not a positive multiple of 4 (the size of a double-array unit)");
+  if (std::uint64_t{trie_bytes} > blob.size() - 4)
+    fail(0, "the trie size " + std::to_string(trie_bytes) + " runs past the end of the map (" +
+                std::to_string(blob.size() - 4) + " bytes follow the size): truncated?");
+  const std::size_t count = trie_bytes / 4;
+  units_.resize(count);
+  for (std::size_t i = 0; i < count; ++i) units_[i] = read_le32(blob, 4 + 4 * i);
+  normalized_.assign(blob.substr(4 + std::size_t{trie_bytes}));
+  replacements_utf8_ = !utf8::find_invalid(normalized_).has_value();
+  const std::size_t normalized_at = 4 + std::size_t{trie_bytes};
+  const std::size_t last_nul = normalized_.rfind('\0');
+
+  // Every state a walk can reach from the root, checked once: the 256 units a
+  // state's children may sit at are in the array, and a state with a leaf names
+  // a replacement that a '\0' ends.
+  const auto unit_at = [&](std::size_t index) { return 4 + 4 * index; };
+  std::vector<bool> seen(count, false);
+  std::vector<std::uint32_t> stack;
+  const auto block_in_array = [&](std::uint32_t state, std::uint32_t base) {
+    if ((std::uint64_t{base} | 0xFF) >= count)
+      fail(unit_at(state), "double-array unit " + std::to_string(state) +
+                               " points past the end of the array (" + std::to_string(count) +
+                               " units)");
+  };
+  const std::uint32_t root_base = offset(units_[0]);
+  block_in_array(0, root_base);
+  const auto visit_children = [&](std::uint32_t base) {
+    for (std::uint32_t c = 0; c < 256; ++c) {
+      const std::uint32_t child = base ^ c;
+      if (label(units_[child]) == c && !seen[child]) {
+        seen[child] = true;
+        stack.push_back(child);
+      }
+    }
+  };
+  visit_children(root_base);
+  while (!stack.empty()) {
+    const std::uint32_t state = stack.back();
+    stack.pop_back();
+    const std::uint32_t base = state ^ offset(units_[state]);
+    block_in_array(state, base);
+    if (has_leaf(units_[state])) {
+      const std::uint32_t at = value(units_[base]);
+      if (at >= normalized_.size() || last_nul == std::string::npos || at > last_nul)
+        fail(unit_at(base), "the rule's replacement offset " + std::to_string(at) +
+                                " is not a '\\0'-terminated string of the " +
+                                std::to_string(normalized_.size()) +
+                                " bytes of replacements (at byte " +
+                                std::to_string(normalized_at) + ")");
+      ++rules_;
+    }
+    visit_children(base);
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::CharsMap;
+using detail::kReplacementCharacter;
+
+// Appends the normalization of text: at each position the longest rule, else
+// one character as is (an ill-formed byte as U+FFFD), as SentencePiece's
+// Normalizer::NormalizePrefix with no user-defined symbols.
+void normalize_longest(const CharsMap& map, std::string_view text, std::string& out) {
+  std::size_t i = 0;
+  std::string_view replacement;
+  while (i < text.size()) {
+    const std::string_view rest = text.substr(i);
+    if (const std::size_t length = map.longest_match(rest, replacement); length != 0) {
+      out += replacement;
+      i += length;
+      continue;
+    }
+    const std::size_t length = utf8::sequence_length(text, i);
+    if (length == 0) {
+      out += kReplacementCharacter;
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+}
+
+class SpmPrecompiledNormalizer final : public NormalizerStep {
+ public:
+  explicit SpmPrecompiledNormalizer(CharsMap map) : map_(std::move(map)) {}
+  void apply(std::string& text) const override {
+    thread_local std::string out;
+    out.clear();
+    out.reserve(text.size() + text.size() / 4 + 16);
+    normalize_longest(map_, text, out);
+    text.swap(out);
+  }
+  [[nodiscard]] std::string describe() const override {
+    return "Precompiled(" + std::to_string(map_.rule_count()) + " rules, longest match)";
+  }
+
+ private:
+  CharsMap map_;
+};
+
+// ICU's extended grapheme clusters, one iterator per thread.
+icu::BreakIterator& grapheme_iterator() {
+  thread_local std::unique_ptr<icu::BreakIterator> iterator = [] {
+    UErrorCode status = U_ZERO_ERROR;
+    std::unique_ptr<icu::BreakIterator> it(
+        icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
+    if (U_FAILURE(status) || !it)
+      throw Error(std::string("ICU grapheme break iterator: ") + u_errorName(status));
+    return it;
+  }();
+  return *iterator;
+}
+
+// HF tokenizers' Precompiled: grapheme by grapheme, a grapheme shorter than 6
+// bytes replaced whole by the replacement of the shortest rule that is a prefix
+// of it; otherwise, and when no rule matches, code point by code point with the
+// shortest rule that is a prefix of the code point.
+class HfPrecompiledNormalizer final : public NormalizerStep {
+ public:
+  explicit HfPrecompiledNormalizer(CharsMap map) : map_(std::move(map)) {}
+  void apply(std::string& text) const override {
+    if (text.empty()) return;
+    thread_local std::string out;
+    out.clear();
+    out.reserve(text.size() + 16);
+    icu::BreakIterator& graphemes = grapheme_iterator();
+    UErrorCode status = U_ZERO_ERROR;
+    UText* ut = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
+    if (U_FAILURE(status)) throw Error(std::string("ICU: ") + u_errorName(status));
+    graphemes.setText(ut, status);
+    if (U_FAILURE(status)) {
+      utext_close(ut);
+      throw Error(std::string("ICU: ") + u_errorName(status));
+    }
+    std::string_view replacement;
+    std::int32_t start = graphemes.first();
+    for (std::int32_t end = graphemes.next(); end != icu::BreakIterator::DONE;
+         start = end, end = graphemes.next()) {
+      const std::string_view grapheme(text.data() + start, static_cast<std::size_t>(end - start));
+      if (grapheme.size() < 6 && map_.shortest_match(grapheme, replacement)) {
+        out += replacement;
+        continue;
+      }
+      for (std::size_t i = 0; i < grapheme.size();) {
+        const std::size_t length = std::max<std::size_t>(1, utf8::sequence_length(grapheme, i));
+        const std::string_view code_point = grapheme.substr(i, length);
+        if (map_.shortest_match(code_point, replacement))
+          out += replacement;
+        else
+          out += code_point;
+        i += length;
+      }
+    }
+    utext_close(ut);
+    text.swap(out);
+  }
+  [[nodiscard]] std::string describe() const override {
+    return "Precompiled(" + std::to_string(map_.rule_count()) +
+           " rules, HF tokenizers' grapheme matching)";
+  }
+
+ private:
+  CharsMap map_;
+};
+
+}  // namespace
+
+std::unique_ptr<NormalizerStep> make_precompiled_normalizer(std::string charsmap,
+                                                            const std::string& where,
+                                                            bool hf_tokenizers) {
+  if (hf_tokenizers) {
+    // spm_precompiled's Precompiled::from: the map must parse and its
+    // replacements must be UTF-8 (a Rust String).
+    if (charsmap.empty())
+      throw Error(where + ": precompiled_charsmap is empty (HF tokenizers cannot parse it)");
+    CharsMap map(charsmap, where);
+    if (!map.replacements_are_utf8())
+      throw Error(where + ": precompiled_charsmap: the replacement strings are not valid UTF-8");
+    return std::make_unique<HfPrecompiledNormalizer>(std::move(map));
+  }
+  return std::make_unique<SpmPrecompiledNormalizer>(CharsMap(charsmap, where));
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,238 @@
+#include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/formats.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+
+NormalizerStep::~NormalizerStep() = default;
+PreTokenizerStep::~PreTokenizerStep() = default;
+PretrainedModel::~PretrainedModel() = default;
+DecoderStep::~DecoderStep() = default;
+
+PretrainedTokenizer::PretrainedTokenizer(std::shared_ptr<const PretrainedPipeline> pipeline)
+    : pipeline_(std::move(pipeline)) {
+  if (!pipeline_ || !pipeline_->model || !pipeline_->tokens)
+    throw Error("a pretrained tokenizer needs a model and its vocabulary");
+}
+
+namespace {
+
+std::string read_whole_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path.string() + ": cannot read: " + ec.message());
+  if (size > kMaxPretrainedFileBytes)
+    throw Error(path.string() + ": " + std::to_string(size) +
+                " bytes is larger than any tokenizer file tokenlab reads (1 GiB)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open");
+  std::string content(size, '\0');
+  in.read(content.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::uint64_t>(in.gcount()) != size) throw Error(path.string() + ": short read");
+  return content;
+}
+
+}  // namespace
+
+PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
+                                              std::string_view format) {
+  std::string content = read_whole_file(path);
+  std::string kind(format);
+  if ((kind == "auto" || kind == "tiktoken") && !content.empty() && content.front() != '{' &&
+      detect_pretrained_format(content) == "tiktoken")
+    kind = "tiktoken:" + path.stem().string();  // a rank file's name says its encoding
+  return from_bytes(std::move(content), path.string(), kind);
+}
+
+PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const std::string& source,
+                                                    std::string_view format) {
+  std::string kind(format);
+  std::string encoding;
+  if (const auto colon = kind.find(':'); colon != std::string::npos) {
+    encoding = kind.substr(colon + 1);
+    kind.resize(colon);
+  }
+  if (kind == "auto") {
+    kind = detect_pretrained_format(content);
+    if (kind.empty())
+      throw Error(source +
+                  ": not a tokenizer file tokenlab recognises (tokenizer.json, tiktoken, "
+                  "SentencePiece .model); give --format to say which it is");
+  }
+  PretrainedPipeline pipeline;
+  if (kind == "tokenizer.json") {
+    pipeline = read_tokenizer_json(std::move(content), source);
+  } else if (kind == "tiktoken") {
+    pipeline = read_tiktoken(content, source, encoding);
+  } else if (kind == "sentencepiece") {
+    pipeline = read_sentencepiece(content, source);
+  } else {
+    throw Error(source + ": unknown format '" + std::string(format) +
+                "'; use tokenizer.json, tiktoken[:ENCODING] or sentencepiece");
+  }
+  pipeline.source = source;
+  return PretrainedTokenizer(std::make_shared<const PretrainedPipeline>(std::move(pipeline)));
+}
+
+namespace {
+
+// Runs the pipeline up to the model: on_piece(piece) for each piece the model
+// must encode, on_added(id, text) for each added token, in text order.
+template <class OnPiece, class OnAdded>
+void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& on_piece,
+                  OnAdded&& on_added) {
+  std::string normalized;
+  std::vector<std::string> pieces;
+  std::vector<std::string> next;
+  // at_start: the segment begins where text begins (HF's original offset 0).
+  const auto model_side = [&](std::string_view segment, bool at_start) {
+    if (segment.empty()) return;
+    if (p.pre_tokenizers.empty()) {
+      on_piece(segment);
+      return;
+    }
+    pieces.clear();
+    pieces.emplace_back(segment);
+    for (const auto& step : p.pre_tokenizers) {
+      next.clear();
+      for (std::size_t i = 0; i < pieces.size(); ++i)
+        step->split(pieces[i], at_start && i == 0, next);
+      pieces.swap(next);
+    }
+    for (const auto& piece : pieces) on_piece(std::string_view(piece));
+  };
+  const auto normalized_side = [&](std::string_view segment, bool at_start) {
+    if (p.normalizers.empty() && !p.added.has_normalized()) {
+      model_side(segment, at_start);
+      return;
+    }
+    normalized.assign(segment);
+    for (const auto& step : p.normalizers) step->apply(normalized);
+    if (!p.added.has_normalized()) {
+      model_side(normalized, at_start);
+      return;
+    }
+    const std::string whole = normalized;
+    bool first = true;
+    p.added.split(whole, /*normalized=*/true,
+                  [&](std::string_view part, std::optional<TokenId> id) {
+                    if (id)
+                      on_added(*id, part);
+                    else
+                      model_side(part, at_start && first);
+                    first = false;
+                  });
+  };
+  if (!p.added.has_raw()) {
+    normalized_side(text, true);
+    return;
+  }
+  bool first = true;
+  p.added.split(text, /*normalized=*/false,
+                [&](std::string_view segment, std::optional<TokenId> id) {
+                  if (id)
+                    on_added(*id, segment);
+                  else
+                    normalized_side(segment, first);
+                  first = false;
+                });
+}
+
+}  // namespace
+
+void PretrainedTokenizer::for_each_piece(
+    std::string_view text, const std::function<void(std::string_view, bool)>& fn) const {
+  run_pipeline(
+      *pipeline_, text, [&](std::string_view piece) { fn(piece, false); },
+      [&](TokenId, std::string_view part) { fn(part, true); });
+}
+
+void PretrainedTokenizer::encode(std::string_view text, std::vector<TokenId>& out) const {
+  const PretrainedModel& model = *pipeline_->model;
+  run_pipeline(
+      *pipeline_, text, [&](std::string_view piece) { model.encode(piece, out); },
+      [&](TokenId id, std::string_view) { out.push_back(id); });
+}
+
+std::vector<TokenId> PretrainedTokenizer::encode(std::string_view text) const {
+  std::vector<TokenId> out;
+  encode(text, out);
+  return out;
+}
+
+std::string PretrainedTokenizer::decode(std::span<const TokenId> ids,
+                                        bool skip_special_tokens) const {
+  const PretrainedPipeline& p = *pipeline_;
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (const TokenId id : ids) {
+    const AddedToken* added = p.added.empty() ? nullptr : p.added.find(id);
+    if (added) {
+      if (skip_special_tokens && added->special) continue;
+      tokens.push_back(added->content);
+      continue;
+    }
+    const std::string* token = p.tokens->token(id);
+    if (!token)
+      throw Error("token id " + std::to_string(id) + " is not in the vocabulary of " + p.source +
+                  " (" + std::to_string(vocabulary_size()) + " ids)");
+    tokens.push_back(*token);
+  }
+  if (p.decoders.empty()) {
+    std::string text;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (i > 0 && p.join_with_spaces_without_decoder) text += ' ';
+      text += tokens[i];
+    }
+    return text;
+  }
+  for (const auto& step : p.decoders) step->decode(tokens);
+  std::string text;
+  for (const auto& t : tokens) text += t;
+  return text;
+}
+
+std::size_t PretrainedTokenizer::vocabulary_size() const {
+  return std::max(pipeline_->tokens->id_limit(), pipeline_->added.id_limit());
+}
+
+std::string PretrainedTokenizer::token(TokenId id) const {
+  if (const AddedToken* added = pipeline_->added.find(id)) return added->content;
+  const std::string* token = pipeline_->tokens->token(id);
+  return token ? *token : std::string();
+}
+
+std::optional<TokenId> PretrainedTokenizer::unknown_id() const {
+  const TokenId id = pipeline_->model->unknown_id();
+  if (id == PretrainedModel::kNoToken) return std::nullopt;
+  return id;
+}
+
+std::string PretrainedTokenizer::display_piece(TokenId id) const {
+  if (!pipeline_->tokens->token(id) && !pipeline_->added.find(id)) return {};
+  const TokenId one[] = {id};
+  std::string text = decode(one);
+  std::string shown;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8::sequence_length(text, i);
+    if (length == 0) {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      const auto byte = static_cast<unsigned char>(text[i]);
+      shown += "\\x";
+      shown += kHex[byte >> 4];
+      shown += kHex[byte & 15];
+      ++i;
+      continue;
+    }
+    shown.append(text, i, length);
+    i += length;
+  }
+  return shown;
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,264 @@
+// tiktoken's encodings: a rank file ("base64(token bytes) rank" per line) with
+// the pattern and special tokens of a named encoding, or the encoder JSON of
+// npm tiktoken (pat_str, special_tokens, bpe_ranks).
+//
+// The pipeline is tiktoken's: special tokens cut out first, then the pattern's
+// matches (text between matches is dropped, as tiktoken's find_iter loop does),
+// then byte-pair merging by the rank of the merged bytes.
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include <array>
+
+#include "json_value.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/pretrained/formats.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+namespace {
+
+struct Encoding {
+  std::string_view name;
+  std::string_view pattern;
+  std::vector<std::pair<std::string, TokenId>> specials;
+};
+
+// tiktoken_ext/openai_public.py
+std::optional<Encoding> named_encoding(std::string_view name) {
+  if (name == "gpt2" || name == "r50k_base" || name == "p50k_base")
+    return Encoding{name, kGpt2Pattern, {{"<|endoftext|>", 50256}}};
+  if (name == "p50k_edit")
+    return Encoding{name,
+                    kGpt2Pattern,
+                    {{"<|endoftext|>", 50256},
+                     {"<|fim_prefix|>", 50281},
+                     {"<|fim_middle|>", 50282},
+                     {"<|fim_suffix|>", 50283}}};
+  if (name == "cl100k_base")
+    return Encoding{name,
+                    kCl100kPattern,
+                    {{"<|endoftext|>", 100257},
+                     {"<|fim_prefix|>", 100258},
+                     {"<|fim_middle|>", 100259},
+                     {"<|fim_suffix|>", 100260},
+                     {"<|endofprompt|>", 100276}}};
+  if (name == "o200k_base")
+    return Encoding{name, kO200kPattern, {{"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018}}};
+  return std::nullopt;
+}
+
+// Strict base64 (padding required, as tiktoken's files have it); nullopt if bad.
+std::optional<std::string> decode_base64(std::string_view text) {
+  static const std::array<signed char, 256> kValue = [] {
+    std::array<signed char, 256> v{};
+    v.fill(-1);
+    const std::string_view alphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (std::size_t i = 0; i < alphabet.size(); ++i)
+      v[static_cast<unsigned char>(alphabet[i])] = static_cast<signed char>(i);
+    return v;
+  }();
+  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    std::uint32_t buffer = 0;
+    int padding = 0;
+    for (std::size_t j = 0; j < 4; ++j) {
+      const char c = text[i + j];
+      if (c == '=' && i + 4 == text.size() && j >= 2) {
+        ++padding;
+        buffer <<= 6;
+        continue;
+      }
+      if (padding > 0) return std::nullopt;
+      const signed char v = kValue[static_cast<unsigned char>(c)];
+      if (v < 0) return std::nullopt;
+      buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
+    }
+    out += static_cast<char>((buffer >> 16) & 0xFF);
+    if (padding < 2) out += static_cast<char>((buffer >> 8) & 0xFF);
+    if (padding < 1) out += static_cast<char>(buffer & 0xFF);
+  }
+  return out;
+}
+
+// tiktoken's decode gives bytes; as text, invalid sequences become U+FFFD.
+class BytesDecoder final : public DecoderStep {
+ public:
+  void decode(std::vector<std::string>& tokens) const override {
+    std::string joined;
+    for (const auto& t : tokens) joined += t;
+    tokens.assign(1, utf8::replace_invalid(joined));
+  }
+  [[nodiscard]] std::string describe() const override { return "bytes (invalid UTF-8 as U+FFFD)"; }
+};
+
+void insert_rank(TokenTable& table, std::string token, std::uint64_t rank,
+                 const std::string& where) {
+  if (rank > TokenTable::kMaxId)
+    throw Error(where + ": rank " + std::to_string(rank) + " is too large");
+  if (table.token(static_cast<TokenId>(rank)))
+    throw Error(where + ": rank " + std::to_string(rank) + " is given twice");
+  table.insert(static_cast<TokenId>(rank), std::move(token), where);
+}
+
+PretrainedPipeline build(std::shared_ptr<TokenTable> table, std::string_view pattern,
+                         const std::vector<std::pair<std::string, TokenId>>& specials,
+                         const std::string& source) {
+  for (int b = 0; b < 256; ++b)
+    if (!table->find(std::string(1, static_cast<char>(b))))
+      throw Error(source + ": the byte " + std::to_string(b) +
+                  " has no rank, so some text could not be encoded");
+  PretrainedPipeline p;
+  p.format = "tiktoken";
+  p.tokens = table;
+  for (const auto& [content, id] : specials) {
+    if (table->token(id))
+      throw Error(source + ": the special token " + content + " has id " + std::to_string(id) +
+                  ", which is the rank of another token");
+    AddedToken token;
+    token.content = content;
+    token.id = id;
+    token.special = true;
+    p.added.add(std::move(token));
+  }
+  p.pre_tokenizers.push_back(
+      make_split_pre_tokenizer(std::string(pattern), true, SplitBehavior::removed, true));
+  p.model = make_tiktoken_model(table);
+  p.decoders.push_back(std::make_unique<BytesDecoder>());
+  return p;
+}
+
+PretrainedPipeline read_rank_file(std::string_view content, const std::string& source,
+                                  std::string_view encoding) {
+  const auto named = named_encoding(encoding);
+  if (!named)
+    throw Error(source + ": a tiktoken rank file does not name its pattern and special tokens; "
+                "say which encoding it is with --format tiktoken:NAME (gpt2, r50k_base, "
+                "p50k_base, p50k_edit, cl100k_base, o200k_base)" +
+                (encoding.empty() ? std::string() : "; '" + std::string(encoding) + "' is none"));
+  auto table = std::make_shared<TokenTable>();
+  table->reserve(content.size() / 12);
+  std::size_t line_number = 0;
+  for (std::size_t begin = 0; begin < content.size();) {
+    std::size_t end = content.find('\n', begin);
+    if (end == std::string_view::npos) end = content.size();
+    ++line_number;
+    std::string_view line = content.substr(begin, end - begin);
+    begin = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const std::string where = source + ": line " + std::to_string(line_number);
+    const auto space = line.find(' ');
+    if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
+      throw Error(where + ": expected \"base64 rank\"");
+    auto token = decode_base64(line.substr(0, space));
+    if (!token) throw Error(where + ": \"" + std::string(line.substr(0, space)) + "\" is not base64");
+    std::uint64_t rank = 0;
+    const std::string_view digits = line.substr(space + 1);
+    if (digits.empty() || digits.size() > 9) throw Error(where + ": bad rank");
+    for (const char c : digits) {
+      if (c < '0' || c > '9') throw Error(where + ": the rank \"" + std::string(digits) + "\" is not a number");
+      rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    insert_rank(*table, std::move(*token), rank, where);
+  }
+  return build(std::move(table), named->pattern, named->specials, source);
+}
+
+PretrainedPipeline read_encoder_json(std::string content, const std::string& source) {
+  rapidjson::Document document;
+  document.ParseInsitu(content.data());
+  if (document.HasParseError())
+    throw Error(source + ": byte " + std::to_string(document.GetErrorOffset()) +
+                ": malformed JSON: " + rapidjson::GetParseError_En(document.GetParseError()));
+  const json::Value root(document, "", source);
+  if (!root.is_object()) root.fail("expected a JSON object, found " + root.kind());
+  const std::string pattern(root.member("pat_str").string());
+  const json::Value specials_value = root.member("special_tokens");
+  if (!specials_value.is_object()) specials_value.fail("expected an object of token: id");
+  std::vector<std::pair<std::string, TokenId>> specials;
+  for (auto it = specials_value.raw().MemberBegin(); it != specials_value.raw().MemberEnd(); ++it) {
+    const std::string name(it->name.GetString(), it->name.GetStringLength());
+    const json::Value id(it->value, specials_value.child_path(name), source);
+    const auto n = id.unsigned_integer();
+    if (n > TokenTable::kMaxId) id.fail("id too large");
+    specials.emplace_back(name, static_cast<TokenId>(n));
+  }
+  const json::Value ranks_value = root.member("bpe_ranks");
+  const std::string_view ranks = ranks_value.string();
+  auto table = std::make_shared<TokenTable>();
+  table->reserve(ranks.size() / 8);
+  // "! R" sets the rank of the next token; each token after it takes the next rank.
+  std::uint64_t rank = 0;
+  bool expect_rank = false;
+  for (std::size_t begin = 0; begin < ranks.size();) {
+    std::size_t end = ranks.find_first_of(" \n", begin);
+    if (end == std::string_view::npos) end = ranks.size();
+    const std::string_view field = ranks.substr(begin, end - begin);
+    const std::string where = source + ": bpe_ranks, byte " + std::to_string(begin);
+    begin = end + 1;
+    if (field.empty()) continue;
+    if (expect_rank) {
+      rank = 0;
+      for (const char c : field) {
+        if (c < '0' || c > '9' || rank > TokenTable::kMaxId)
+          throw Error(where + ": \"" + std::string(field) + "\" is not a rank");
+        rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
+      }
+      expect_rank = false;
+      continue;
+    }
+    if (field == "!") {
+      expect_rank = true;
+      continue;
+    }
+    auto token = decode_base64(field);
+    if (!token) throw Error(where + ": \"" + std::string(field) + "\" is not base64");
+    insert_rank(*table, std::move(*token), rank, where);
+    ++rank;
+  }
+  return build(std::move(table), pattern, specials, source);
+}
+
+}  // namespace
+
+PretrainedPipeline read_tiktoken(std::string_view content, const std::string& source,
+                                 std::string_view encoding) {
+  std::size_t first = 0;
+  while (first < content.size() && (content[first] == ' ' || content[first] == '\n')) ++first;
+  if (first < content.size() && content[first] == '{')
+    return read_encoder_json(std::string(content), source);
+  return read_rank_file(content, source, encoding);
+}
+
+std::string detect_pretrained_format(std::string_view content) {
+  std::size_t first = 0;
+  while (first < content.size() &&
+         (content[first] == ' ' || content[first] == '\n' || content[first] == '\r' ||
+          content[first] == '\t'))
+    ++first;
+  if (first < content.size() && content[first] == '{') {
+    const std::string_view head = content.substr(0, 4096);
+    if (head.find("\"bpe_ranks\"") != std::string_view::npos ||
+        head.find("\"pat_str\"") != std::string_view::npos)
+      return "tiktoken";
+    return "tokenizer.json";
+  }
+  // A rank file: printable "base64 digits" lines.
+  const std::size_t newline = content.find('\n');
+  const std::string_view line = content.substr(0, newline);
+  const auto space = line.find(' ');
+  if (space != std::string_view::npos && space > 0 && space + 1 < line.size() &&
+      decode_base64(line.substr(0, space)) &&
+      line.substr(space + 1).find_first_not_of("0123456789\r") == std::string_view::npos)
+    return "tiktoken";
+  // A ModelProto starts with field 1 (pieces), length-delimited: tag 0x0A.
+  if (!content.empty() && content[0] == '\x0A') return "sentencepiece";
+  return "";
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,37 @@
+// File: any_model.hpp
+// Loads whatever a user passes as -m: a tokenlab model (.tkl, including an
+// imported real tokenizer) or a real model's tokenizer file (tokenizer.json,
+// tiktoken, SentencePiece .model), detected from the content.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+#include "tokenlab/text_encoder.hpp"
+#include "tokenlab/tokenizer.hpp"
+
+namespace tokenlab {
+
+class PluginRegistry;
+
+struct AnyModel {
+  std::shared_ptr<const TextEncoder> encoder;
+  /// Set when the file is a model tokenlab trained (sampling, n-best, export).
+  std::shared_ptr<const Tokenizer> trained;
+  /// Set when it is a real model's tokenizer, read directly or from an import.
+  std::shared_ptr<const PretrainedTokenizer> pretrained;
+  /// "bpe", "tokenizer.json", ... for messages.
+  std::string kind;
+};
+
+/// format: "auto" (detect), or a pretrained format to force (tokenizer.json,
+/// tiktoken[:ENCODING], sentencepiece).
+AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
+                        const std::string& format = "auto");
+
+/// The plugin name under which an imported real tokenizer is stored in a .tkl file.
+inline constexpr std::string_view kPretrainedPluginPrefix = "pretrained:";
+
+}  // namespace tokenlab
