@@ -100,6 +100,11 @@ struct PreparedLanguage {
   WordCounts counts;  // training split
   WordList held_out;
   std::vector<std::string> samples;  // a few held-out lines, normalized
+  // For pretrained tokenizers, which take raw lines: the held-out lines as read,
+  // and after each the number of held-out words so far (its words' end).
+  WordList raw_held_out;
+  std::vector<std::size_t> held_out_words_after_line;
+  std::vector<std::string> raw_samples;
 };
 
 struct Prepared {
@@ -169,18 +174,26 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     std::string scratch;
     // Records one normalized held-out line: its words for evaluation, a few whole
     // lines for the HTML samples.
-    const auto hold_out = [&](std::string_view line) {
+    const bool keep_raw = !options.pretrained.empty();
+    const auto hold_out = [&](std::string_view raw, std::string_view line) {
       ++lang.summary.held_out_lines;
       lang.summary.held_out_bytes += line.size();
       for (std::size_t at = line.find(kBoundaryMarker); at != std::string_view::npos;
            at = line.find(kBoundaryMarker, at + 1))
         ++lang.summary.held_out_literal_markers;
-      if (lang.samples.size() < options.sample_lines && !line.empty())
+      if (lang.samples.size() < options.sample_lines && !line.empty()) {
         lang.samples.emplace_back(line);
+        lang.raw_samples.emplace_back(raw);
+      }
       pre_tokenizer.split(line, scratch, [&](std::string_view w) {
         lang.held_out.text.append(w);
         lang.held_out.ends.push_back(lang.held_out.text.size());
       });
+      if (keep_raw) {
+        lang.raw_held_out.text.append(raw);
+        lang.raw_held_out.ends.push_back(lang.raw_held_out.text.size());
+        lang.held_out_words_after_line.push_back(lang.held_out.size());
+      }
     };
     CountOptions count;
     count.threads = options.threads;
@@ -196,7 +209,7 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
           ++line_index;
           normalizer.normalize(line, normalized);
           if (split.is_held_out(std::to_string(line_index)))
-            hold_out(normalized);
+            hold_out(line, normalized);
           else
             pre_tokenizer.split(normalized, scratch,
                                 [&](std::string_view w) { lang.counts.add(w); });
@@ -349,6 +362,72 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
   return rows;
 }
 
+// Evaluates a tokenizer that is not trained here on every language's raw
+// held-out lines; words, characters and bytes come from the same held-out words
+// as the trained rows, so every per-word and per-character figure compares.
+std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options,
+                                            const Prepared& prepared,
+                                            const PretrainedEntry& entry,
+                                            std::vector<SampleSegmentation>& samples) {
+  std::vector<CompareRow> rows;
+  const TextEncoder& encoder = *entry.encoder;
+  const unsigned threads = resolve_threads(options.threads);
+  for (const auto& lang : prepared.languages) {
+    CompareRow row;
+    row.algorithm = entry.name;
+    row.language = lang.summary.language;
+    row.plugin_version = "pretrained";
+    row.pretrained = true;
+    row.requested_vocab_size = encoder.vocabulary_size();
+    try {
+      const std::vector<TokenId> byte_pieces = encoder.byte_fallback_ids();
+      std::vector<MetricsAccumulator> partial(
+          threads, MetricsAccumulator(encoder.vocabulary_size(), encoder.unknown_id(), byte_pieces));
+      const std::size_t lines = lang.raw_held_out.size();
+      const auto encode_start = Clock::now();
+      parallel_for(threads, threads, [&](std::size_t t) {
+        std::vector<TokenId> ids;
+        const std::size_t begin = lines * t / threads;
+        const std::size_t end = lines * (t + 1) / threads;
+        for (std::size_t i = begin; i < end; ++i) {
+          ids.clear();
+          encoder.encode(lang.raw_held_out.at(i), ids);
+          const std::size_t first_word = i == 0 ? 0 : lang.held_out_words_after_line[i - 1];
+          const std::size_t last_word = lang.held_out_words_after_line[i];
+          std::uint64_t characters = 0;
+          std::uint64_t bytes = 0;
+          for (std::size_t w = first_word; w < last_word; ++w) {
+            const std::string_view word = lang.held_out.at(w);
+            characters += surface_characters(word);
+            bytes += surface_bytes(word);
+          }
+          partial[t].add_line(ids, last_word - first_word, characters, bytes,
+                              [&](std::span<const TokenId> known) { return encoder.decode(known); });
+        }
+      });
+      row.encode_seconds = seconds_since(encode_start);
+      MetricsAccumulator total(encoder.vocabulary_size(), encoder.unknown_id(), byte_pieces);
+      for (const auto& p : partial) total.merge(p);
+      row.metrics = total.finish();
+      if (row.encode_seconds > 0)
+        row.encode_mb_per_second =
+            static_cast<double>(lang.raw_held_out.text.size()) / 1e6 / row.encode_seconds;
+      row.note = "pretrained: " + entry.source;
+      for (std::size_t i = 0; i < lang.raw_samples.size(); ++i) {
+        SampleSegmentation sample{lang.summary.language, lang.samples[i], entry.name, {}};
+        std::vector<TokenId> ids;
+        encoder.encode(lang.raw_samples[i], ids);
+        for (const TokenId id : ids) sample.tokens.emplace_back(encoder.display_piece(id), id);
+        samples.push_back(std::move(sample));
+      }
+    } catch (const std::exception& e) {
+      row.error = e.what();
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions& options,
                            const Prepared& prepared, const ProgressFn& progress) {
   CompareResult result;
@@ -391,11 +470,16 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   });
   for (auto& r : rows)
     for (auto& row : r) result.rows.push_back(std::move(row));
+  for (const auto& entry : options.pretrained) {
+    if (progress) progress("encoding with " + entry.name, 1.0);
+    for (auto& row : evaluate_pretrained(options, prepared, entry, samples))
+      result.rows.push_back(std::move(row));
+  }
+  const std::vector<std::string> labels = row_labels(options);
   // Samples in a fixed order whatever the job scheduling.
   std::stable_sort(samples.begin(), samples.end(), [&](const auto& a, const auto& b) {
     const auto rank = [&](const std::string& algorithm) {
-      return std::find(options.algorithms.begin(), options.algorithms.end(), algorithm) -
-             options.algorithms.begin();
+      return std::find(labels.begin(), labels.end(), algorithm) - labels.begin();
     };
     if (a.language != b.language) return a.language < b.language;
     if (a.text != b.text) return a.text < b.text;
@@ -413,7 +497,7 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
           row.parity =
               static_cast<double>(row.metrics.tokens) / static_cast<double>(ref.metrics.tokens);
     }
-    for (const auto& algorithm : options.algorithms) {
+    for (const auto& algorithm : labels) {
       std::vector<double> tokens_per_byte;
       for (const auto& row : result.rows)
         if (row.algorithm == algorithm && row.error.empty() && row.metrics.bytes > 0)
@@ -427,6 +511,12 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
 }
 
 }  // namespace
+
+std::vector<std::string> row_labels(const CompareOptions& options) {
+  std::vector<std::string> labels = options.algorithms;
+  for (const auto& entry : options.pretrained) labels.push_back(entry.name);
+  return labels;
+}
 
 double gini_coefficient(std::vector<double> values) {
   if (values.empty()) return 0.0;
@@ -516,7 +606,9 @@ ReportTable comparison_table(const CompareResult& result) {
   const std::string context = std::to_string(result.options.context_tokens / 1000) + "k";
   ReportTable t;
   t.title = "tokenlab compare";
-  t.columns = {{"segmenter", ColumnKind::text, "plugin name"}};
+  t.columns = {{"segmenter", ColumnKind::text,
+                "plugin name, or NAME (pretrained) for a real model's tokenizer given with "
+                "--tokenizer"}};
   if (multilingual)
     t.columns.push_back({"lang", ColumnKind::text, "language of the held-out text"});
   const std::vector<ReportColumn> metrics = {
@@ -566,7 +658,8 @@ ReportTable comparison_table(const CompareResult& result) {
   // The note is long prose: files carry it, the terminal prints it under the table.
   t.columns.push_back({"note", ColumnKind::text, "error or remark", false});
   for (const auto& row : result.rows) {
-    std::vector<std::string> cells{row.algorithm};
+    std::vector<std::string> cells{row.pretrained ? row.algorithm + " (pretrained)"
+                                                  : row.algorithm};
     if (multilingual) cells.push_back(row.language);
     if (!row.error.empty()) {
       add_error_row(t, std::move(cells), row.error);
@@ -578,7 +671,8 @@ ReportTable comparison_table(const CompareResult& result) {
     cells.push_back(fixed(m.fertility(), 3));
     cells.push_back(fixed(m.characters_per_token(), 3));
     cells.push_back(fixed(m.bytes_per_token(), 3));
-    cells.push_back(fixed(100 * m.continued_word_rate(), 2));
+    // A pretrained tokenizer's tokens do not map onto tokenlab's words.
+    cells.push_back(row.pretrained ? "-" : fixed(100 * m.continued_word_rate(), 2));
     cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
     cells.push_back(fixed(100 * m.unknown_character_rate(), 3));
     cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
@@ -598,7 +692,7 @@ ReportTable comparison_table(const CompareResult& result) {
       cells.push_back(millions(cost.untied_parameters));
       cells.push_back(fixed(static_cast<double>(cost.tied_bf16_bytes()) / 1e6, 1));
     }
-    cells.push_back(fixed(row.train_seconds, 2));
+    cells.push_back(row.pretrained ? "-" : fixed(row.train_seconds, 2));
     cells.push_back(row.train_peak_mib >= 0 ? fixed(row.train_peak_mib, 1) : "-");
     cells.push_back(fixed(row.encode_mb_per_second, 1));
     cells.push_back(row.note);

@@ -20,7 +20,7 @@ namespace {
 // Counts of one block, in first-occurrence order within the block.
 struct BlockCounts {
   WordCounts counts;
-  std::vector<std::string> skipped_lines;
+  std::vector<std::pair<std::string, std::string>> skipped_lines;  // raw, normalized
   std::uint64_t bytes = 0;
 };
 
@@ -36,7 +36,7 @@ void count_block(const CorpusBlock& block, const Normalizer& normalizer,
     if (options.keep_line && !options.keep_line(line)) {
       if (options.on_skipped_line) {
         normalizer.normalize(line, normalized);
-        result.skipped_lines.push_back(normalized);
+        result.skipped_lines.emplace_back(line, normalized);
       }
       continue;
     }
@@ -82,7 +82,8 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
       }
       total.merge(ready.counts);
       if (options.on_skipped_line)
-        for (const auto& line : ready.skipped_lines) options.on_skipped_line(line);
+        for (const auto& [raw, normalized] : ready.skipped_lines)
+          options.on_skipped_line(raw, normalized);
       bytes_done += ready.bytes;
       if (options.on_progress) options.on_progress(bytes_done);
     }

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 
@@ -26,7 +28,8 @@ std::uint64_t marker_count(std::string_view text) {
   return n;
 }
 
-// Characters and UTF-8 bytes of a word, not counting the boundary marker.
+}  // namespace
+
 std::uint64_t surface_characters(std::string_view text) {
   return utf8::count_code_points(text) - marker_count(text);
 }
@@ -34,8 +37,6 @@ std::uint64_t surface_characters(std::string_view text) {
 std::uint64_t surface_bytes(std::string_view text) {
   return text.size() - marker_count(text) * std::string_view(kBoundaryMarker).size();
 }
-
-}  // namespace
 
 double SegmentationMetrics::fertility() const noexcept {
   return ratio(tokens, words);
@@ -117,6 +118,34 @@ void MetricsAccumulator::add_word(std::string_view word, std::span<const TokenId
   for (const TokenId id : ids)
     if (id != *unknown_id_) known.push_back(id);
   const std::uint64_t covered = surface_characters(segmenter.decode(known));
+  totals_.unknown_characters += characters > covered ? characters - covered : 0;
+}
+
+void MetricsAccumulator::add_line(
+    std::span<const TokenId> ids, std::uint64_t words, std::uint64_t characters,
+    std::uint64_t bytes, const std::function<std::string(std::span<const TokenId>)>& decode) {
+  totals_.words += words;
+  totals_.tokens += ids.size();
+  totals_.characters += characters;
+  totals_.bytes += bytes;
+  std::uint64_t unknown = 0;
+  for (const TokenId id : ids) {
+    if (id < token_counts_.size()) ++token_counts_[id];
+    if (unknown_id_ && id == *unknown_id_) ++unknown;
+  }
+  if (unknown == 0) return;
+  totals_.unknown_tokens += unknown;
+  totals_.words_with_unknown += 1;
+  std::vector<TokenId> known;
+  for (const TokenId id : ids)
+    if (id != *unknown_id_) known.push_back(id);
+  std::uint64_t covered = 0;
+  const std::string text = decode(known);
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = std::max<std::size_t>(1, utf8::sequence_length(text, i));
+    if (length > 1 || !std::isspace(static_cast<unsigned char>(text[i]))) ++covered;
+    i += length;
+  }
   totals_.unknown_characters += characters > covered ? characters - covered : 0;
 }
 

@@ -57,10 +57,10 @@ PlotSpec segmenter_bars(const CompareResult& result, const std::string& title,
                         const std::function<double(const SegmentationMetrics&)>& value_of) {
   PlotSpec spec{
       .title = title, .x_label = "segmenter", .y_label = y_label, .style = PlotStyle::bars};
-  spec.categories = result.options.algorithms;
+  spec.categories = row_labels(result.options);
   for (const auto& lang : result.languages) {
     PlotSeries series{lang.language.empty() ? std::string("held-out text") : lang.language, {}, {}};
-    for (const auto& algorithm : result.options.algorithms) {
+    for (const auto& algorithm : row_labels(result.options)) {
       double value = 0.0;
       for (const auto& row : result.rows)
         if (row.algorithm == algorithm && row.language == lang.language && row.error.empty())
@@ -120,7 +120,7 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
                      .y_label = "tokens / reference tokens",
                      .style = PlotStyle::bars};
     for (const auto& lang : result.languages) premium.categories.push_back(lang.language);
-    for (const auto& algorithm : result.options.algorithms) {
+    for (const auto& algorithm : row_labels(result.options)) {
       PlotSeries series{algorithm, {}, {}};
       for (const auto& lang : result.languages) {
         double value = 0.0;

@@ -130,16 +130,21 @@ TEST_CASE("count_words sends lines rejected by keep_line to on_skipped_line, in 
   write_bytes(dir / "c.txt", "keep one\n  DROP   two \nkeep three\nDROP four\n");
   CorpusReader reader({(dir / "c.txt").string()});
   std::vector<std::string> skipped;
+  std::vector<std::string> skipped_raw;
   tokenlab::CountOptions options;
   options.threads = 2;
   options.keep_line = [](std::string_view line) {
     return line.find("DROP") == std::string_view::npos;
   };
-  options.on_skipped_line = [&](std::string_view line) { skipped.emplace_back(line); };
+  options.on_skipped_line = [&](std::string_view raw, std::string_view line) {
+    skipped_raw.emplace_back(raw);
+    skipped.emplace_back(line);
+  };
   const WordCounts counts =
       tokenlab::count_words(reader, tokenlab::Normalizer(), tokenlab::PreTokenizer(), options);
   CHECK(entries_of(counts) == Entries{{"\u2581keep", 2}, {"\u2581one", 1}, {"\u2581three", 1}});
   CHECK(skipped == std::vector<std::string>{"DROP two", "DROP four"});
+  CHECK(skipped_raw == std::vector<std::string>{"  DROP   two ", "DROP four"});
 }
 
 TEST_CASE("WordCounts keeps first-occurrence order and 64-bit totals", "[word_counts]") {

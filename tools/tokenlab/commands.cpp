@@ -408,6 +408,7 @@ struct ExperimentArgs {
   std::vector<std::string> raw_options;
   std::vector<std::string> plugin_dirs;
   std::vector<std::size_t> d_models;
+  std::vector<std::string> tokenizers;
   PipelineOptions pipeline;
 
   void add_to(po::options_description& desc) {
@@ -446,8 +447,24 @@ struct ExperimentArgs {
         "share of character occurrences every algorithm's base alphabet covers")(
         "report-dir", po::value(&report_dir),
         "write CSV, JSON, Markdown, SVG plots and report.html here")(
+        "tokenizer", po::value(&tokenizers),
+        "NAME=FILE: also evaluate a real model's tokenizer (tokenizer.json, tiktoken, "
+        "SentencePiece .model, or an imported .tkl) on the same held-out text (repeatable)")(
         "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
     pipeline.add_to(desc);
+  }
+
+  // Reads each --tokenizer NAME=FILE, so a bad file fails before any counting.
+  void load_tokenizers(const PluginRegistry& registry) {
+    for (const auto& spec : tokenizers) {
+      const auto [name, file] = parse_key_value(spec, "tokenizer");
+      for (const auto& entry : options.pretrained)
+        if (entry.name == name) throw UsageError("--tokenizer " + name + " is given twice");
+      for (const auto& algorithm : options.algorithms)
+        if (algorithm == name)
+          throw UsageError("--tokenizer " + name + " has the name of a trained algorithm");
+      options.pretrained.push_back({name, file, load_any_model(file, registry).encoder});
+    }
   }
 
   // Turns the parsed strings into options; finds the default corpus if needed.
@@ -603,6 +620,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
   experiment.check_plugin_options(registry);
+  experiment.load_tokenizers(registry);
   Progress progress;
   const CompareResult result =
       run_compare(registry, experiment.options,
@@ -644,6 +662,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
   experiment.check_plugin_options(registry);
+  experiment.load_tokenizers(registry);
   Progress progress;
   const SweepResult sweep =
       run_sweep(registry, experiment.options, sizes,

@@ -31,6 +31,7 @@
 #include "tokenlab/normalizer.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/report.hpp"
+#include "tokenlab/text_encoder.hpp"
 #include "tokenlab/types.hpp"
 
 namespace tokenlab {
@@ -41,6 +42,14 @@ class PluginRegistry;
 struct LanguageCorpus {
   std::string language;
   std::vector<std::string> files;
+};
+
+/// A tokenizer that compare evaluates beside the trained ones but does not
+/// train: a real model's, read by tokenlab_pretrained (or any TextEncoder).
+struct PretrainedEntry {
+  std::string name;    // its row label, e.g. "gpt4o"
+  std::string source;  // the file it was read from, for the provenance record
+  std::shared_ptr<const TextEncoder> encoder;
 };
 
 struct CompareOptions {
@@ -72,6 +81,9 @@ struct CompareOptions {
   double character_coverage = 0.9995;
   /// Held-out lines per language rendered as token chips in the HTML report.
   std::size_t sample_lines = 3;
+  /// Tokenizers evaluated on the same held-out text without training; each line
+  /// is given to them raw, as their own libraries take it.
+  std::vector<PretrainedEntry> pretrained;
   /// Per-algorithm extra options ("bpe" -> {"units": "bytes"}).
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
 };
@@ -92,6 +104,8 @@ struct CompareRow {
   /// tokens(language) / tokens(reference) on the same aligned held-out segments.
   std::optional<double> parity;
   std::string note;  // e.g. "the corpus supports only 1234 pieces"
+  /// A real model's tokenizer, evaluated but not trained here.
+  bool pretrained = false;
 };
 
 /// A corpus file as read: path, size and SHA-1 for the provenance record.
@@ -163,6 +177,10 @@ TOKENLAB_API ReportTable comparison_table(const CompareResult& result);
 TOKENLAB_API ReportTable fairness_table(const CompareResult& result);
 /// One row per (size, segmenter[, language]): the sweep's curves as numbers.
 TOKENLAB_API ReportTable sweep_table(const SweepResult& sweep);
+
+/// The row labels in table order: the trained algorithms, then the pretrained
+/// tokenizers.
+TOKENLAB_API std::vector<std::string> row_labels(const CompareOptions& options);
 
 /// Gini coefficient of non-negative values (0 = all equal).
 TOKENLAB_API double gini_coefficient(std::vector<double> values);

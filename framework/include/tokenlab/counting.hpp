@@ -19,7 +19,9 @@ struct CountOptions {
   /// Which lines to count. Lines for which this returns false go to on_skipped_line.
   std::function<bool(std::string_view line)> keep_line{};
   /// Receives lines rejected by keep_line, in corpus order (e.g. held-out text).
-  std::function<void(std::string_view normalized_line)> on_skipped_line{};
+  /// Both forms are given: pretrained tokenizers in compare encode the raw line.
+  std::function<void(std::string_view raw_line, std::string_view normalized_line)>
+      on_skipped_line{};
   /// Progress callback: bytes read so far.
   std::function<void(std::uint64_t bytes)> on_progress{};
 };

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -50,6 +52,10 @@ struct TOKENLAB_API SegmentationMetrics {
   [[nodiscard]] double vocabulary_utilization() const noexcept;  // distinct / vocabulary size
 };
 
+/// Characters (code points) and UTF-8 bytes of a word, not counting the boundary marker.
+TOKENLAB_API std::uint64_t surface_characters(std::string_view word);
+TOKENLAB_API std::uint64_t surface_bytes(std::string_view word);
+
 /// Renyi entropy of order alpha of a count distribution divided by log(vocabulary_size).
 TOKENLAB_API double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alpha,
                                      std::size_t vocabulary_size);
@@ -65,6 +71,14 @@ class TOKENLAB_API MetricsAccumulator {
   /// characters that segmenter.decode() of its known ids does not give back, so
   /// pass the segmenter that produced the ids.
   void add_word(std::string_view word, std::span<const TokenId> ids, const Segmenter& segmenter);
+  /// Adds one held-out line encoded whole by a tokenizer that tokenlab did not
+  /// train (a real model's). words, characters and bytes are those of the line's
+  /// words under tokenlab's own pre-tokenizer, so that per-word and per-character
+  /// figures compare with the trained rows. Unknown characters are estimated as
+  /// the line's characters that the decoded known ids do not give back (white
+  /// space aside); continued words are not counted (tokens do not map to words).
+  void add_line(std::span<const TokenId> ids, std::uint64_t words, std::uint64_t characters,
+                std::uint64_t bytes, const std::function<std::string(std::span<const TokenId>)>& decode);
   /// Adds another accumulator's counts (for parallel evaluation).
   void merge(const MetricsAccumulator& other);
   [[nodiscard]] SegmentationMetrics finish() const;

@@ -37,6 +37,8 @@ class TOKENLAB_API TextEncoder {
   [[nodiscard]] virtual std::string display_piece(TokenId id) const = 0;
   /// The unknown token's id, if the tokenizer has one.
   [[nodiscard]] virtual std::optional<TokenId> unknown_id() const = 0;
+  /// The ids of the byte-fallback pieces <0x00>..<0xFF>, sorted; empty if none.
+  [[nodiscard]] virtual std::vector<TokenId> byte_fallback_ids() const { return {}; }
 
   /// Encodes each line independently on threads threads (0 = all cores); results
   /// in input order.

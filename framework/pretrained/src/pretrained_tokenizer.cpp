@@ -1,5 +1,6 @@
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -211,6 +212,19 @@ std::optional<TokenId> PretrainedTokenizer::unknown_id() const {
   const TokenId id = pipeline_->model->unknown_id();
   if (id == PretrainedModel::kNoToken) return std::nullopt;
   return id;
+}
+
+std::vector<TokenId> PretrainedTokenizer::byte_fallback_ids() const {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::vector<TokenId> ids;
+  for (int b = 0; b < 256; ++b) {
+    const std::string piece = std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">";
+    const auto id = pipeline_->tokens->find(piece);
+    if (!id) return {};
+    ids.push_back(*id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 std::string PretrainedTokenizer::display_piece(TokenId id) const {

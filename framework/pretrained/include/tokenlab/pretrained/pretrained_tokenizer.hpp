@@ -86,6 +86,7 @@ class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
   /// bytes they stand for (invalid UTF-8 as \xNN), U+2581 kept.
   [[nodiscard]] std::string display_piece(TokenId id) const override;
   [[nodiscard]] std::optional<TokenId> unknown_id() const override;
+  [[nodiscard]] std::vector<TokenId> byte_fallback_ids() const override;
 
  private:
   std::shared_ptr<const PretrainedPipeline> pipeline_;
