@@ -42,14 +42,12 @@ struct Candidate {
   TokenId new_id;
   // The smallest rank first, then the leftmost position: HF's Merge ordering and
   // tiktoken's first minimum.
-  bool operator<(const Candidate& o) const {
-    return rank != o.rank ? rank > o.rank : pos > o.pos;
-  }
+  bool operator<(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
 };
 
 struct PairResult {
-  std::uint32_t rank;
-  TokenId new_id;
+  std::uint32_t rank = 0;
+  TokenId new_id = 0;
 };
 
 // Merges symbols by a pair ranking until no adjacent pair ranks. lookup(left,
@@ -74,7 +72,8 @@ void merge_all(std::vector<Symbol>& symbols, Lookup&& lookup) {
     left.end = right.end;
     symbols[static_cast<std::size_t>(left.next)].alive = false;
     left.next = right.next;
-    if (right.next >= 0) symbols[static_cast<std::size_t>(right.next)].prev = static_cast<std::int32_t>(top.pos);
+    if (right.next >= 0)
+      symbols[static_cast<std::size_t>(right.next)].prev = static_cast<std::int32_t>(top.pos);
     if (left.prev >= 0) {
       const PairResult r = lookup(symbols[static_cast<std::size_t>(left.prev)], left);
       if (r.rank != UINT32_MAX)
@@ -118,11 +117,71 @@ PieceCache& piece_cache() {
   return cache;
 }
 
-std::uint64_t pair_key(TokenId a, TokenId b) { return (std::uint64_t{a} << 32) | b; }
+std::uint64_t pair_key(TokenId a, TokenId b) {
+  return (std::uint64_t{a} << 32) | b;
+}
+
+// Merge ranks by token pair, open addressing: built once per load (half a
+// million merges for Gemma 3) and probed for every adjacent pair.
+class PairMap {
+ public:
+  void reserve(std::size_t n) {
+    std::size_t capacity = 1024;
+    while (capacity < n * 2) capacity *= 2;
+    if (capacity > keys_.size()) rehash(capacity);
+  }
+  // Inserts or overwrites.
+  void set(std::uint64_t key, PairResult value) {
+    if ((size_ + 1) * 2 > keys_.size()) rehash(keys_.empty() ? 1024 : keys_.size() * 2);
+    std::size_t s = slot(key);
+    if (keys_[s] != key) {
+      keys_[s] = key;
+      ++size_;
+    }
+    values_[s] = value;
+  }
+  [[nodiscard]] const PairResult* find(std::uint64_t key) const noexcept {
+    if (keys_.empty()) return nullptr;
+    const std::size_t s = slot(key);
+    return keys_[s] == key ? &values_[s] : nullptr;
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+ private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};  // no pair of two kNone ids
+  static std::size_t mix(std::uint64_t key) noexcept {
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return static_cast<std::size_t>(key);
+  }
+  [[nodiscard]] std::size_t slot(std::uint64_t key) const noexcept {
+    const std::size_t mask = keys_.size() - 1;
+    std::size_t s = mix(key) & mask;
+    while (keys_[s] != kEmpty && keys_[s] != key) s = (s + 1) & mask;
+    return s;
+  }
+  void rehash(std::size_t capacity) {
+    std::vector<std::uint64_t> old_keys = std::move(keys_);
+    std::vector<PairResult> old_values = std::move(values_);
+    keys_.assign(capacity, kEmpty);
+    values_.assign(capacity, PairResult{});
+    for (std::size_t i = 0; i < old_keys.size(); ++i) {
+      if (old_keys[i] == kEmpty) continue;
+      const std::size_t s = slot(old_keys[i]);
+      keys_[s] = old_keys[i];
+      values_[s] = old_values[i];
+    }
+  }
+  std::vector<std::uint64_t> keys_;
+  std::vector<PairResult> values_;
+  std::size_t size_ = 0;
+};
 
 class BpeModel final : public PretrainedModel {
  public:
-  BpeModel(std::shared_ptr<const TokenTable> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
+  BpeModel(std::shared_ptr<const TokenTable> tokens,
+           const std::vector<std::pair<std::string, std::string>>& merges,
            const BpeModelOptions& options, const std::string& where)
       : tokens_(std::move(tokens)), options_(options) {
     if (options.dropout && *options.dropout != 0.0 &&
@@ -143,7 +202,7 @@ class BpeModel final : public PretrainedModel {
       }
     }
     const std::size_t prefix = options.continuing_subword_prefix.size();
-    merges_.reserve(merges.size() * 2);
+    merges_.reserve(merges.size());
     std::string merged;
     for (std::size_t i = 0; i < merges.size(); ++i) {
       const auto& [a, b] = merges[i];
@@ -157,10 +216,9 @@ class BpeModel final : public PretrainedModel {
       merged.assign(a);
       merged.append(b, prefix, std::string::npos);
       const auto id = tokens_->find(merged);
-      if (!id)
-        throw Error(here + ": the merged token \"" + merged + "\" is not in the vocabulary");
+      if (!id) throw Error(here + ": the merged token \"" + merged + "\" is not in the vocabulary");
       // As HF's map: a repeated pair keeps its last rank.
-      merges_[pair_key(*id_a, *id_b)] = {static_cast<std::uint32_t>(i), *id};
+      merges_.set(pair_key(*id_a, *id_b), {static_cast<std::uint32_t>(i), *id});
     }
   }
 
@@ -181,9 +239,8 @@ class BpeModel final : public PretrainedModel {
     symbols.clear();
     initial_symbols(piece, symbols);
     merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-      const auto it = merges_.find(pair_key(l.id, r.id));
-      if (it == merges_.end()) return {UINT32_MAX, 0};
-      return it->second;
+      const PairResult* found = merges_.find(pair_key(l.id, r.id));
+      return found ? *found : PairResult{UINT32_MAX, 0};
     });
     const std::size_t mark = out.size();
     for (const Symbol& s : symbols)
@@ -264,7 +321,7 @@ class BpeModel final : public PretrainedModel {
   BpeModelOptions options_;
   TokenId unknown_ = kNone;
   std::array<TokenId, 256> byte_ids_{};
-  std::unordered_map<std::uint64_t, PairResult> merges_;
+  PairMap merges_;
 };
 
 class TiktokenModel final : public PretrainedModel {
@@ -290,7 +347,8 @@ class TiktokenModel final : public PretrainedModel {
         throw Error("tiktoken: the byte " + std::to_string(static_cast<unsigned char>(piece[i])) +
                     " has no rank");
       const auto index = static_cast<std::int32_t>(i);
-      symbols.push_back({*id, index - 1, index + 1 < static_cast<std::int32_t>(piece.size()) ? index + 1 : -1,
+      symbols.push_back({*id, index - 1,
+                         index + 1 < static_cast<std::int32_t>(piece.size()) ? index + 1 : -1,
                          static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1), true});
     }
     merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
@@ -368,7 +426,8 @@ class WordPieceModel final : public PretrainedModel {
 
 class WordLevelModel final : public PretrainedModel {
  public:
-  WordLevelModel(std::shared_ptr<const TokenTable> tokens, std::string unknown, const std::string& where)
+  WordLevelModel(std::shared_ptr<const TokenTable> tokens, std::string unknown,
+                 const std::string& where)
       : tokens_(std::move(tokens)) {
     const auto id = tokens_->find(unknown);
     if (!id) throw Error(where + ".unk_token: \"" + unknown + "\" is not in the vocabulary");
@@ -529,8 +588,9 @@ class UnigramModel final : public PretrainedModel {
 }  // namespace
 
 std::unique_ptr<PretrainedModel> make_bpe_model(
-    std::shared_ptr<const TokenTable> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
-    const BpeModelOptions& options, const std::string& where) {
+    std::shared_ptr<const TokenTable> tokens,
+    const std::vector<std::pair<std::string, std::string>>& merges, const BpeModelOptions& options,
+    const std::string& where) {
   return std::make_unique<BpeModel>(std::move(tokens), merges, options, where);
 }
 std::unique_ptr<PretrainedModel> make_tiktoken_model(std::shared_ptr<const TokenTable> tokens) {
@@ -554,7 +614,8 @@ std::unique_ptr<PretrainedModel> make_unigram_model(std::shared_ptr<const TokenT
                                                     std::vector<double> scores,
                                                     std::optional<TokenId> unknown_id,
                                                     bool byte_fallback) {
-  return std::make_unique<UnigramModel>(std::move(tokens), std::move(scores), unknown_id, byte_fallback);
+  return std::make_unique<UnigramModel>(std::move(tokens), std::move(scores), unknown_id,
+                                        byte_fallback);
 }
 
 }  // namespace tokenlab

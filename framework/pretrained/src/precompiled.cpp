@@ -21,13 +21,15 @@ namespace detail {
 namespace {
 
 std::uint32_t read_le32(std::string_view blob, std::size_t at) {
-  const auto b = [&](std::size_t i) { return std::uint32_t{static_cast<unsigned char>(blob[at + i])}; };
+  const auto b = [&](std::size_t i) {
+    return std::uint32_t{static_cast<unsigned char>(blob[at + i])};
+  };
   return b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
 }
 
 }  // namespace
 
-CharsMap::CharsMap(std::string_view blob, const std::string& where) {
+CharsMap::CharsMap(std::string blob, const std::string& where) {
   if (blob.empty()) return;  // SentencePiece: no map, no rules
   const auto fail = [&](std::size_t at, const std::string& what) {
     throw Error(where + ": precompiled_charsmap, byte " + std::to_string(at) + ": " + what);
@@ -45,7 +47,8 @@ CharsMap::CharsMap(std::string_view blob, const std::string& where) {
   const std::size_t count = trie_bytes / 4;
   units_.resize(count);
   for (std::size_t i = 0; i < count; ++i) units_[i] = read_le32(blob, 4 + 4 * i);
-  normalized_.assign(blob.substr(4 + std::size_t{trie_bytes}));
+  normalized_ = std::move(blob);
+  normalized_.erase(0, 4 + std::size_t{trie_bytes});
   replacements_utf8_ = !utf8::find_invalid(normalized_).has_value();
   const std::size_t normalized_at = 4 + std::size_t{trie_bytes};
   const std::size_t last_nul = normalized_.rfind('\0');
@@ -74,6 +77,7 @@ CharsMap::CharsMap(std::string_view blob, const std::string& where) {
     }
   };
   visit_children(root_base);
+  for (std::uint32_t c = 0; c < 256; ++c) starts_[c] = label(units_[root_base ^ c]) == c;
   while (!stack.empty()) {
     const std::uint32_t state = stack.back();
     stack.pop_back();
@@ -82,14 +86,26 @@ CharsMap::CharsMap(std::string_view blob, const std::string& where) {
     if (has_leaf(units_[state])) {
       const std::uint32_t at = value(units_[base]);
       if (at >= normalized_.size() || last_nul == std::string::npos || at > last_nul)
-        fail(unit_at(base), "the rule's replacement offset " + std::to_string(at) +
-                                " is not a '\\0'-terminated string of the " +
-                                std::to_string(normalized_.size()) +
-                                " bytes of replacements (at byte " +
-                                std::to_string(normalized_at) + ")");
+        fail(unit_at(base),
+             "the rule's replacement offset " + std::to_string(at) +
+                 " is not a '\\0'-terminated string of the " + std::to_string(normalized_.size()) +
+                 " bytes of replacements (at byte " + std::to_string(normalized_at) + ")");
       ++rules_;
     }
     visit_children(base);
+  }
+  // After the walk above: every block read here was checked.
+  for (std::uint32_t c = 0; c < 0x80; ++c) {
+    if (!starts_[c]) {
+      ascii_safe_[c] = true;
+      continue;
+    }
+    const std::uint32_t state = root_base ^ c;
+    bool safe = !has_leaf(units_[state]);
+    const std::uint32_t base = state ^ offset(units_[state]);
+    for (std::uint32_t next = 0; next < 0x80 && safe; ++next)
+      safe = label(units_[base ^ next]) != next;
+    ascii_safe_[c] = safe;
   }
 }
 
@@ -107,6 +123,15 @@ void normalize_longest(const CharsMap& map, std::string_view text, std::string& 
   std::size_t i = 0;
   std::string_view replacement;
   while (i < text.size()) {
+    const auto first = static_cast<unsigned char>(text[i]);
+    if (first < 0x80 &&
+        (!map.may_start(first) ||
+         (map.ascii_safe(first) &&
+          (i + 1 == text.size() || static_cast<unsigned char>(text[i + 1]) < 0x80)))) {
+      // ASCII that no rule matches here: itself
+      out += text[i++];
+      continue;
+    }
     const std::string_view rest = text.substr(i);
     if (const std::size_t length = map.longest_match(rest, replacement); length != 0) {
       out += replacement;
@@ -144,14 +169,15 @@ class SpmPrecompiledNormalizer final : public NormalizerStep {
 
 // ICU's extended grapheme clusters, one iterator per thread.
 icu::BreakIterator& grapheme_iterator() {
-  thread_local std::unique_ptr<icu::BreakIterator> iterator = [] {
+  thread_local std::unique_ptr<icu::BreakIterator> iterator;
+  if (!iterator) {
     UErrorCode status = U_ZERO_ERROR;
-    std::unique_ptr<icu::BreakIterator> it(
-        icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
-    if (U_FAILURE(status) || !it)
+    iterator.reset(icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
+    if (U_FAILURE(status) || !iterator) {
+      iterator.reset();
       throw Error(std::string("ICU grapheme break iterator: ") + u_errorName(status));
-    return it;
-  }();
+    }
+  }
   return *iterator;
 }
 
@@ -217,12 +243,12 @@ std::unique_ptr<NormalizerStep> make_precompiled_normalizer(std::string charsmap
     // replacements must be UTF-8 (a Rust String).
     if (charsmap.empty())
       throw Error(where + ": precompiled_charsmap is empty (HF tokenizers cannot parse it)");
-    CharsMap map(charsmap, where);
+    CharsMap map(std::move(charsmap), where);
     if (!map.replacements_are_utf8())
       throw Error(where + ": precompiled_charsmap: the replacement strings are not valid UTF-8");
     return std::make_unique<HfPrecompiledNormalizer>(std::move(map));
   }
-  return std::make_unique<SpmPrecompiledNormalizer>(CharsMap(charsmap, where));
+  return std::make_unique<SpmPrecompiledNormalizer>(CharsMap(std::move(charsmap), where));
 }
 
 }  // namespace tokenlab

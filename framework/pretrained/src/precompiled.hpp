@@ -16,6 +16,7 @@
 // array and every value names a terminated replacement.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -29,7 +30,7 @@ class CharsMap {
   CharsMap() = default;
   /// Parses and validates blob; throws Error naming where and the byte offset
   /// of the problem.
-  CharsMap(std::string_view blob, const std::string& where);
+  CharsMap(std::string blob, const std::string& where);
 
   [[nodiscard]] bool empty() const noexcept { return units_.empty(); }
 
@@ -78,6 +79,13 @@ class CharsMap {
     return false;
   }
 
+  /// Whether some rule starts with the byte c (else no match can start there).
+  [[nodiscard]] bool may_start(unsigned char c) const noexcept { return starts_[c]; }
+  /// For an ASCII byte c: no rule is c alone or c followed by an ASCII byte, so
+  /// nothing matches at c when the next byte is ASCII or the text ends there
+  /// (nmt_nfkc's rules for letters all continue with combining marks).
+  [[nodiscard]] bool ascii_safe(unsigned char c) const noexcept { return ascii_safe_[c]; }
+
   /// The number of double-array units and of rules (keys), for describe().
   [[nodiscard]] std::size_t unit_count() const noexcept { return units_.size(); }
   [[nodiscard]] std::size_t rule_count() const noexcept { return rules_; }
@@ -99,6 +107,8 @@ class CharsMap {
 
   std::vector<std::uint32_t> units_;
   std::string normalized_;
+  std::array<bool, 256> starts_{};
+  std::array<bool, 256> ascii_safe_{};
   std::size_t rules_ = 0;
   bool replacements_utf8_ = true;
 };

@@ -13,11 +13,11 @@
 //   validation   model_interface.cc  ModelInterface::InitializePieces
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cfloat>
 #include <climits>
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "precompiled.hpp"
 #include "sentencepiece_model.pb.h"
@@ -54,7 +54,10 @@ class DoubleArray {
   static constexpr std::uint32_t kFail = 0xFFFFFFFFu;
   using Key = std::pair<std::string_view, std::int32_t>;
 
-  DoubleArray() { units_.resize(kBlock + 1); units_[0].check = kRoot; }
+  DoubleArray() {
+    units_.resize(kBlock + 1);
+    units_[0].check = kRoot;
+  }
 
   /// keys: sorted bytewise, unique, non-empty; values >= 0.
   void build(const std::vector<Key>& keys);
@@ -102,38 +105,86 @@ class DoubleArray {
     std::size_t hi;
   };
 
-  void reserve_slots(std::size_t last) {
-    if (last + kBlock + 1 > units_.size())
-      units_.resize(std::max(last + kBlock + 1, units_.size() + units_.size() / 2));
-  }
+  // Slots [size, n) appended to the array and to the free list.
+  void grow(std::size_t n);
+  void take(std::size_t slot);
   std::int32_t find_base(const std::vector<Group>& groups);
 
   std::vector<Unit> units_;
-  std::size_t first_free_ = 1;
+  // Construction only: the free slots as a doubly linked list in slot order,
+  // and one past the highest slot in use.
+  std::vector<std::int32_t> next_free_;
+  std::vector<std::int32_t> prev_free_;
+  std::int32_t free_head_ = -1;
+  std::int32_t free_tail_ = -1;
+  std::size_t used_end_ = 1;
 };
 
-std::int32_t DoubleArray::find_base(const std::vector<Group>& groups) {
-  const std::size_t first_label = groups.front().label;
-  for (std::size_t p = first_free_;; ++p) {
-    reserve_slots(p);
-    if (units_[p].check != kFree || p <= first_label) continue;
-    const std::size_t base = p - first_label;
-    reserve_slots(base + 255);
-    bool fits = true;
-    for (std::size_t g = 1; g < groups.size() && fits; ++g)
-      fits = units_[base + groups[g].label].check == kFree;
-    if (fits) {
-      if (base > static_cast<std::size_t>(INT32_MAX - 512))
-        throw Error("SentencePiece: the vocabulary is too large for tokenlab's trie");
-      return static_cast<std::int32_t>(base);
-    }
+void DoubleArray::grow(std::size_t n) {
+  if (n > static_cast<std::size_t>(INT32_MAX))
+    throw Error("SentencePiece: the vocabulary is too large for tokenlab's trie");
+  const std::size_t old = units_.size();
+  if (n <= old) return;
+  units_.resize(n);
+  next_free_.resize(n, -1);
+  prev_free_.resize(n, -1);
+  for (std::size_t i = old; i < n; ++i) {
+    const auto slot = static_cast<std::int32_t>(i);
+    prev_free_[i] = free_tail_;
+    if (free_tail_ >= 0)
+      next_free_[static_cast<std::size_t>(free_tail_)] = slot;
+    else
+      free_head_ = slot;
+    free_tail_ = slot;
   }
 }
 
+void DoubleArray::take(std::size_t slot) {
+  const std::int32_t prev = prev_free_[slot];
+  const std::int32_t next = next_free_[slot];
+  if (prev >= 0)
+    next_free_[static_cast<std::size_t>(prev)] = next;
+  else
+    free_head_ = next;
+  if (next >= 0)
+    prev_free_[static_cast<std::size_t>(next)] = prev;
+  else
+    free_tail_ = prev;
+  used_end_ = std::max(used_end_, slot + 1);
+}
+
+std::int32_t DoubleArray::find_base(const std::vector<Group>& groups) {
+  const std::size_t first_label = groups.front().label;
+  const auto fits = [&](std::size_t base) {
+    grow(base + 2 * kBlock);  // every slot base + 0..255 exists, and one block beyond
+    for (const Group& g : groups)
+      if (units_[base + g.label].check != kFree) return false;
+    return true;
+  };
+  // First fit over the free slots, as double-array builders do; after a
+  // bounded number of tries, past the last slot in use (where anything fits).
+  constexpr int kMaxTries = 512;
+  int tries = 0;
+  for (std::int32_t p = free_head_; p >= 0 && tries < kMaxTries;
+       p = next_free_[static_cast<std::size_t>(p)], ++tries) {
+    const auto slot = static_cast<std::size_t>(p);
+    if (slot <= first_label) continue;
+    if (fits(slot - first_label)) return static_cast<std::int32_t>(slot - first_label);
+  }
+  const std::size_t base = std::max<std::size_t>(used_end_, 1);
+  if (!fits(base)) throw Error("SentencePiece: internal error building the piece trie");
+  return static_cast<std::int32_t>(base);
+}
+
 void DoubleArray::build(const std::vector<Key>& keys) {
-  units_.assign(kBlock + 1, Unit{});
+  units_.clear();
+  next_free_.clear();
+  prev_free_.clear();
+  free_head_ = free_tail_ = -1;
+  grow(2 * kBlock);
+  take(0);
   units_[0].check = kRoot;
-  first_free_ = 1;
+  used_end_ = 1;
   struct Task {
     std::uint32_t node;
     std::size_t lo;
@@ -147,7 +198,8 @@ void DoubleArray::build(const std::vector<Key>& keys) {
     tasks.pop_back();
     std::size_t lo = task.lo;
     // Sorted keys sharing the first depth bytes: the one that ends here is first.
-    if (lo < task.hi && keys[lo].first.size() == task.depth) units_[task.node].value = keys[lo++].second;
+    if (lo < task.hi && keys[lo].first.size() == task.depth)
+      units_[task.node].value = keys[lo++].second;
     if (lo == task.hi) continue;
     groups.clear();
     for (std::size_t i = lo; i < task.hi;) {
@@ -161,13 +213,19 @@ void DoubleArray::build(const std::vector<Key>& keys) {
     units_[task.node].base = base;
     for (const Group& g : groups) {
       const std::size_t child = static_cast<std::size_t>(base) + g.label;
+      take(child);
       units_[child].check = static_cast<std::int32_t>(task.node);
       tasks.push_back({static_cast<std::uint32_t>(child), g.lo, g.hi, task.depth + 1});
     }
-    while (first_free_ < units_.size() && units_[first_free_].check != kFree) ++first_free_;
   }
-  // Every base + 255 stays inside: reserve_slots kept kBlock + 1 units past the last.
+  // Every node's 256 child slots must exist: base + 255 < size for the largest
+  // base, which grow() guaranteed; trim what lies beyond.
+  std::size_t needed = kBlock + 1;
+  for (const Unit& u : units_) needed = std::max(needed, static_cast<std::size_t>(u.base) + kBlock);
+  units_.resize(needed);
   units_.shrink_to_fit();
+  next_free_ = {};
+  prev_free_ = {};
 }
 
 // ---- the vocabulary --------------------------------------------------------------
@@ -200,11 +258,12 @@ struct SpmVocabulary {
   std::vector<std::int16_t> byte_of;  // the byte of a BYTE piece, else -1
 
   // ModelInterface::PieceToId: reserved pieces first, then the others, else unknown.
+  // The reader refuses a string spelling both a reserved and a normal piece, so
+  // the trie may be asked first (a walk over the bytes, cheaper than a hash).
   [[nodiscard]] TokenId piece_to_id(std::string_view piece) const {
-    if (!reserved.empty())
-      if (const auto it = reserved.find(piece); it != reserved.end()) return it->second;
-    const std::int32_t id = trie.find(piece);
-    return id >= 0 ? static_cast<TokenId>(id) : unknown;
+    if (const std::int32_t id = trie.find(piece); id >= 0) return static_cast<TokenId>(id);
+    if (const auto it = reserved.find(piece); it != reserved.end()) return it->second;
+    return unknown;
   }
   // PrefixMatcher::PrefixMatch: the longest user-defined symbol at the start of
   // text (0: none).
@@ -258,6 +317,29 @@ class SpmNormalizer final : public NormalizerStep {
                 NormalizerFlags flags, std::string name)
       : map_(std::move(map)), matcher_(std::move(matcher)), flags_(flags), name_(std::move(name)) {
     if (matcher_ && !matcher_->has_user_defined) matcher_.reset();
+    // Bytes that stand for themselves: ASCII other than the space, with no rule
+    // and no user-defined symbol starting at them.
+    const auto ruled = [&](unsigned char c) {
+      return map_.may_start(c) ||
+             (matcher_ && matcher_->user_defined.next(0, c) != DoubleArray::kFail);
+    };
+    for (unsigned c = 0; c < 0x80; ++c)
+      plain_[c] = c != ' ' && !ruled(static_cast<unsigned char>(c));
+    plain_space_ = !ruled(' ');
+    // Bytes that stand for themselves when an ASCII byte (or the end) follows.
+    for (unsigned c = 0; c < 0x80; ++c) {
+      const auto byte = static_cast<unsigned char>(c);
+      bool safe = c != ' ' && map_.ascii_safe(byte);
+      if (safe && matcher_) {
+        const DoubleArray& user = matcher_->user_defined;
+        if (const std::uint32_t node = user.next(0, byte); node != DoubleArray::kFail) {
+          safe = user.value(node) < 0;
+          for (unsigned next = 0; next < 0x80 && safe; ++next)
+            safe = user.next(node, static_cast<unsigned char>(next)) == DoubleArray::kFail;
+        }
+      }
+      ascii_safe_[c] = plain_[c] || safe;
+    }
   }
 
   void apply(std::string& text) const override {
@@ -287,6 +369,22 @@ class SpmNormalizer final : public NormalizerStep {
     if (!flags_.treat_whitespace_as_suffix && flags_.add_dummy_prefix) add_space();
     bool previous_space = flags_.remove_extra_whitespaces;
     while (!input.empty()) {
+      if (stands_for_itself(input, 0)) {
+        // A run of such bytes: each is its own piece, copied, and not a space.
+        std::size_t run = 1;
+        while (run < input.size() && stands_for_itself(input, run)) ++run;
+        out.append(input.substr(0, run));
+        input.remove_prefix(run);
+        previous_space = false;
+        continue;
+      }
+      if (plain_space_ && input.front() == ' ') {
+        // The piece " ": dropped after a space when removing extra white space.
+        if (!previous_space) add_space();
+        previous_space = flags_.remove_extra_whitespaces;
+        input.remove_prefix(1);
+        continue;
+      }
       std::string_view piece = prefix(input, consumed);
       while (previous_space && !piece.empty() && piece.front() == ' ') piece.remove_prefix(1);
       if (!piece.empty()) {
@@ -331,6 +429,15 @@ class SpmNormalizer final : public NormalizerStep {
   }
 
  private:
+  // Whether the byte at input[i] is ASCII that no rule or user-defined symbol
+  // matches at (so NormalizePrefix would give it back as is), other than " ".
+  bool stands_for_itself(std::string_view input, std::size_t i) const noexcept {
+    const auto c = static_cast<unsigned char>(input[i]);
+    if (plain_[c]) return true;
+    return ascii_safe_[c] &&
+           (i + 1 == input.size() || static_cast<unsigned char>(input[i + 1]) < 0x80);
+  }
+
   // Normalizer::NormalizePrefix: what the start of input becomes, and how many
   // bytes it consumes.
   std::string_view prefix(std::string_view input, std::size_t& consumed) const {
@@ -358,6 +465,9 @@ class SpmNormalizer final : public NormalizerStep {
   std::shared_ptr<const SpmVocabulary> matcher_;
   NormalizerFlags flags_;
   std::string name_;
+  std::array<bool, 256> plain_{};
+  std::array<bool, 256> ascii_safe_{};
+  bool plain_space_ = false;
 };
 
 // ---- models --------------------------------------------------------------------
@@ -387,8 +497,10 @@ class SpmUnigramModel final : public SpmModel {
       : SpmModel(std::move(vocabulary)) {
     const SpmVocabulary& v = *vocabulary_;
     min_score_ = FLT_MAX;
-    max_score_ = FLT_MIN;
+    max_score_ = FLT_MIN;  // sic: the smallest positive float, not -FLT_MAX
+    entries_.resize(v.pieces.size());
     for (std::size_t id = 0; id < v.pieces.size(); ++id) {
+      entries_[id] = {v.scores[id], v.types[id]};
       if (v.types[id] != PieceType::normal) continue;
       min_score_ = std::min(min_score_, v.scores[id]);
       max_score_ = std::max(max_score_, v.scores[id]);
@@ -405,7 +517,8 @@ class SpmUnigramModel final : public SpmModel {
       std::int32_t starts_at;
     };
     const std::size_t size = normalized.size();
-    thread_local std::vector<Best> best;
+    thread_local std::vector<Best> best_storage;
+    std::vector<Best>& best = best_storage;  // one TLS lookup
     best.assign(size + 1, Best{0, 0.0f, -1});
     for (std::size_t starts_at = 0; starts_at < size;) {
       const float here = best[starts_at].score;
@@ -419,12 +532,15 @@ class SpmUnigramModel final : public SpmModel {
         const std::int32_t found = v.trie.value(node);
         if (found < 0) continue;
         const auto id = static_cast<TokenId>(found);
-        const PieceType type = v.types[id];
-        if (type == PieceType::unused) continue;
+        const Entry entry = entries_[id];
+        if (entry.type == PieceType::unused) continue;
         const std::size_t length = key_pos - starts_at;
-        const double score = type == PieceType::user_defined
-                                 ? static_cast<double>(static_cast<float>(length) * max_score_) - 0.1
-                                 : static_cast<double>(v.scores[id]);
+        // User-defined symbols get a bonus "to always be selected": length in
+        // bytes times the largest NORMAL score, minus 0.1.
+        const double score =
+            entry.type == PieceType::user_defined
+                ? static_cast<double>(static_cast<float>(length) * max_score_) - 0.1
+                : static_cast<double>(entry.score);
         const double candidate = score + static_cast<double>(here);
         Best& target = best[key_pos];
         if (target.starts_at == -1 || candidate > static_cast<double>(target.score)) {
@@ -445,7 +561,8 @@ class SpmUnigramModel final : public SpmModel {
       }
       starts_at += char_length;
     }
-    thread_local std::vector<Segment> segments;
+    thread_local std::vector<Segment> segment_storage;
+    std::vector<Segment>& segments = segment_storage;
     segments.clear();
     for (std::size_t ends_at = size; ends_at > 0;) {
       const Best& node = best[ends_at];
@@ -461,6 +578,11 @@ class SpmUnigramModel final : public SpmModel {
   [[nodiscard]] std::string type() const override { return "SentencePiece unigram"; }
 
  private:
+  struct Entry {
+    float score;
+    PieceType type;
+  };
+  std::vector<Entry> entries_;
   float min_score_ = 0.0f;
   float max_score_ = 0.0f;
   float unknown_score_ = 0.0f;
@@ -474,38 +596,56 @@ class SpmBpeModel final : public SpmModel {
  public:
   using SpmModel::SpmModel;
 
+ private:
+  struct Symbol {
+    std::int32_t prev;
+    std::int32_t next;
+    std::uint32_t start;
+    std::uint32_t length;  // 0 once merged into its left neighbour
+    std::uint32_t node;    // the trie node of its bytes, or kFail
+    bool freeze;           // a user-defined symbol: never merged
+  };
+  // A candidate merge. key orders as SymbolPairComparator: the highest score
+  // on top, then the leftmost pair.
+  struct Pair {
+    std::uint64_t key;
+    std::uint32_t size;  // bytes of the merged piece
+    std::uint32_t node;  // its trie node
+    bool operator<(const Pair& o) const noexcept { return key < o.key; }
+  };
+  struct Scratch {
+    std::vector<Symbol> symbols;
+    std::vector<Pair> agenda;
+    std::vector<Segment> segments;
+    // rev_merge: for UNUSED pieces, the pair that last made each one.
+    std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>> rev_merge;
+  };
+  static Scratch& scratch_space() {
+    thread_local Scratch scratch;
+    return scratch;
+  }
+  // The float's order as an unsigned integer (0.0 and -0.0 alike, as == has
+  // them), above the left index counted down.
+  static std::uint64_t pair_key(float score, std::int32_t left) noexcept {
+    if (score == 0.0f) score = 0.0f;
+    std::uint32_t bits = std::bit_cast<std::uint32_t>(score);
+    bits = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
+    return (std::uint64_t{bits} << 32) | (0xFFFFFFFFu - static_cast<std::uint32_t>(left));
+  }
+
+ public:
   void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
     if (normalized.empty()) return;
     const SpmVocabulary& v = *vocabulary_;
-    struct Symbol {
-      std::int32_t prev;
-      std::int32_t next;
-      std::uint32_t start;
-      std::uint32_t length;  // 0 once merged into its left neighbour
-      std::uint32_t node;    // the trie node of its bytes, or kFail
-      bool freeze;
-    };
-    struct Pair {
-      float score;
-      std::int32_t left;
-      std::int32_t right;
-      std::uint32_t size;
-      std::uint32_t node;
-    };
-    // SymbolPairComparator: the highest score on top, then the leftmost.
-    const auto lower = [](const Pair& a, const Pair& b) {
-      return a.score < b.score || (a.score == b.score && a.left > b.left);
-    };
-    thread_local std::vector<Symbol> symbols;
-    thread_local std::vector<Pair> agenda;
-    // rev_merge: for UNUSED pieces, the pair that last made each one.
-    thread_local std::unordered_map<std::string_view, std::pair<std::string_view, std::string_view>>
-        rev_merge;
+    Scratch& scratch = scratch_space();  // one TLS lookup, not one per use
+    std::vector<Symbol>& symbols = scratch.symbols;
+    std::vector<Pair>& agenda = scratch.agenda;
+    auto& rev_merge = scratch.rev_merge;
     symbols.clear();
     agenda.clear();
-    rev_merge.clear();
+    if (v.has_unused) rev_merge.clear();
 
-    const auto walk = [&](std::uint32_t node, std::string_view bytes) {
+    const auto walk = [&v](std::uint32_t node, std::string_view bytes) {
       for (const char ch : bytes) {
         if (node == DoubleArray::kFail) break;
         node = v.trie.next(node, static_cast<unsigned char>(ch));
@@ -522,8 +662,9 @@ class SpmBpeModel final : public SpmModel {
       if (node == DoubleArray::kFail) return;
       const std::int32_t id = v.trie.value(node);
       if (id < 0) return;
-      agenda.push_back({v.scores[static_cast<std::size_t>(id)], left, right, l.length + r.length, node});
-      std::push_heap(agenda.begin(), agenda.end(), lower);
+      agenda.push_back(
+          {pair_key(v.scores[static_cast<std::size_t>(id)], left), l.length + r.length, node});
+      std::push_heap(agenda.begin(), agenda.end());
       if (v.types[static_cast<std::size_t>(id)] == PieceType::unused)
         rev_merge[normalized.substr(l.start, l.length + r.length)] = {text_of(l), text_of(r)};
     };
@@ -542,23 +683,27 @@ class SpmBpeModel final : public SpmModel {
       maybe_add_pair(static_cast<std::int32_t>(i - 1), static_cast<std::int32_t>(i));
 
     while (!agenda.empty()) {
-      std::pop_heap(agenda.begin(), agenda.end(), lower);
+      std::pop_heap(agenda.begin(), agenda.end());
       const Pair top = agenda.back();
       agenda.pop_back();
-      Symbol& left = symbols[static_cast<std::size_t>(top.left)];
-      Symbol& right = symbols[static_cast<std::size_t>(top.right)];
-      if (left.length == 0 || right.length == 0 || left.length + right.length != top.size)
-        continue;  // stale
+      const auto left_index = static_cast<std::int32_t>(0xFFFFFFFFu - (top.key & 0xFFFFFFFFu));
+      Symbol& left = symbols[static_cast<std::size_t>(left_index)];
+      // SentencePiece's staleness test looks at the pair's right symbol; the
+      // left one's current neighbour gives the same answer: once left has
+      // merged to the right, its length alone reaches top.size.
+      if (left.length == 0 || left.next < 0) continue;
+      Symbol& right = symbols[static_cast<std::size_t>(left.next)];
+      if (left.length + right.length != top.size) continue;  // stale
       left.length += right.length;
       left.node = top.node;
       left.next = right.next;
-      if (right.next >= 0) symbols[static_cast<std::size_t>(right.next)].prev = top.left;
+      if (right.next >= 0) symbols[static_cast<std::size_t>(right.next)].prev = left_index;
       right.length = 0;
-      maybe_add_pair(left.prev, top.left);
-      maybe_add_pair(top.left, left.next);
+      maybe_add_pair(left.prev, left_index);
+      maybe_add_pair(left_index, left.next);
     }
 
-    thread_local std::vector<Segment> segments;
+    std::vector<Segment>& segments = scratch.segments;
     segments.clear();
     // resegment: PieceToId, and UNUSED pieces split back recursively.
     const auto resegment = [&](auto&& self, std::string_view piece, std::uint32_t node) -> void {
@@ -718,7 +863,8 @@ class SpmDecoder final : public DecoderStep {
       denormalizer_->normalize(text, denormalized);
       text.swap(denormalized);
     }
-    tokens.assign(1, std::move(text));
+    tokens.clear();
+    tokens.push_back(std::move(text));
   }
 
   [[nodiscard]] std::string describe() const override {
@@ -780,12 +926,18 @@ std::string quote_piece(std::string_view piece) {
 
 const char* type_name(PieceType type) {
   switch (type) {
-    case PieceType::normal: return "NORMAL";
-    case PieceType::unknown: return "UNKNOWN";
-    case PieceType::control: return "CONTROL";
-    case PieceType::user_defined: return "USER_DEFINED";
-    case PieceType::unused: return "UNUSED";
-    case PieceType::byte: return "BYTE";
+    case PieceType::normal:
+      return "NORMAL";
+    case PieceType::unknown:
+      return "UNKNOWN";
+    case PieceType::control:
+      return "CONTROL";
+    case PieceType::user_defined:
+      return "USER_DEFINED";
+    case PieceType::unused:
+      return "UNUSED";
+    case PieceType::byte:
+      return "BYTE";
   }
   return "?";
 }
@@ -813,8 +965,9 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
   const auto& trainer = proto.trainer_spec();
   const int count = proto.pieces_size();
   if (count == 0)
-    throw Error(source + ": the SentencePiece model has no pieces (an empty or foreign protobuf "
-                         "file?)");
+    throw Error(source +
+                ": the SentencePiece model has no pieces (an empty or foreign protobuf "
+                "file?)");
   if (static_cast<std::uint64_t>(count) > std::uint64_t{TokenTable::kMaxId} + 1)
     throw Error(source + ": " + std::to_string(count) + " pieces are more than tokenlab accepts");
 
@@ -833,18 +986,18 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
   byte_piece_at.fill(-1);
   int unknown_at = -1;
 
+  const auto at = [&](int i) { return source + ": pieces[" + std::to_string(i) + "]"; };
   for (int i = 0; i < count; ++i) {
     const auto& sp = proto.pieces(i);
-    const std::string here = source + ": pieces[" + std::to_string(i) + "]";
     const std::string& piece = sp.piece();
     const auto type = static_cast<PieceType>(sp.type());
-    if (piece.empty()) throw Error(here + ": the piece is empty");
+    if (piece.empty())
+      throw Error(at(i) + ": the piece is empty (SentencePiece refuses the model too)");
     v.pieces.push_back(piece);
     v.types.push_back(type);
     v.scores.push_back(sp.score());
   }
   for (int i = 0; i < count; ++i) {
-    const std::string here = source + ": pieces[" + std::to_string(i) + "]";
     const std::string& piece = v.pieces[static_cast<std::size_t>(i)];
     const PieceType type = v.types[static_cast<std::size_t>(i)];
     if (const auto [it, fresh] = where_is.emplace(piece, i); !fresh) {
@@ -853,9 +1006,9 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
         return t == PieceType::normal || t == PieceType::user_defined || t == PieceType::unused;
       };
       if (normal_kind(type) == normal_kind(other))
-        throw Error(here + ": the piece " + quote_piece(piece) + " is already pieces[" +
+        throw Error(at(i) + ": the piece " + quote_piece(piece) + " is already pieces[" +
                     std::to_string(it->second) + "] (SentencePiece refuses the model too)");
-      throw Error(here + ": the piece " + quote_piece(piece) + " (" + type_name(type) +
+      throw Error(at(i) + ": the piece " + quote_piece(piece) + " (" + type_name(type) +
                   ") is also pieces[" + std::to_string(it->second) + "] (" + type_name(other) +
                   "); tokenlab does not read models that spell two pieces alike");
     }
@@ -867,7 +1020,7 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
         if (type == PieceType::unused) v.has_unused = true;
         if (type == PieceType::user_defined) {
           if (piece.find('\0') != std::string::npos)
-            throw Error(here + ": the user-defined symbol " + quote_piece(piece) +
+            throw Error(at(i) + ": the user-defined symbol " + quote_piece(piece) +
                         " holds a NUL byte, which SentencePiece's prefix matcher cuts it at; "
                         "tokenlab does not reproduce that");
           user_keys.emplace_back(piece, i);
@@ -875,7 +1028,7 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
         break;
       case PieceType::unknown:
         if (unknown_at >= 0)
-          throw Error(here + ": a second unknown piece " + quote_piece(piece) + " after pieces[" +
+          throw Error(at(i) + ": a second unknown piece " + quote_piece(piece) + " after pieces[" +
                       std::to_string(unknown_at) + "] (SentencePiece refuses the model too)");
         unknown_at = i;
         v.reserved.emplace(piece, static_cast<TokenId>(i));
@@ -885,24 +1038,25 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
         break;
       case PieceType::byte: {
         if (!v.byte_fallback)
-          throw Error(here + ": the byte piece " + quote_piece(piece) +
+          throw Error(at(i) + ": the byte piece " + quote_piece(piece) +
                       " in a model without byte_fallback (SentencePiece refuses the model too)");
         const int byte = piece_to_byte(piece);
         if (byte < 0)
-          throw Error(here + ": " + quote_piece(piece) + " is not a byte piece (<0x00> to <0xFF>)");
+          throw Error(at(i) + ": " + quote_piece(piece) +
+                      " is not a byte piece (<0x00> to <0xFF>)");
         byte_piece_at[static_cast<std::size_t>(byte)] = i;
         v.byte_of[static_cast<std::size_t>(i)] = static_cast<std::int16_t>(byte);
         v.reserved.emplace(piece, static_cast<TokenId>(i));
         break;
       }
       default:
-        throw Error(here + ": unknown piece type " +
-                    std::to_string(static_cast<int>(type)));
+        throw Error(at(i) + ": unknown piece type " + std::to_string(static_cast<int>(type)));
     }
   }
   if (unknown_at < 0)
-    throw Error(source + ": the model has no unknown piece (type UNKNOWN; SentencePiece refuses "
-                         "the model too)");
+    throw Error(source +
+                ": the model has no unknown piece (type UNKNOWN; SentencePiece refuses "
+                "the model too)");
   v.unknown = static_cast<TokenId>(unknown_at);
   if (v.byte_fallback) {
     for (unsigned b = 0; b < 256; ++b) {
@@ -916,13 +1070,15 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
   const auto model_type = trainer.model_type();
   if (model_type == sentencepiece::TrainerSpec::UNIGRAM) {
     if (normal_keys.empty())
-      throw Error(source + ": the unigram model has no NORMAL, USER_DEFINED or UNUSED piece "
-                           "(SentencePiece refuses it too)");
+      throw Error(source +
+                  ": the unigram model has no NORMAL, USER_DEFINED or UNUSED piece "
+                  "(SentencePiece refuses it too)");
     // Darts, which SentencePiece's unigram model looks pieces up in, cuts keys at
     // a NUL byte.
     for (const auto& [piece, id] : normal_keys)
       if (piece.find('\0') != std::string_view::npos)
-        throw Error(source + ": pieces[" + std::to_string(id) + "]: the piece " + quote_piece(piece) +
+        throw Error(source + ": pieces[" + std::to_string(id) + "]: the piece " +
+                    quote_piece(piece) +
                     " holds a NUL byte, which SentencePiece's unigram trie cuts it at; tokenlab "
                     "does not reproduce that");
   }
@@ -940,14 +1096,13 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
   auto table = std::make_shared<TokenTable>();
   table->reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i)
-    table->insert(static_cast<TokenId>(i), v.pieces[static_cast<std::size_t>(i)],
-                  source + ": pieces[" + std::to_string(i) + "]");
+    table->insert(static_cast<TokenId>(i), v.pieces[static_cast<std::size_t>(i)], source);
   pipeline.tokens = std::move(table);
 
   const auto& normalizer = proto.normalizer_spec();
   pipeline.normalizers.push_back(std::make_unique<SpmNormalizer>(
-      detail::CharsMap(normalizer.precompiled_charsmap(), source + ": normalizer_spec"),
-      vocabulary, flags_of(normalizer, trainer.treat_whitespace_as_suffix()), normalizer.name()));
+      detail::CharsMap(normalizer.precompiled_charsmap(), source + ": normalizer_spec"), vocabulary,
+      flags_of(normalizer, trainer.treat_whitespace_as_suffix()), normalizer.name()));
 
   switch (model_type) {
     case sentencepiece::TrainerSpec::UNIGRAM:
@@ -964,7 +1119,8 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
       break;
   }
   if (!pipeline.model)
-    throw Error(source + ": trainer_spec.model_type " + std::to_string(static_cast<int>(model_type)) +
+    throw Error(source + ": trainer_spec.model_type " +
+                std::to_string(static_cast<int>(model_type)) +
                 " is not one tokenlab reads (unigram, BPE, word, char)");
 
   std::unique_ptr<SpmNormalizer> denormalizer;
@@ -974,9 +1130,9 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
         detail::CharsMap(spec.precompiled_charsmap(), source + ": denormalizer_spec"), nullptr,
         flags_of(spec, false), spec.name());
   }
-  pipeline.decoders.push_back(std::make_unique<SpmDecoder>(
-      vocabulary, trainer.unk_surface(), normalizer.add_dummy_prefix(),
-      normalizer.remove_extra_whitespaces(), std::move(denormalizer)));
+  pipeline.decoders.push_back(
+      std::make_unique<SpmDecoder>(vocabulary, trainer.unk_surface(), normalizer.add_dummy_prefix(),
+                                   normalizer.remove_extra_whitespaces(), std::move(denormalizer)));
   return pipeline;
 }
 

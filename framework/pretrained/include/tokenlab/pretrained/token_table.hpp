@@ -14,15 +14,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "tokenlab/pretrained/export.hpp"
 #include "tokenlab/types.hpp"
-#include "tokenlab/vocabulary.hpp"
+#include "tokenlab/vocabulary.hpp"  // StringHash
 
 namespace tokenlab {
 
@@ -41,13 +41,22 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   /// One past the largest id: the number of rows an embedding matrix needs.
   [[nodiscard]] std::size_t id_limit() const noexcept { return tokens_.size(); }
   /// The number of tokens (id_limit() minus the gaps).
-  [[nodiscard]] std::size_t size() const noexcept { return ids_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
   void reserve(std::size_t n);
 
  private:
+  // Open addressing over ids: a slot holds the top 32 bits of the token's hash
+  // and id + 1 (0 = empty). Real vocabularies have 30k-260k tokens and every
+  // encoded piece looks several up, so a probe must touch one cache line, not a
+  // node per entry as std::unordered_map does.
+  static std::uint64_t hash(std::string_view token) noexcept;
+  void rehash(std::size_t capacity);
+  [[nodiscard]] std::size_t slot_of(std::string_view token, std::uint64_t h) const noexcept;
+
   std::vector<std::string> tokens_;
   std::vector<bool> present_;
-  std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> ids_;
+  std::vector<std::uint64_t> slots_;
+  std::size_t count_ = 0;
 };
 
 }  // namespace tokenlab
