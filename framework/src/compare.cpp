@@ -365,8 +365,7 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
 // Evaluates a tokenizer that is not trained here on every language's raw
 // held-out lines; words, characters and bytes come from the same held-out words
 // as the trained rows, so every per-word and per-character figure compares.
-std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options,
-                                            const Prepared& prepared,
+std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options, const Prepared& prepared,
                                             const PretrainedEntry& entry,
                                             std::vector<SampleSegmentation>& samples) {
   std::vector<CompareRow> rows;
@@ -382,7 +381,8 @@ std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options,
     try {
       const std::vector<TokenId> byte_pieces = encoder.byte_fallback_ids();
       std::vector<MetricsAccumulator> partial(
-          threads, MetricsAccumulator(encoder.vocabulary_size(), encoder.unknown_id(), byte_pieces));
+          threads,
+          MetricsAccumulator(encoder.vocabulary_size(), encoder.unknown_id(), byte_pieces));
       const std::size_t lines = lang.raw_held_out.size();
       const auto encode_start = Clock::now();
       parallel_for(threads, threads, [&](std::size_t t) {
@@ -401,8 +401,9 @@ std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options,
             characters += surface_characters(word);
             bytes += surface_bytes(word);
           }
-          partial[t].add_line(ids, last_word - first_word, characters, bytes,
-                              [&](std::span<const TokenId> known) { return encoder.decode(known); });
+          partial[t].add_line(
+              ids, last_word - first_word, characters, bytes,
+              [&](std::span<const TokenId> known) { return encoder.decode(known); });
         }
       });
       row.encode_seconds = seconds_since(encode_start);

@@ -76,9 +76,13 @@ std::vector<std::vector<TokenId>> TextEncoder::encode_batch(std::span<const std:
   return out;
 }
 
-std::size_t Tokenizer::vocabulary_size() const { return segmenter_->vocabulary().size(); }
+std::size_t Tokenizer::vocabulary_size() const {
+  return segmenter_->vocabulary().size();
+}
 
-std::string Tokenizer::display_piece(TokenId id) const { return segmenter_->display_piece(id); }
+std::string Tokenizer::display_piece(TokenId id) const {
+  return segmenter_->display_piece(id);
+}
 
 std::optional<TokenId> Tokenizer::unknown_id() const {
   return segmenter_->vocabulary().unknown_id();

@@ -295,8 +295,8 @@ int cmd_encode(const std::vector<std::string>& args) {
   const AnyModel loaded = load_any_model(model, registry, format);
   const TextEncoder& encoder = *loaded.encoder;
   const bool sampling = vm.count("dropout") > 0 || vm.count("alpha") > 0;
-  if (sampling && (!loaded.trained ||
-                   !(loaded.trained->segmenter().capabilities() & kCapabilitySampling)))
+  if (sampling &&
+      (!loaded.trained || !(loaded.trained->segmenter().capabilities() & kCapabilitySampling)))
     throw Error("'" + loaded.kind + "' does not support sampling");
   SamplingOptions sampling_options;
   if (vm.count("dropout") > 0) sampling_options.dropout = dropout;

@@ -14,9 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -78,7 +78,8 @@ class TOKENLAB_API MetricsAccumulator {
   /// the line's characters that the decoded known ids do not give back (white
   /// space aside); continued words are not counted (tokens do not map to words).
   void add_line(std::span<const TokenId> ids, std::uint64_t words, std::uint64_t characters,
-                std::uint64_t bytes, const std::function<std::string(std::span<const TokenId>)>& decode);
+                std::uint64_t bytes,
+                const std::function<std::string(std::span<const TokenId>)>& decode);
   /// Adds another accumulator's counts (for parallel evaluation).
   void merge(const MetricsAccumulator& other);
   [[nodiscard]] SegmentationMetrics finish() const;

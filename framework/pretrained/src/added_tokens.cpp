@@ -16,7 +16,9 @@ bool is_word_character(char32_t c) {
          u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_JOIN_CONTROL);
 }
 
-bool is_space(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
+bool is_space(char32_t c) {
+  return u_isUWhiteSpace(static_cast<UChar32>(c));
+}
 
 char32_t last_code_point(std::string_view s, std::size_t end, std::size_t& start) {
   start = end - 1;

@@ -9,7 +9,9 @@ namespace tokenlab {
 namespace {
 
 // String::from_utf8_lossy: each maximal ill-formed subpart becomes U+FFFD.
-std::string lossy(std::string_view bytes) { return utf8::replace_invalid(bytes); }
+std::string lossy(std::string_view bytes) {
+  return utf8::replace_invalid(bytes);
+}
 
 class ByteLevelDecoder final : public DecoderStep {
  public:
@@ -99,9 +101,9 @@ class WordPieceDecoder final : public DecoderStep {
   }
   static std::string cleanup(std::string s) {
     static constexpr std::pair<std::string_view, std::string_view> kRules[] = {
-        {" .", "."},     {" ?", "?"},    {" !", "!"},   {" ,", ","},
-        {" ' ", "'"},    {" n't", "n't"}, {" 'm", "'m"}, {" do not", " don't"},
-        {" 's", "'s"},   {" 've", "'ve"}, {" 're", "'re"}};
+        {" .", "."},   {" ?", "?"},     {" !", "!"},    {" ,", ","},
+        {" ' ", "'"},  {" n't", "n't"}, {" 'm", "'m"},  {" do not", " don't"},
+        {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
     for (const auto& [from, to] : kRules) replace_all(s, from, to);
     return s;
   }
@@ -245,7 +247,9 @@ std::unique_ptr<DecoderStep> make_wordpiece_decoder(std::string prefix, bool cle
 std::unique_ptr<DecoderStep> make_byte_fallback_decoder() {
   return std::make_unique<ByteFallbackDecoder>();
 }
-std::unique_ptr<DecoderStep> make_fuse_decoder() { return std::make_unique<FuseDecoder>(); }
+std::unique_ptr<DecoderStep> make_fuse_decoder() {
+  return std::make_unique<FuseDecoder>();
+}
 std::unique_ptr<DecoderStep> make_strip_decoder(char32_t content, std::size_t start,
                                                 std::size_t stop) {
   return std::make_unique<StripDecoder>(content, start, stop);

@@ -63,8 +63,8 @@ class Value {
   /// A member that may be absent; absent and null are both nullopt.
   [[nodiscard]] std::optional<Value> find(std::string_view name) const {
     if (!value_->IsObject()) fail("expected an object, found " + kind());
-    const auto it = value_->FindMember(
-        rapidjson::Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
+    const auto it = value_->FindMember(rapidjson::Value(
+        rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
     if (it == value_->MemberEnd() || it->value.IsNull()) return std::nullopt;
     return Value(it->value, child_path(name), *file_);
   }
@@ -100,13 +100,19 @@ class Value {
   }
   [[nodiscard]] std::string kind() const {
     switch (value_->GetType()) {
-      case rapidjson::kNullType: return "null";
+      case rapidjson::kNullType:
+        return "null";
       case rapidjson::kFalseType:
-      case rapidjson::kTrueType: return "a boolean";
-      case rapidjson::kObjectType: return "an object";
-      case rapidjson::kArrayType: return "an array";
-      case rapidjson::kStringType: return "a string";
-      case rapidjson::kNumberType: return "a number";
+      case rapidjson::kTrueType:
+        return "a boolean";
+      case rapidjson::kObjectType:
+        return "an object";
+      case rapidjson::kArrayType:
+        return "an array";
+      case rapidjson::kStringType:
+        return "a string";
+      case rapidjson::kNumberType:
+        return "a number";
     }
     return "a value";
   }

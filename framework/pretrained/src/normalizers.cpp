@@ -22,10 +22,18 @@ class UnicodeNormalizer final : public NormalizerStep {
   explicit UnicodeNormalizer(UnicodeForm form) : form_(form) {
     UErrorCode status = U_ZERO_ERROR;
     switch (form) {
-      case UnicodeForm::nfc: icu_ = icu::Normalizer2::getNFCInstance(status); break;
-      case UnicodeForm::nfd: icu_ = icu::Normalizer2::getNFDInstance(status); break;
-      case UnicodeForm::nfkc: icu_ = icu::Normalizer2::getNFKCInstance(status); break;
-      case UnicodeForm::nfkd: icu_ = icu::Normalizer2::getNFKDInstance(status); break;
+      case UnicodeForm::nfc:
+        icu_ = icu::Normalizer2::getNFCInstance(status);
+        break;
+      case UnicodeForm::nfd:
+        icu_ = icu::Normalizer2::getNFDInstance(status);
+        break;
+      case UnicodeForm::nfkc:
+        icu_ = icu::Normalizer2::getNFKCInstance(status);
+        break;
+      case UnicodeForm::nfkd:
+        icu_ = icu::Normalizer2::getNFKDInstance(status);
+        break;
     }
     if (U_FAILURE(status)) throw Error(std::string("ICU normalizer: ") + u_errorName(status));
   }

@@ -121,7 +121,9 @@ void invert(std::vector<Span>& spans) {
   for (Span& s : spans) s.is_match = !s.is_match;
 }
 
-bool is_white_space(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
+bool is_white_space(char32_t c) {
+  return u_isUWhiteSpace(static_cast<UChar32>(c));
+}
 
 class SplitPreTokenizer final : public PreTokenizerStep {
  public:
@@ -225,8 +227,8 @@ class MetaspacePreTokenizer final : public PreTokenizerStep {
         text += ch;
     }
     const bool starts_with_replacement = text.starts_with(replacement_);
-    if (!starts_with_replacement && (scheme_ == PrependScheme::always ||
-                                     (scheme_ == PrependScheme::first && at_start)))
+    if (!starts_with_replacement &&
+        (scheme_ == PrependScheme::always || (scheme_ == PrependScheme::first && at_start)))
       text.insert(0, replacement_);
     if (!split_) {
       if (!text.empty()) out.push_back(std::move(text));
@@ -245,8 +247,8 @@ class MetaspacePreTokenizer final : public PreTokenizerStep {
   }
   [[nodiscard]] std::string describe() const override {
     static constexpr const char* kSchemes[] = {"always", "never", "first"};
-    return "Metaspace(\"" + replacement_ + "\", prepend " +
-           kSchemes[static_cast<int>(scheme_)] + (split_ ? ", split" : "") + ")";
+    return "Metaspace(\"" + replacement_ + "\", prepend " + kSchemes[static_cast<int>(scheme_)] +
+           (split_ ? ", split" : "") + ")";
   }
 
  private:
@@ -295,7 +297,9 @@ class ChainPreTokenizer final : public PreTokenizerStep {
 };
 
 // Rust's char::is_numeric: Nd, Nl or No.
-bool is_numeric(char32_t c) { return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_N_MASK) != 0; }
+bool is_numeric(char32_t c) {
+  return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_N_MASK) != 0;
+}
 
 }  // namespace
 
@@ -316,8 +320,7 @@ std::unique_ptr<PreTokenizerStep> make_metaspace_pre_tokenizer(char32_t replacem
 
 std::unique_ptr<PreTokenizerStep> make_whitespace_pre_tokenizer() {
   // HF: Split(r"\w+|[^\w\s]+", Removed, invert=true): the matches are kept.
-  return std::make_unique<SplitPreTokenizer>(R"(\w+|[^\w\s]+)", true, SplitBehavior::removed,
-                                             true);
+  return std::make_unique<SplitPreTokenizer>(R"(\w+|[^\w\s]+)", true, SplitBehavior::removed, true);
 }
 
 std::unique_ptr<PreTokenizerStep> make_whitespace_split_pre_tokenizer() {

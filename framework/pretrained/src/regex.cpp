@@ -67,7 +67,9 @@ PretrainedRegex::PretrainedRegex(std::string pattern) : pattern_(std::move(patte
   compiled_ = compiled.release();
 }
 
-PretrainedRegex::~PretrainedRegex() { delete static_cast<icu::RegexPattern*>(compiled_); }
+PretrainedRegex::~PretrainedRegex() {
+  delete static_cast<icu::RegexPattern*>(compiled_);
+}
 
 bool PretrainedRegex::next_match(std::string_view text, std::size_t from, std::size_t& start,
                                  std::size_t& end) const {
@@ -80,7 +82,8 @@ bool PretrainedRegex::next_match(std::string_view text, std::size_t from, std::s
     if (U_FAILURE(status)) throw Error(std::string("regex matcher: ") + u_errorName(status));
   }
   if (from == 0) {  // a new text: for_each_match always starts at 0
-    cache.text = utext_openUTF8(cache.text, text.data(), static_cast<int64_t>(text.size()), &status);
+    cache.text =
+        utext_openUTF8(cache.text, text.data(), static_cast<int64_t>(text.size()), &status);
     matcher->reset(cache.text);
   }
   if (!matcher->find(static_cast<int64_t>(from), status) || U_FAILURE(status)) {

@@ -136,7 +136,8 @@ PretrainedPipeline read_rank_file(std::string_view content, const std::string& s
                                   std::string_view encoding) {
   const auto named = named_encoding(encoding);
   if (!named)
-    throw Error(source + ": a tiktoken rank file does not name its pattern and special tokens; "
+    throw Error(source +
+                ": a tiktoken rank file does not name its pattern and special tokens; "
                 "say which encoding it is with --format tiktoken:NAME (gpt2, r50k_base, "
                 "p50k_base, p50k_edit, cl100k_base, o200k_base)" +
                 (encoding.empty() ? std::string() : "; '" + std::string(encoding) + "' is none"));
@@ -156,12 +157,14 @@ PretrainedPipeline read_rank_file(std::string_view content, const std::string& s
     if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
       throw Error(where + ": expected \"base64 rank\"");
     auto token = decode_base64(line.substr(0, space));
-    if (!token) throw Error(where + ": \"" + std::string(line.substr(0, space)) + "\" is not base64");
+    if (!token)
+      throw Error(where + ": \"" + std::string(line.substr(0, space)) + "\" is not base64");
     std::uint64_t rank = 0;
     const std::string_view digits = line.substr(space + 1);
     if (digits.empty() || digits.size() > 9) throw Error(where + ": bad rank");
     for (const char c : digits) {
-      if (c < '0' || c > '9') throw Error(where + ": the rank \"" + std::string(digits) + "\" is not a number");
+      if (c < '0' || c > '9')
+        throw Error(where + ": the rank \"" + std::string(digits) + "\" is not a number");
       rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
     }
     insert_rank(*table, std::move(*token), rank, where);
@@ -237,9 +240,8 @@ PretrainedPipeline read_tiktoken(std::string_view content, const std::string& so
 
 std::string detect_pretrained_format(std::string_view content) {
   std::size_t first = 0;
-  while (first < content.size() &&
-         (content[first] == ' ' || content[first] == '\n' || content[first] == '\r' ||
-          content[first] == '\t'))
+  while (first < content.size() && (content[first] == ' ' || content[first] == '\n' ||
+                                    content[first] == '\r' || content[first] == '\t'))
     ++first;
   if (first < content.size() && content[first] == '{') {
     const std::string_view head = content.substr(0, 4096);

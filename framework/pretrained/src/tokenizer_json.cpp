@@ -141,8 +141,8 @@ void add_pre_tokenizers(const Value& v, std::vector<std::unique_ptr<PreTokenizer
       out.push_back(make_split_pre_tokenizer(std::move(pattern), is_regex, behavior_of(v),
                                              v.boolean_or("invert", false)));
     } else if (type == "Metaspace") {
-      v.only_members({"type", "replacement", "prepend_scheme", "split", "add_prefix_space",
-                      "str_rep"});
+      v.only_members(
+          {"type", "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"});
       out.push_back(make_metaspace_pre_tokenizer(single_character(v.member("replacement")),
                                                  prepend_scheme_of(v),
                                                  v.boolean_or("split", true)));
@@ -160,8 +160,8 @@ void add_pre_tokenizers(const Value& v, std::vector<std::unique_ptr<PreTokenizer
       out.push_back(make_digits_pre_tokenizer(v.boolean_or("individual_digits", false)));
     } else if (type == "Punctuation") {
       v.only_members({"type", "behavior"});
-      out.push_back(make_punctuation_pre_tokenizer(
-          v.find("behavior") ? behavior_of(v) : SplitBehavior::isolated));
+      out.push_back(make_punctuation_pre_tokenizer(v.find("behavior") ? behavior_of(v)
+                                                                      : SplitBehavior::isolated));
     } else {
       v.member("type").fail("tokenlab does not implement the pre-tokenizer \"" + type + "\"");
     }
@@ -182,8 +182,8 @@ void add_decoders(const Value& v, std::vector<std::unique_ptr<DecoderStep>>& out
     v.only_members({"type", "add_prefix_space", "trim_offsets", "use_regex"});
     out.push_back(make_byte_level_decoder());
   } else if (type == "Metaspace") {
-    v.only_members({"type", "replacement", "prepend_scheme", "split", "add_prefix_space",
-                    "str_rep"});
+    v.only_members(
+        {"type", "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"});
     out.push_back(
         make_metaspace_decoder(single_character(v.member("replacement")), prepend_scheme_of(v)));
   } else if (type == "WordPiece") {
@@ -204,8 +204,8 @@ void add_decoders(const Value& v, std::vector<std::unique_ptr<DecoderStep>>& out
   } else if (type == "Replace") {
     v.only_members({"type", "pattern", "content"});
     auto [pattern, is_regex] = pattern_of(v.member("pattern"));
-    out.push_back(
-        make_replace_decoder(std::move(pattern), is_regex, std::string(v.member("content").string())));
+    out.push_back(make_replace_decoder(std::move(pattern), is_regex,
+                                       std::string(v.member("content").string())));
   } else if (type == "BPEDecoder") {
     v.only_members({"type", "suffix"});
     out.push_back(make_bpe_suffix_decoder(v.optional_string("suffix").value_or("</w>")));
@@ -232,9 +232,9 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
   p.tokens = table;
   const auto type_value = model.find("type");
   // Files from tokenizers before 0.9 have no type: BPE if there are merges.
-  const std::string type = type_value ? std::string(type_value->string())
-                           : model.find("merges")   ? "BPE"
-                                                    : "";
+  const std::string type = type_value             ? std::string(type_value->string())
+                           : model.find("merges") ? "BPE"
+                                                  : "";
   if (type == "BPE") {
     model.only_members({"type", "vocab", "merges", "dropout", "unk_token",
                         "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
@@ -270,13 +270,14 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
     if (const auto d = model.find("dropout")) {
       options.dropout = d->number();
       if (*options.dropout != 0.0)
-        d->fail("BPE-dropout makes HF's encode random; tokenlab reads only files without it "
-                "(sample with a trained model instead)");
+        d->fail(
+            "BPE-dropout makes HF's encode random; tokenlab reads only files without it "
+            "(sample with a trained model instead)");
     }
     p.model = make_bpe_model(p.tokens, merges, options, file + ": " + model.path());
   } else if (type == "WordPiece") {
-    model.only_members({"type", "vocab", "unk_token", "continuing_subword_prefix",
-                        "max_input_chars_per_word"});
+    model.only_members(
+        {"type", "vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"});
     read_vocab_object(model.member("vocab"), *table, file);
     const auto max_chars = model.find("max_input_chars_per_word");
     p.model = make_wordpiece_model(
@@ -298,7 +299,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
       if (entry.size() != 2) entry.fail("expected [token, score]");
       scores[i] = entry.at(1).number();
       table->insert(static_cast<TokenId>(i), std::string(entry.at(0).string()),
-                      file + ": " + entry.path());
+                    file + ": " + entry.path());
     }
     std::optional<TokenId> unknown;
     if (const auto u = model.find("unk_id")) {
@@ -345,7 +346,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
       a.only_members({"id", "content", "single_word", "lstrip", "rstrip", "normalized", "special"});
       AddedToken token;
       const auto id = a.member("id").unsigned_integer();
-      if (id > TokenTable::kMaxId) a.member("id").fail("id " + std::to_string(id) + " is too large");
+      if (id > TokenTable::kMaxId)
+        a.member("id").fail("id " + std::to_string(id) + " is too large");
       token.id = static_cast<TokenId>(id);
       token.content = a.member("content").string();
       token.special = a.boolean_or("special", false);
@@ -361,8 +363,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
       if (const auto model_id = p.tokens->find(token.content)) {
         token.id = *model_id;
       } else if (const std::string* other = p.tokens->token(token.id)) {
-        a.member("id").fail("id " + std::to_string(token.id) + " is the model's token \"" +
-                            *other + "\", not \"" + token.content + "\"");
+        a.member("id").fail("id " + std::to_string(token.id) + " is the model's token \"" + *other +
+                            "\", not \"" + token.content + "\"");
       }
       p.added.add(std::move(token));
     }

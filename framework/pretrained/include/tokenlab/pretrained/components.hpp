@@ -153,39 +153,41 @@ struct BpeModelOptions {
 /// HF BPE. merges are token pairs in priority order; where names the merges in
 /// messages ("tokenizer.json: model.merges").
 TOKENLAB_PRETRAINED_API std::unique_ptr<PretrainedModel> make_bpe_model(
-    std::shared_ptr<const TokenTable> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
-    const BpeModelOptions& options, const std::string& where);
+    std::shared_ptr<const TokenTable> tokens,
+    const std::vector<std::pair<std::string, std::string>>& merges, const BpeModelOptions& options,
+    const std::string& where);
 /// tiktoken's byte-pair encoding: merge the adjacent pair whose concatenation
 /// has the lowest rank, over the bytes of each piece. tokens hold raw bytes.
 TOKENLAB_PRETRAINED_API std::unique_ptr<PretrainedModel> make_tiktoken_model(
     std::shared_ptr<const TokenTable> tokens);
 /// HF WordPiece: greedy longest match first.
 TOKENLAB_PRETRAINED_API std::unique_ptr<PretrainedModel> make_wordpiece_model(
-    std::shared_ptr<const TokenTable> tokens, std::string unknown_token, std::string continuing_subword_prefix,
-    std::size_t max_input_chars_per_word, const std::string& where);
+    std::shared_ptr<const TokenTable> tokens, std::string unknown_token,
+    std::string continuing_subword_prefix, std::size_t max_input_chars_per_word,
+    const std::string& where);
 /// HF WordLevel: the whole piece or the unknown token.
 TOKENLAB_PRETRAINED_API std::unique_ptr<PretrainedModel> make_word_level_model(
     std::shared_ptr<const TokenTable> tokens, std::string unknown_token, const std::string& where);
 /// HF Unigram: Viterbi over the pieces' scores (scores[id]), unknown fused.
 TOKENLAB_PRETRAINED_API std::unique_ptr<PretrainedModel> make_unigram_model(
-    std::shared_ptr<const TokenTable> tokens, std::vector<double> scores, std::optional<TokenId> unknown_id,
-    bool byte_fallback);
+    std::shared_ptr<const TokenTable> tokens, std::vector<double> scores,
+    std::optional<TokenId> unknown_id, bool byte_fallback);
 
 // ---- decoders ------------------------------------------------------------------
 
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_byte_level_decoder();
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_metaspace_decoder(char32_t replacement,
-                                                                           PrependScheme scheme);
+                                                                            PrependScheme scheme);
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_wordpiece_decoder(std::string prefix,
-                                                                           bool cleanup);
+                                                                            bool cleanup);
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_byte_fallback_decoder();
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_fuse_decoder();
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_strip_decoder(char32_t content,
-                                                                       std::size_t start,
-                                                                       std::size_t stop);
+                                                                        std::size_t start,
+                                                                        std::size_t stop);
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_replace_decoder(std::string pattern,
-                                                                         bool is_regex,
-                                                                         std::string content);
+                                                                          bool is_regex,
+                                                                          std::string content);
 /// HF BPEDecoder: suffix replaced by a space, except after the last token.
 TOKENLAB_PRETRAINED_API std::unique_ptr<DecoderStep> make_bpe_suffix_decoder(std::string suffix);
 
