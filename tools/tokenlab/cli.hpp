@@ -173,6 +173,11 @@ int cmd_check_plugin(const std::vector<std::string>& args);
 int cmd_trace(const std::vector<std::string>& args);
 int cmd_nbest(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
+int cmd_inspect(const std::vector<std::string>& args);
+/// tokenlab import of a real model's tokenizer file (format: auto or a pretrained
+/// format): checked by reading it, then stored byte for byte in a .tkl model.
+int import_pretrained(const std::string& input, const std::string& format,
+                      const std::string& output);
 int cmd_export(const std::vector<std::string>& args);
 int cmd_new_plugin(const std::vector<std::string>& args);
 

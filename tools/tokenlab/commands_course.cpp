@@ -250,8 +250,10 @@ int cmd_import(const std::vector<std::string>& args) {
   bool uncased = false;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
-  desc.add_options()("format", po::value(&format)->required(),
-                     "vocab.txt (BERT WordPiece vocabulary)")(
+  desc.add_options()("format", po::value(&format)->default_value("auto"),
+                     "auto (detect tokenizer.json, tiktoken, SentencePiece .model), "
+                     "tokenizer.json, tiktoken[:ENCODING], sentencepiece, or vocab.txt (BERT "
+                     "WordPiece vocabulary, read by --algorithm)")(
       "input", po::value(&input)->required(), "file to import")(
       "algorithm", po::value(&algorithm)->default_value("wordpiece"),
       "plugin that reads the format")("uncased", po::bool_switch(&uncased),
@@ -262,8 +264,12 @@ int cmd_import(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("input", 1);
   po::variables_map vm;
-  if (!parse("import", "--format vocab.txt FILE -o MODEL [--uncased]", desc, positional, args, vm))
+  if (!parse("import", "FILE -o MODEL [--format FORMAT] [--uncased]", desc, positional, args, vm))
     return kExitOk;
+  if (format != "vocab.txt") {
+    if (uncased) throw UsageError("--uncased applies to --format vocab.txt only");
+    return import_pretrained(input, format, output);
+  }
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_binary_output_path(output);

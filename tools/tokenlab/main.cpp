@@ -31,7 +31,11 @@ const std::map<std::string, Command>& commands() {
       {"new-plugin", {cmd_new_plugin, "write a ready-to-build out-of-tree plugin to start from"}},
       {"trace", {cmd_trace, "print every training step (the textbook tables)"}},
       {"nbest", {cmd_nbest, "show the k best segmentations of each word (unigram)"}},
-      {"import", {cmd_import, "make a model from a foreign vocabulary (BERT vocab.txt)"}},
+      {"import",
+       {cmd_import,
+        "make a model from a real tokenizer (tokenizer.json, tiktoken, .model, "
+        "BERT vocab.txt)"}},
+      {"inspect", {cmd_inspect, "describe a model: type, vocabulary, pipeline, special tokens"}},
       {"export", {cmd_export, "write a model in a foreign format (BERT vocab.txt)"}},
   };
   return table;

@@ -43,11 +43,20 @@ std::string read_whole_file(const std::filesystem::path& path) {
 PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
                                               std::string_view format) {
   std::string content = read_whole_file(path);
-  std::string kind(format);
-  if ((kind == "auto" || kind == "tiktoken") && !content.empty() && content.front() != '{' &&
-      detect_pretrained_format(content) == "tiktoken")
-    kind = "tiktoken:" + path.stem().string();  // a rank file's name says its encoding
+  std::string kind = resolve_pretrained_format(content, path.string(), format);
+  if (kind.empty()) kind = "auto";  // from_bytes says why nothing fits
   return from_bytes(std::move(content), path.string(), kind);
+}
+
+std::string resolve_pretrained_format(std::string_view content, const std::string& file_name,
+                                      std::string_view format) {
+  if (format != "auto" && format != "tiktoken") return std::string(format);
+  // npm tiktoken's encoder JSON names its pattern and specials; a rank file does not.
+  const bool json = !content.empty() && content.front() == '{';
+  const std::string by_name = "tiktoken:" + std::filesystem::path(file_name).stem().string();
+  if (format == "tiktoken") return json ? "tiktoken" : by_name;
+  const std::string detected = detect_pretrained_format(content);
+  return detected == "tiktoken" && !json ? by_name : detected;
 }
 
 PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const std::string& source,

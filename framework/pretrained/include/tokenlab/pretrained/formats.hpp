@@ -24,6 +24,15 @@ inline constexpr std::uint64_t kMaxPretrainedFileBytes = std::uint64_t{1} << 30;
 /// file (and its name, for tiktoken rank files); "" when none fits.
 TOKENLAB_PRETRAINED_API std::string detect_pretrained_format(std::string_view content);
 
+/// The format string that reads content as the user asked: format is "auto",
+/// "tokenizer.json", "tiktoken", "tiktoken:ENCODING" or "sentencepiece". A
+/// tiktoken rank file carries neither its pattern nor its special tokens, so
+/// without ":ENCODING" its file name says the encoding ("cl100k_base.tiktoken").
+/// Returns "" when format is "auto" and the content fits no format.
+TOKENLAB_PRETRAINED_API std::string resolve_pretrained_format(std::string_view content,
+                                                              const std::string& file_name,
+                                                              std::string_view format);
+
 /// Hugging Face tokenizers' tokenizer.json.
 TOKENLAB_PRETRAINED_API PretrainedPipeline read_tokenizer_json(std::string content,
                                                                const std::string& source);

@@ -1,0 +1,155 @@
+// tokenlab inspect, and import of real models' tokenizer files into .tkl models.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "any_model.hpp"
+#include "cli.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/model_file.hpp"
+#include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/pretrained/formats.hpp"
+#include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+#include "tokenlab/segmenter.hpp"
+#include "tokenlab/tokenizer.hpp"
+
+namespace tokenlab::cli {
+namespace {
+
+std::string read_tokenizer_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path + ": cannot read: " + ec.message());
+  if (size > kMaxPretrainedFileBytes)
+    throw Error(path + ": " + std::to_string(size) +
+                " bytes is larger than any tokenizer file tokenlab reads (1 GiB)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open");
+  std::string content(size, '\0');
+  in.read(content.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::uint64_t>(in.gcount()) != size) throw Error(path + ": short read");
+  return content;
+}
+
+// A list as "a, b, c", cut after limit items with the number left out.
+std::string joined(const std::vector<std::string>& items, std::size_t limit) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > limit) out += ", ... (" + std::to_string(items.size() - limit) + " more)";
+  return items.empty() ? "none" : out;
+}
+
+void print_field(const std::string& name, const std::string& value) {
+  std::cout << name << std::string(name.size() < 15 ? 15 - name.size() : 1, ' ') << value << '\n';
+}
+
+template <class Steps>
+std::string describe_steps(const Steps& steps) {
+  std::vector<std::string> parts;
+  for (const auto& step : steps) parts.push_back(step->describe());
+  return parts.empty() ? "none" : joined(parts, parts.size());
+}
+
+void inspect_pretrained(const PretrainedTokenizer& tokenizer, const std::string& file) {
+  const PretrainedPipeline& p = tokenizer.pipeline();
+  print_field("file", file);
+  print_field("format", p.format + (p.source != file ? " (imported from " + p.source + ")" : ""));
+  const std::string options = p.model->describe();
+  print_field("model", p.model->type() + (options.empty() ? "" : " (" + options + ")"));
+  print_field("vocabulary", std::to_string(tokenizer.vocabulary_size()) + " ids (" +
+                                std::to_string(p.tokens->size()) + " model tokens, " +
+                                std::to_string(p.added.tokens().size()) + " added tokens)");
+  print_field("normalizer", describe_steps(p.normalizers));
+  print_field("pre-tokenizer", describe_steps(p.pre_tokenizers));
+  print_field("decoder", describe_steps(p.decoders));
+  std::vector<std::string> special;
+  std::size_t plain_added = 0;
+  for (const AddedToken& t : p.added.tokens()) {
+    if (t.special)
+      special.push_back(t.content + "=" + std::to_string(t.id));
+    else
+      ++plain_added;
+  }
+  print_field("special tokens", joined(special, 12));
+  if (plain_added > 0)
+    print_field("other added", std::to_string(plain_added) + " tokens matched in the text first");
+  if (const auto unknown = tokenizer.unknown_id())
+    print_field("unknown", tokenizer.token(*unknown) + "=" + std::to_string(*unknown));
+  const std::size_t byte_pieces = tokenizer.byte_fallback_ids().size();
+  if (byte_pieces > 0) print_field("byte fallback", std::to_string(byte_pieces) + " byte pieces");
+}
+
+void inspect_trained(const Tokenizer& tokenizer, const std::string& file, const std::string& kind) {
+  const Segmenter& segmenter = tokenizer.segmenter();
+  const Vocabulary& vocabulary = segmenter.vocabulary();
+  print_field("file", file);
+  print_field("format", "tokenlab model (trained by tokenlab)");
+  print_field("model", kind);
+  print_field("vocabulary", std::to_string(tokenizer.vocabulary_size()) + " ids");
+  print_field("normalizer", tokenizer.normalizer().options().to_string());
+  print_field("pre-tokenizer", tokenizer.pre_tokenizer().options().to_string());
+  print_field("decoder", "the pieces joined, boundary markers as spaces (" + kind + " plugin)");
+  std::vector<std::string> special;
+  for (TokenId id = 0; id < vocabulary.special_count(); ++id)
+    special.push_back(vocabulary.piece(id) + "=" + std::to_string(id));
+  print_field("special tokens", joined(special, 12));
+  if (const auto unknown = tokenizer.unknown_id())
+    print_field("unknown", vocabulary.piece(*unknown) + "=" + std::to_string(*unknown));
+  const std::size_t byte_pieces = tokenizer.byte_fallback_ids().size();
+  if (byte_pieces > 0) print_field("byte fallback", std::to_string(byte_pieces) + " byte pieces");
+}
+
+}  // namespace
+
+int import_pretrained(const std::string& input, const std::string& format,
+                      const std::string& output) {
+  check_binary_output_path(output);
+  check_not_an_input(output, {input});
+  std::string content = read_tokenizer_file(input);
+  const std::string resolved = resolve_pretrained_format(content, input, format);
+  if (resolved.empty())
+    throw Error(input +
+                ": not a tokenizer file tokenlab recognises (tokenizer.json, tiktoken, "
+                "SentencePiece .model); give --format (vocab.txt for a BERT vocabulary)");
+  // Read it fully first: a file tokenlab cannot run exactly is refused here, not
+  // when the imported model is used.
+  const PretrainedTokenizer tokenizer = PretrainedTokenizer::from_bytes(content, input, resolved);
+  // The model file keeps the original bytes, so an imported tokenizer is the same
+  // tokenizer, with the checksum and the format check of every .tkl file.
+  ModelFile file;
+  file.header.plugin_name = std::string(kPretrainedPluginPrefix) + resolved;
+  file.header.plugin_version = "1";
+  file.payload = std::move(content);
+  with_binary_output(output,
+                     [&](const std::filesystem::path& path) { write_model_file(path, file); });
+  std::cerr << "imported " << tokenizer.pipeline().format << " (" << tokenizer.vocabulary_size()
+            << " ids) from " << input << " -> " << output << '\n';
+  return kExitOk;
+}
+
+int cmd_inspect(const std::vector<std::string>& args) {
+  std::string model;
+  std::string format;
+  std::vector<std::string> plugin_dirs;
+  po::options_description desc("options");
+  desc.add_options()("model,m", po::value(&model)->required(),
+                     "model: a .tkl file, tokenizer.json, tiktoken or SentencePiece .model")(
+      "format", po::value(&format)->default_value("auto"),
+      "what the model is: auto (detect), tokenizer.json, tiktoken[:ENCODING], sentencepiece")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  if (!parse("inspect", "MODEL [--format FORMAT]", desc, positional, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  const AnyModel loaded = load_any_model(model, registry, format);
+  if (loaded.pretrained)
+    inspect_pretrained(*loaded.pretrained, model);
+  else
+    inspect_trained(*loaded.trained, model, loaded.kind);
+  return kExitOk;
+}
+
+}  // namespace tokenlab::cli
