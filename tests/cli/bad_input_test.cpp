@@ -14,19 +14,6 @@ namespace {
 
 const std::string kEnglish = data_file("corpus/english.txt");
 
-// The contract for a failure: exit code 1, stderr starts with one "error: " line
-// (nothing before it), and that line says what it must say.
-void check_failure(const RunResult& r, const std::vector<std::string>& must_mention) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 1);
-  const std::string first = r.first_error_line();
-  CHECK_THAT(first, Catch::StartsWith("error: "));
-  for (const auto& word : must_mention) CHECK_THAT(first, Catch::Contains(word));
-  const auto lines = split_lines(r.err);
-  CHECK(std::count_if(lines.begin(), lines.end(),
-                      [](const std::string& l) { return l.rfind("error:", 0) == 0; }) == 1);
-}
-
 std::string train_word_model(const TempDir& dir) {
   const std::string model = dir / "word.tkl";
   const RunResult r =

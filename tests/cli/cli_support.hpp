@@ -1,11 +1,14 @@
 // Runs the tokenlab executable as a subprocess and captures what it prints.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -95,6 +98,19 @@ inline RunResult run_tokenlab(const std::vector<std::string>& args,
 
 inline std::string data_file(const std::string& relative) {
   return std::string(TOKENLAB_TEST_DATA_DIR) + "/" + relative;
+}
+
+// The contract for a failure: exit code 1, stderr starts with one "error: " line
+// (nothing before it), and that line says what it must say.
+inline void check_failure(const RunResult& r, const std::vector<std::string>& must_mention) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 1);
+  const std::string first = r.first_error_line();
+  CHECK_THAT(first, Catch::StartsWith("error: "));
+  for (const auto& word : must_mention) CHECK_THAT(first, Catch::Contains(word));
+  const auto lines = split_lines(r.err);
+  CHECK(std::count_if(lines.begin(), lines.end(),
+                      [](const std::string& l) { return l.rfind("error:", 0) == 0; }) == 1);
 }
 
 }  // namespace tokenlab::test

@@ -439,7 +439,9 @@ class WordLevelModel final : public PretrainedModel {
     out.push_back(id ? *id : unknown_);
   }
   [[nodiscard]] std::string type() const override { return "WordLevel"; }
-  [[nodiscard]] std::string describe() const override { return ""; }
+  [[nodiscard]] std::string describe() const override {
+    return "unknown \"" + *tokens_->token(unknown_) + "\"";
+  }
   [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
 
  private:

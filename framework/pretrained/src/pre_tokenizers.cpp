@@ -127,8 +127,11 @@ bool is_white_space(char32_t c) {
 
 class SplitPreTokenizer final : public PreTokenizerStep {
  public:
-  SplitPreTokenizer(std::string pattern, bool is_regex, SplitBehavior behavior, bool invert)
-      : literal_(pattern), behavior_(behavior), invert_(invert) {
+  /// name: what describe() says instead of the Split, for components HF defines as one
+  /// (Whitespace).
+  SplitPreTokenizer(std::string pattern, bool is_regex, SplitBehavior behavior, bool invert,
+                    std::string name = {})
+      : literal_(pattern), name_(std::move(name)), behavior_(behavior), invert_(invert) {
     if (is_regex) regex_ = std::make_unique<PretrainedRegex>(std::move(pattern));
   }
   void split(std::string_view piece, bool, std::vector<std::string>& out) const override {
@@ -152,12 +155,14 @@ class SplitPreTokenizer final : public PreTokenizerStep {
     apply_behavior(piece, spans, behavior_, out);
   }
   [[nodiscard]] std::string describe() const override {
+    if (!name_.empty()) return name_;
     return std::string("Split(") + (regex_ ? "regex /" + literal_ + "/" : "\"" + literal_ + "\"") +
            (invert_ ? ", inverted" : "") + ")";
   }
 
  private:
   std::string literal_;
+  std::string name_;
   std::unique_ptr<PretrainedRegex> regex_;
   SplitBehavior behavior_;
   bool invert_;
@@ -320,7 +325,8 @@ std::unique_ptr<PreTokenizerStep> make_metaspace_pre_tokenizer(char32_t replacem
 
 std::unique_ptr<PreTokenizerStep> make_whitespace_pre_tokenizer() {
   // HF: Split(r"\w+|[^\w\s]+", Removed, invert=true): the matches are kept.
-  return std::make_unique<SplitPreTokenizer>(R"(\w+|[^\w\s]+)", true, SplitBehavior::removed, true);
+  return std::make_unique<SplitPreTokenizer>(R"(\w+|[^\w\s]+)", true, SplitBehavior::removed, true,
+                                             "Whitespace");
 }
 
 std::unique_ptr<PreTokenizerStep> make_whitespace_split_pre_tokenizer() {

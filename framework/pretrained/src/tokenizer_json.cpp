@@ -5,6 +5,10 @@
 // Error naming its JSON path. Only options that cannot change ids or text are
 // accepted and ignored (trim_offsets, truncation, padding, post_processor: the
 // pipeline encodes text without adding special tokens, as encode(text, false)).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include <rapidjson/error/en.h>
 
 #include "json_value.hpp"
@@ -318,18 +322,24 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
 }  // namespace
 
 PretrainedPipeline read_tokenizer_json(std::string content, const std::string& source) {
+  // In situ parsing decodes strings in place, so after an error the bytes before the
+  // error offset no longer show where lines ended ("\\n" escapes become newlines).
+  // Line ends are noted first: a uint32 per line, freed once the file is read.
+  std::vector<std::uint32_t> line_ends;
+  for (std::size_t i = content.find('\n'); i != std::string::npos; i = content.find('\n', i + 1))
+    line_ends.push_back(static_cast<std::uint32_t>(i));
   rapidjson::Document document;
   // In situ: strings stay in content, so a 33 MB file costs little more than itself.
   document.ParseInsitu<rapidjson::kParseFullPrecisionFlag>(content.data());
   if (document.HasParseError()) {
-    // ParseInsitu overwrote escapes; count lines in a fresh read of what is left.
     const std::size_t offset = document.GetErrorOffset();
-    std::size_t line = 1;
-    for (std::size_t i = 0; i < offset && i < content.size(); ++i)
-      if (content[i] == '\n' || content[i] == '\0') ++line;
+    const std::size_t line =
+        1 + static_cast<std::size_t>(std::lower_bound(line_ends.begin(), line_ends.end(), offset) -
+                                     line_ends.begin());
     throw Error(source + ": line " + std::to_string(line) + " (byte " + std::to_string(offset) +
                 "): malformed JSON: " + rapidjson::GetParseError_En(document.GetParseError()));
   }
+  std::vector<std::uint32_t>().swap(line_ends);
   const Value root(document, "", source);
   if (!root.is_object()) root.fail("expected a JSON object (tokenizer.json), found " + root.kind());
   root.only_members({"version", "truncation", "padding", "added_tokens", "normalizer",

@@ -1,0 +1,102 @@
+// Real models' tokenizer files on the command line: encode, decode and inspect read
+// them directly, import stores them in a .tkl model, and a broken file is an error
+// that names the file and the place, with nothing written.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "cli_support.hpp"
+
+using namespace tokenlab::test;
+
+namespace {
+
+// A small tokenizer.json of HF's shape: WordLevel over a lowercasing normalizer and
+// the Whitespace pre-tokenizer. The ids below are what HF tokenizers 0.22 gives.
+const std::string kWordLevelJson = R"({"version":"1.0","truncation":null,"padding":null,
+"added_tokens":[{"id":0,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,
+"normalized":false,"special":true}],
+"normalizer":{"type":"Lowercase"},"pre_tokenizer":{"type":"Whitespace"},
+"post_processor":null,"decoder":null,
+"model":{"type":"WordLevel","vocab":{"[UNK]":0,"the":1,"river":2,"flows":3,".":4},
+"unk_token":"[UNK]"}})";
+
+const std::string kText = "The river flows.\nThe sea flows\n";
+const std::string kIds = "1 2 3 4\n1 0 3\n";
+
+}  // namespace
+
+TEST_CASE("a tokenizer.json is used directly wherever a model is accepted", "[cli][pretrained]") {
+  TempDir dir;
+  const std::string json = dir / "tokenizer.json";
+  write_bytes(json, kWordLevelJson);
+  const RunResult encoded = run_tokenlab({"encode", "-m", json}, kText);
+  INFO(encoded.err);
+  REQUIRE(encoded.exit_code == 0);
+  CHECK(encoded.out == kIds);
+  // No decoder: HF joins the tokens with spaces.
+  const RunResult decoded = run_tokenlab({"decode", "-m", json}, kIds);
+  REQUIRE(decoded.exit_code == 0);
+  CHECK(decoded.out == "the river flows .\nthe [UNK] flows\n");
+}
+
+TEST_CASE("import keeps a real tokenizer in a .tkl model that encodes the same",
+          "[cli][pretrained]") {
+  TempDir dir;
+  const std::string json = dir / "tokenizer.json";
+  const std::string model = dir / "imported.tkl";
+  write_bytes(json, kWordLevelJson);
+  const RunResult imported = run_tokenlab({"import", json, "-o", model});
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  CHECK_THAT(imported.err, Catch::Contains("imported tokenizer.json (5 ids)"));
+  const RunResult encoded = run_tokenlab({"encode", "-m", model}, kText);
+  REQUIRE(encoded.exit_code == 0);
+  CHECK(encoded.out == kIds);
+
+  SECTION("inspect describes it") {
+    const RunResult inspected = run_tokenlab({"inspect", model});
+    REQUIRE(inspected.exit_code == 0);
+    const auto lines = inspected.out_lines();
+    REQUIRE(lines.size() >= 7);
+    CHECK(lines[1] == "format         tokenizer.json");
+    CHECK(lines[2] == "model          WordLevel (unknown \"[UNK]\")");
+    CHECK(lines[3] == "vocabulary     5 ids (5 model tokens, 1 added tokens)");
+    CHECK(lines[4] == "normalizer     Lowercase");
+    CHECK(lines[5] == "pre-tokenizer  Whitespace");
+    CHECK(lines[6] == "decoder        none");
+    CHECK_THAT(inspected.out, Catch::Contains("special tokens [UNK]=0"));
+  }
+  SECTION("--format names the format when detection should not be trusted") {
+    const RunResult forced =
+        run_tokenlab({"encode", "-m", json, "--format", "tokenizer.json"}, kText);
+    CHECK(forced.out == kIds);
+    check_failure(run_tokenlab({"encode", "-m", json, "--format", "sentencepiece"}, kText), {json});
+  }
+}
+
+TEST_CASE("a broken tokenizer file is an error naming the file and the place",
+          "[cli][pretrained][bad-input]") {
+  TempDir dir;
+  const std::string bad = dir / "tokenizer.json";
+  const std::string out = dir / "m.tkl";
+  SECTION("malformed JSON names the line and byte") {
+    // Cut inside the third line of a pretty-printed file.
+    write_bytes(bad, "{\n  \"version\": \"1.0\",\n  \"model\": {\"type\": \"Word");
+    check_failure(run_tokenlab({"import", bad, "-o", out}), {bad, "line 3", "malformed JSON"});
+  }
+  SECTION("an unknown component names its JSON path") {
+    std::string json = kWordLevelJson;
+    json.replace(json.find("\"Lowercase\""), 11, "\"Lowercased\"");
+    write_bytes(bad, json);
+    check_failure(run_tokenlab({"import", bad, "-o", out}), {bad, "normalizer.type", "Lowercased"});
+    check_failure(run_tokenlab({"encode", "-m", bad}, kText), {bad, "normalizer.type"});
+  }
+  SECTION("a file of no known format says so") {
+    write_bytes(bad, "just some text\n");
+    check_failure(run_tokenlab({"import", bad, "-o", out}), {bad, "not a tokenizer file"});
+    check_failure(run_tokenlab({"inspect", bad}), {bad, "not a tokenlab model"});
+  }
+  CHECK_FALSE(std::filesystem::exists(out));
+}
