@@ -14,6 +14,8 @@
 //       ENCODING is gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base or o200k_base
 //       (get_encoding: the ranks built into the WASM), or a path to one of the
 //       package's encoders/*.json (the file tokenlab reads)
+//   node pretrained_reference.js load-hf TOKENIZER_JSON
+//       time Tokenizer.fromFile alone; prints "load SECONDS"
 //   node pretrained_reference.js time-hf TOKENIZER_JSON IN
 //   node pretrained_reference.js time-tiktoken ENCODING IN
 //       time the encode loop alone, single-threaded, after loading and a warm-up;
@@ -133,23 +135,31 @@ function timeTiktoken(encoding, inFile) {
   enc.free();
 }
 
+function timeHfLoad(file) {
+  const start = process.hrtime.bigint();
+  loadHf(file);
+  console.log(`load ${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(3)}`);
+}
+
 // ---- main ---------------------------------------------------------------------
 
 const USAGE = `usage: node pretrained_reference.js
   hf TOKENIZER_JSON IN OUT_IDS [OUT_DECODED]
   tiktoken ENCODING|ENCODER_JSON IN OUT_IDS [OUT_DECODED]
+  load-hf TOKENIZER_JSON
   time-hf TOKENIZER_JSON IN
   time-tiktoken ENCODING|ENCODER_JSON IN`;
 
 async function main() {
   const [command, ...args] = process.argv.slice(2);
-  const arity = { hf: [3, 4], tiktoken: [3, 4], "time-hf": [2, 2], "time-tiktoken": [2, 2] };
+  const arity = { hf: [3, 4], tiktoken: [3, 4], "time-hf": [2, 2], "time-tiktoken": [2, 2],
+                  "load-hf": [1, 1] };
   const range = arity[command];
   if (!range || args.length < range[0] || args.length > range[1]) {
     console.error(USAGE);
     process.exit(2);
   }
-  if (command.startsWith("time-")) {
+  if (command.startsWith("time-") || command === "load-hf") {
     // Single-threaded: HF's encodeBatch would otherwise spread a batch over rayon's
     // threads. Both variables are read when the library first needs them, after
     // this point.
@@ -159,6 +169,7 @@ async function main() {
   if (command === "hf") await hf(...args);
   else if (command === "tiktoken") tiktokenRun(...args);
   else if (command === "time-hf") await timeHf(...args);
+  else if (command === "load-hf") timeHfLoad(...args);
   else timeTiktoken(...args);
 }
 
