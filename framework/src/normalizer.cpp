@@ -29,6 +29,7 @@ std::string NormalizerOptions::to_string() const {
   }
   if (lowercase) s += "+lowercase";
   if (strip_accents) s += "+strip-accents";
+  if (keep_whitespace) s += "+keep-whitespace";
   return s;
 }
 
@@ -55,10 +56,14 @@ NormalizerOptions NormalizerOptions::parse(std::string_view text) {
       o.lowercase = true;
     else if (flag == "strip-accents")
       o.strip_accents = true;
+    else if (flag == "keep-whitespace")
+      o.keep_whitespace = true;
     else
       throw Error("unknown normalizer flag '" + std::string(flag) + "'");
     rest = next == std::string_view::npos ? std::string_view() : rest.substr(next + 1);
   }
+  if (o.keep_whitespace && o.form == NormalizationForm::bert)
+    throw Error("normalization bert makes every white space a single space; it cannot keep them");
   return o;
 }
 
@@ -268,9 +273,23 @@ void Normalizer::normalize(std::string_view line, std::string& out) const {
     return;
   }
   if (is_ascii(line)) {
-    collapse_ascii(line, options_.lowercase, out);
+    if (options_.keep_whitespace) {
+      out.assign(line);
+      if (options_.lowercase)
+        for (char& c : out)
+          if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    } else {
+      collapse_ascii(line, options_.lowercase, out);
+    }
     return;
   }
+  // The last step: white space collapsed and trimmed, or kept.
+  const auto finish = [&](std::string_view text) {
+    if (options_.keep_whitespace)
+      out.assign(text);
+    else
+      collapse_unicode(text, out);
+  };
   if (!options_.lowercase && !options_.strip_accents) {
     // Most corpus text is already normalized: checking that on the UTF-8 bytes is far
     // cheaper than converting to UTF-16 and back.
@@ -280,7 +299,7 @@ void Normalizer::normalize(std::string_view line, std::string& out) const {
         (normalizer->isNormalizedUTF8(
              icu::StringPiece(line.data(), static_cast<int32_t>(line.size())), status) &&
          U_SUCCESS(status))) {
-      collapse_unicode(line, out);
+      finish(line);
       return;
     }
   }
@@ -303,7 +322,7 @@ void Normalizer::normalize(std::string_view line, std::string& out) const {
   if (options_.lowercase) text = lowercase_each(text);
   std::string utf8_text;
   text.toUTF8String(utf8_text);
-  collapse_unicode(utf8_text, out);
+  finish(utf8_text);
 }
 
 void Normalizer::normalize_bert(std::string_view line, std::string& out) const {

@@ -10,6 +10,7 @@
 
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/regex.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -30,6 +31,18 @@ std::string PreTokenizerOptions::to_string() const {
     case PreTokenizerKind::bert:
       s = "bert";
       break;
+    case PreTokenizerKind::gpt2:
+      s = "gpt2";
+      break;
+    case PreTokenizerKind::cl100k:
+      s = "cl100k";
+      break;
+    case PreTokenizerKind::qwen2:
+      s = "qwen2";
+      break;
+    case PreTokenizerKind::o200k:
+      s = "o200k";
+      break;
   }
   switch (marker) {
     case MarkerStyle::prefix:
@@ -40,6 +53,9 @@ std::string PreTokenizerOptions::to_string() const {
       break;
     case MarkerStyle::none:
       s += "/none";
+      break;
+    case MarkerStyle::space:
+      s += "/space";
       break;
   }
   return s;
@@ -59,18 +75,39 @@ PreTokenizerOptions PreTokenizerOptions::parse(std::string_view text) {
     o.kind = PreTokenizerKind::icu_words;
   else if (kind == "bert")
     o.kind = PreTokenizerKind::bert;
+  else if (kind == "gpt2" || kind == "r50k" || kind == "p50k")
+    o.kind = PreTokenizerKind::gpt2;
+  else if (kind == "cl100k" || kind == "llama3")
+    o.kind = PreTokenizerKind::cl100k;
+  else if (kind == "qwen2")
+    o.kind = PreTokenizerKind::qwen2;
+  else if (kind == "o200k")
+    o.kind = PreTokenizerKind::o200k;
   else
     throw Error("unknown pre-tokenizer '" + std::string(kind) +
-                "': expected whitespace|unicode|icu-words|bert");
+                "': expected whitespace|unicode|icu-words|bert|gpt2|cl100k|llama3|qwen2|o200k");
   if (marker == "prefix")
     o.marker = MarkerStyle::prefix;
   else if (marker == "suffix")
     o.marker = MarkerStyle::suffix;
   else if (marker == "none")
     o.marker = MarkerStyle::none;
+  else if (marker == "space")
+    o.marker = MarkerStyle::space;
+  else if (marker == "auto")
+    o.marker = is_regex_kind(o.kind) ? MarkerStyle::space : MarkerStyle::prefix;
   else
     throw Error("unknown boundary marker style '" + std::string(marker) +
-                "': expected prefix|suffix|none");
+                "': expected prefix|suffix|none|space");
+  if (is_regex_kind(o.kind) != (o.marker == MarkerStyle::space))
+    throw Error(is_regex_kind(o.kind)
+                    ? "the " + std::string(kind) +
+                          " pre-tokenizer keeps the spaces inside its pieces: its marker style "
+                          "is space, not " +
+                          std::string(marker)
+                    : "marker style space is for the regex pre-tokenizers (gpt2, cl100k, "
+                      "qwen2, o200k), whose pieces keep their spaces; " +
+                          std::string(kind) + " drops them");
   return o;
 }
 
@@ -151,7 +188,27 @@ Classified classify(char32_t cp) {
 
 }  // namespace
 
-PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {}
+namespace {
+
+std::string_view pattern_of(PreTokenizerKind kind) {
+  switch (kind) {
+    case PreTokenizerKind::gpt2:
+      return kGpt2Pattern;
+    case PreTokenizerKind::cl100k:
+      return kCl100kPattern;
+    case PreTokenizerKind::qwen2:
+      return kQwen2Pattern;
+    default:
+      return kO200kPattern;
+  }
+}
+
+}  // namespace
+
+PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {
+  if (is_regex_kind(options_.kind))
+    regex_ = std::make_shared<const Regex>(std::string(pattern_of(options_.kind)));
+}
 
 void PreTokenizer::emit(std::string_view word, bool space_before, bool space_after,
                         std::string& scratch, const WordCallback& on_word) const {
@@ -171,7 +228,9 @@ void PreTokenizer::emit(std::string_view word, bool space_before, bool space_aft
 
 void PreTokenizer::split(std::string_view line, std::string& scratch,
                          const WordCallback& on_word) const {
-  if (options_.kind == PreTokenizerKind::icu_words) {
+  if (regex_) {
+    split_regex(line, on_word);
+  } else if (options_.kind == PreTokenizerKind::icu_words) {
     split_icu(line, scratch, on_word);
   } else if (options_.kind == PreTokenizerKind::bert) {
     split_bert(line, scratch, on_word);
@@ -335,7 +394,20 @@ void PreTokenizer::split_icu(std::string_view line, std::string& scratch,
   utext_close(text);
 }
 
+void PreTokenizer::split_regex(std::string_view line, const WordCallback& on_word) const {
+  // As HF's Split(pattern, Isolated): matches are pieces, and so is any text
+  // between them (the presets match every character, so there is none).
+  std::size_t last = 0;
+  regex_->for_each_match(line, [&](std::size_t start, std::size_t end) {
+    if (start > last) on_word(line.substr(last, start - last));
+    on_word(line.substr(start, end - start));
+    last = end;
+  });
+  if (last < line.size()) on_word(line.substr(last));
+}
+
 std::string PreTokenizer::restore(std::string_view decoded) const {
+  if (options_.marker == MarkerStyle::space) return std::string(decoded);
   std::string out;
   out.reserve(decoded.size());
   const std::string_view marker(kBoundaryMarker);

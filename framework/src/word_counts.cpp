@@ -1,5 +1,7 @@
 #include "tokenlab/word_counts.hpp"
 
+#include <optional>
+
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -111,10 +113,79 @@ void WordCounts::reserve(std::size_t n) {
   }
 }
 
+namespace {
+
+// A word with one of these cannot stand in a line as it is. Only the pre-tokenizers
+// that keep white space in their pieces (the regex presets) make such words.
+bool needs_escaping(std::string_view word) noexcept {
+  return word.find_first_of("\t\r\n") != std::string_view::npos;
+}
+
+void append_escaped(std::string& out, std::string_view word) {
+  for (const char c : word) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+// The inverse of append_escaped; nullopt for a backslash not followed by one of
+// \\ t r n.
+std::optional<std::string> unescaped(std::string_view word) {
+  std::string out;
+  out.reserve(word.size());
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    if (word[i] != '\\') {
+      out += word[i];
+      continue;
+    }
+    if (++i == word.size()) return std::nullopt;
+    switch (word[i]) {
+      case '\\':
+        out += '\\';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void WordCounts::save_tsv(std::ostream& out) const {
+  const bool escaped = std::any_of(entries_.begin(), entries_.end(),
+                                   [](const Entry& e) { return needs_escaping(e.word); });
+  if (escaped) out << kEscapedTsvHeader << '\n';
   std::string line;
   for (const auto& e : entries_) {
-    line.assign(e.word);
+    line.clear();
+    if (escaped)
+      append_escaped(line, e.word);
+    else
+      line.assign(e.word);
     line += '\t';
     line += std::to_string(e.count);
     line += '\n';
@@ -130,15 +201,28 @@ WordCounts WordCounts::load_tsv(std::istream& in, const std::string& name) {
   WordCounts counts;
   std::string line;
   std::uint64_t line_number = 0;
+  bool escaped = false;
+  std::string word_buffer;
   while (std::getline(in, line)) {
     ++line_number;
     const auto where = [&] { return name + ":" + std::to_string(line_number) + ": "; };
+    if (line_number == 1 && line == kEscapedTsvHeader) {
+      escaped = true;
+      continue;
+    }
     if (line.empty()) continue;
     const auto tab = line.rfind('\t');
     if (tab == std::string::npos || tab == 0)
       throw Error(where() + "expected 'word<TAB>count', found no tab");
     std::string_view word(line.data(), tab);
     if (word.find('\t') != std::string_view::npos) throw Error(where() + "word contains a tab");
+    if (escaped) {
+      auto plain = unescaped(word);
+      if (!plain)
+        throw Error(where() + "a backslash that is not \\\\, \\t, \\r or \\n in an escaped file");
+      word_buffer = std::move(*plain);
+      word = word_buffer;
+    }
     if (auto bad = utf8::find_invalid(word))
       throw Error(where() + "invalid UTF-8 at byte " + std::to_string(*bad));
     std::uint64_t count = 0;

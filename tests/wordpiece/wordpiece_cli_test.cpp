@@ -147,12 +147,27 @@ TEST_CASE("tokenlab import and export round-trip a BERT vocab.txt", "[wordpiece]
     CHECK(lines_of(encoded.out) ==
           std::vector<std::string>{"un ##aff ##able", "un ##want ##ed , runn ##ing"});
   }
-  SECTION("other formats are refused with the supported one named") {
+  SECTION("an unknown format is refused with the supported ones named") {
     const Run imported = run_cli(
-        dir, {"import", "--format", "tokenizer.json", dir / "vocab.txt", "-o", dir / "model.tlm"});
+        dir, {"import", "--format", "merges.txt", dir / "vocab.txt", "-o", dir / "model.tlm"});
     CHECK(imported.exit_code != 0);
+    CHECK_THAT(imported.err, Catch::Contains("merges.txt"));
     CHECK_THAT(imported.err, Catch::Contains("tokenizer.json"));
     CHECK_THAT(imported.err, Catch::Contains("vocab.txt"));
+    CHECK_FALSE(fs::exists(dir / "model.tlm"));
+  }
+  SECTION("a vocab.txt read as tokenizer.json is an error naming the file and the place") {
+    const Run imported = run_cli(
+        dir, {"import", "--format", "tokenizer.json", dir / "vocab.txt", "-o", dir / "model.tlm"});
+    CHECK(imported.exit_code == 1);
+    CHECK_THAT(imported.err, Catch::Contains(dir / "vocab.txt") && Catch::Contains("line 1") &&
+                                 Catch::Contains("malformed JSON"));
+    CHECK_FALSE(fs::exists(dir / "model.tlm"));
+  }
+  SECTION("without --format a vocab.txt is not mistaken for another format") {
+    const Run imported = run_cli(dir, {"import", dir / "vocab.txt", "-o", dir / "model.tlm"});
+    CHECK(imported.exit_code == 1);
+    CHECK_THAT(imported.err, Catch::Contains("--format") && Catch::Contains("vocab.txt"));
     CHECK_FALSE(fs::exists(dir / "model.tlm"));
   }
 }

@@ -103,7 +103,7 @@ struct PipelineOptions {
   std::string normalization = "nfc";
   bool lowercase = false;
   std::string pre_tokenizer = "unicode";
-  std::string marker = "prefix";
+  std::string marker = "auto";
   std::string invalid_utf8 = "error";
   unsigned threads = 0;
 

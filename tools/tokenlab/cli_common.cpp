@@ -17,8 +17,10 @@ void PipelineOptions::add_to(po::options_description& desc) {
       "lowercase", po::bool_switch(&lowercase), "lowercase after normalization")(
       "pre-tokenizer", po::value(&pre_tokenizer)->default_value(pre_tokenizer),
       "unicode (whitespace, punctuation, script and digit boundaries) | whitespace | icu-words | "
-      "bert")("marker", po::value(&marker)->default_value(marker),
-              "boundary marker U+2581 as prefix | suffix | none")(
+      "bert | gpt2 | cl100k (= llama3) | qwen2 | o200k (GPT-style regexes; pieces keep their "
+      "spaces)")("marker", po::value(&marker)->default_value(marker),
+                 "boundary marker U+2581 as prefix | suffix | none; space: the regex "
+                 "pre-tokenizers' own spaces; auto: space for them, else prefix")(
       "invalid-utf8", po::value(&invalid_utf8)->default_value(invalid_utf8),
       "what to do with invalid UTF-8: error | replace | skip")(
       "threads",
@@ -31,6 +33,8 @@ void PipelineOptions::add_to(po::options_description& desc) {
 NormalizerOptions PipelineOptions::normalizer() const {
   NormalizerOptions o = NormalizerOptions::parse(normalization);
   o.lowercase = o.lowercase || lowercase;
+  // The regex pre-tokenizers' pieces carry the text's own white space.
+  o.keep_whitespace = o.keep_whitespace || is_regex_kind(pre_tokenizer_options().kind);
   return o;
 }
 

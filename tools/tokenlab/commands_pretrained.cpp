@@ -89,7 +89,10 @@ void inspect_trained(const Tokenizer& tokenizer, const std::string& file, const 
   print_field("vocabulary", std::to_string(tokenizer.vocabulary_size()) + " ids");
   print_field("normalizer", tokenizer.normalizer().options().to_string());
   print_field("pre-tokenizer", tokenizer.pre_tokenizer().options().to_string());
-  print_field("decoder", "the pieces joined, boundary markers as spaces (" + kind + " plugin)");
+  const bool own_spaces = tokenizer.pre_tokenizer().options().marker == MarkerStyle::space;
+  print_field("decoder", std::string("the pieces joined") +
+                             (own_spaces ? ", spaces their own" : ", boundary markers as spaces") +
+                             " (" + kind + " plugin)");
   std::vector<std::string> special;
   for (TokenId id = 0; id < vocabulary.special_count(); ++id)
     special.push_back(vocabulary.piece(id) + "=" + std::to_string(id));
@@ -104,6 +107,11 @@ void inspect_trained(const Tokenizer& tokenizer, const std::string& file, const 
 
 int import_pretrained(const std::string& input, const std::string& format,
                       const std::string& output) {
+  if (format != "auto" && format != "tokenizer.json" && format != "sentencepiece" &&
+      format != "tiktoken" && !format.starts_with("tiktoken:"))
+    throw UsageError(
+        "unknown --format '" + format +
+        "': use auto, tokenizer.json, tiktoken[:ENCODING], sentencepiece or vocab.txt");
   check_binary_output_path(output);
   check_not_an_input(output, {input});
   std::string content = read_tokenizer_file(input);

@@ -5,7 +5,8 @@
 //   n.normalize("  Ｈｅｌｌｏ   World ") == "hello world"
 //
 // Steps, in order: Unicode normalization (NFC by default), optional lowercasing,
-// then every run of white space collapsed to one U+0020 and the line trimmed.
+// then every run of white space collapsed to one U+0020 and the line trimmed
+// (unless keep_whitespace, which the regex pre-tokenizers need).
 // ASCII-only lines take a fast path with identical results.
 //
 // Lowercasing maps each code point on its own, as Hugging Face's Lowercase and
@@ -37,6 +38,10 @@ struct TOKENLAB_API NormalizerOptions {
   /// Strip accents: NFD, then remove non-spacing marks (Mn), then recompose to
   /// the form (nfc, nfkc; none and bert leave the text decomposed).
   bool strip_accents = false;
+  /// Leave white space as it is: no collapsing of runs, no trimming. For the
+  /// GPT-style regex pre-tokenizers, whose pieces keep the spaces, tabs and line
+  /// breaks of the text (" world", "\t"), as tiktoken and byte-level BPE do.
+  bool keep_whitespace = false;
 
   /// Stable text form stored in model files, e.g. "nfc", "nfkc+lowercase" or
   /// "bert+lowercase+strip-accents" (BERT uncased).

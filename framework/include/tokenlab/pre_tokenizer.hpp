@@ -16,14 +16,22 @@
 //    white space and isolates each punctuation character (ASCII punctuation or
 //    Unicode P*, not symbols: "£12" stays one word) and each CJK ideograph. See
 //    bert_characters.hpp.
+//  * gpt2, cl100k (also Llama 3's), qwen2, o200k: the pre-tokenization regexes of
+//    GPT-style tokenizers (regex.hpp), exactly as tiktoken and HF run them. Their
+//    pieces keep the spaces and line breaks in front of words (" world"), so the
+//    marker style is space: nothing is added, and joining the pieces gives the
+//    line back byte for byte. With bpe units=bytes this trains a byte-level BPE
+//    the way GPT-2 and its successors were trained.
 // Marker styles: prefix puts U+2581 before a word that follows a space or starts
 // the line; suffix puts it after a word followed by a space or ending the line;
-// none adds nothing (BERT). Joining words and turning markers into spaces (then
-// trimming) gives the line back exactly, except with style none.
+// none adds nothing (BERT); space keeps the pieces' own spaces (regex presets).
+// Joining words and turning markers into spaces (then trimming) gives the line
+// back exactly, except with style none; with style space, joining alone does.
 // Thread-safe.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,9 +39,20 @@
 #include "tokenlab/export.hpp"
 
 namespace tokenlab {
+class Regex;
+}
 
-enum class PreTokenizerKind { whitespace, unicode, icu_words, bert };
-enum class MarkerStyle { prefix, suffix, none };
+namespace tokenlab {
+
+enum class PreTokenizerKind { whitespace, unicode, icu_words, bert, gpt2, cl100k, qwen2, o200k };
+enum class MarkerStyle { prefix, suffix, none, space };
+
+/// Whether kind is one of the GPT-style regex presets, whose pieces keep their
+/// spaces (marker style space, and only that).
+[[nodiscard]] constexpr bool is_regex_kind(PreTokenizerKind kind) noexcept {
+  return kind == PreTokenizerKind::gpt2 || kind == PreTokenizerKind::cl100k ||
+         kind == PreTokenizerKind::qwen2 || kind == PreTokenizerKind::o200k;
+}
 
 struct TOKENLAB_API PreTokenizerOptions {
   PreTokenizerKind kind = PreTokenizerKind::unicode;
@@ -66,10 +85,12 @@ class TOKENLAB_API PreTokenizer {
   void split_simple(std::string_view line, std::string& scratch, const WordCallback& on_word) const;
   void split_icu(std::string_view line, std::string& scratch, const WordCallback& on_word) const;
   void split_bert(std::string_view line, std::string& scratch, const WordCallback& on_word) const;
+  void split_regex(std::string_view line, const WordCallback& on_word) const;
   void emit(std::string_view word, bool space_before, bool space_after, std::string& scratch,
             const WordCallback& on_word) const;
 
   PreTokenizerOptions options_;
+  std::shared_ptr<const Regex> regex_;  // the regex kinds' pattern
 };
 
 }  // namespace tokenlab

@@ -25,6 +25,9 @@
 
 namespace tokenlab {
 
+/// The first line of a counts TSV whose words are escaped (see save_tsv).
+inline constexpr std::string_view kEscapedTsvHeader = "#tokenlab-counts escaped";
+
 class TOKENLAB_API WordCounts {
  public:
   struct Entry {
@@ -46,8 +49,10 @@ class TOKENLAB_API WordCounts {
   /// Sum of all counts (the number of word occurrences).
   [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
 
-  /// TSV: "word<TAB>count\n" per entry, in order. Words never contain tabs or
-  /// newlines (the pre-tokenizer splits at whitespace).
+  /// TSV: "word<TAB>count\n" per entry, in order. When a word holds a tab, CR or
+  /// LF (only pre-tokenizers that keep white space, the regex presets, make such
+  /// words), the file starts with the line kEscapedTsvHeader and every word is
+  /// written with \\, \t, \r and \n escapes; otherwise words are written as they are.
   void save_tsv(std::ostream& out) const;
   /// Writes atomically (temporary file, then rename).
   void save_tsv(const std::filesystem::path& path) const;

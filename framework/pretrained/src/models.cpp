@@ -1,6 +1,7 @@
 // The models of real tokenizers: HF's BPE, WordPiece, WordLevel and Unigram
 // (tokenizers/src/models/*), and tiktoken's byte-pair encoding (src/lib.rs).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <queue>
@@ -86,6 +87,14 @@ void merge_all(std::vector<Symbol>& symbols, Lookup&& lookup) {
   }
 }
 
+// A number no other model object ever had: the key of a model's cache entries.
+// (Not its address: a model loaded after another is destroyed may get the same
+// address, and must not find the other's encodings.)
+std::uint64_t next_model_serial() {
+  static std::atomic<std::uint64_t> serial{0};
+  return ++serial;
+}
+
 // A small per-thread cache of whole-piece encodings, as HF and tiktoken keep:
 // real text repeats its words, and a hit skips the merge loop entirely.
 class PieceCache {
@@ -93,7 +102,7 @@ class PieceCache {
   static constexpr std::size_t kCapacity = 1 << 16;
   static constexpr std::size_t kMaxPieceBytes = 256;
 
-  const std::vector<TokenId>* find(const void* model, std::string_view piece) {
+  const std::vector<TokenId>* find(std::uint64_t model, std::string_view piece) {
     if (model != owner_) {
       map_.clear();
       owner_ = model;
@@ -108,7 +117,7 @@ class PieceCache {
   }
 
  private:
-  const void* owner_ = nullptr;
+  std::uint64_t owner_ = 0;  // the serial of the model the entries belong to
   std::unordered_map<std::string, std::vector<TokenId>, StringHash, std::equal_to<>> map_;
 };
 
@@ -231,7 +240,7 @@ class BpeModel final : public PretrainedModel {
       }
     }
     PieceCache& cache = piece_cache();
-    if (const auto* hit = cache.find(this, piece)) {
+    if (const auto* hit = cache.find(serial_, piece)) {
       out.insert(out.end(), hit->begin(), hit->end());
       return;
     }
@@ -322,6 +331,7 @@ class BpeModel final : public PretrainedModel {
   TokenId unknown_ = kNone;
   std::array<TokenId, 256> byte_ids_{};
   PairMap merges_;
+  const std::uint64_t serial_ = next_model_serial();
 };
 
 class TiktokenModel final : public PretrainedModel {
@@ -335,7 +345,7 @@ class TiktokenModel final : public PretrainedModel {
       return;
     }
     PieceCache& cache = piece_cache();
-    if (const auto* hit = cache.find(this, piece)) {
+    if (const auto* hit = cache.find(serial_, piece)) {
       out.insert(out.end(), hit->begin(), hit->end());
       return;
     }
@@ -368,21 +378,26 @@ class TiktokenModel final : public PretrainedModel {
 
  private:
   std::shared_ptr<const TokenTable> tokens_;
+  const std::uint64_t serial_ = next_model_serial();
 };
 
 class WordPieceModel final : public PretrainedModel {
  public:
   WordPieceModel(std::shared_ptr<const TokenTable> tokens, std::string unknown, std::string prefix,
-                 std::size_t max_chars, const std::string& where)
-      : tokens_(std::move(tokens)), prefix_(std::move(prefix)), max_chars_(max_chars) {
-    const auto id = tokens_->find(unknown);
-    if (!id) throw Error(where + ".unk_token: \"" + unknown + "\" is not in the vocabulary");
-    unknown_ = *id;
+                 std::size_t max_chars, const std::string&)
+      : tokens_(std::move(tokens)),
+        unknown_token_(std::move(unknown)),
+        prefix_(std::move(prefix)),
+        max_chars_(max_chars) {
+    // HF's WordPiece trainer writes "[UNK]" as unk_token without adding it to the
+    // vocabulary unless asked: HF loads such a file and fails only on text that
+    // needs the unknown token. So does tokenlab.
+    if (const auto id = tokens_->find(unknown_token_)) unknown_ = *id;
   }
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
     if (utf8::count_code_points(piece) > max_chars_) {
-      out.push_back(unknown_);
+      out.push_back(unknown(piece));
       return;
     }
     const std::size_t mark = out.size();
@@ -404,7 +419,7 @@ class WordPieceModel final : public PretrainedModel {
       }
       if (found == kNone) {
         out.resize(mark);
-        out.push_back(unknown_);
+        out.push_back(unknown(piece));
         return;
       }
       out.push_back(found);
@@ -413,12 +428,21 @@ class WordPieceModel final : public PretrainedModel {
   }
   [[nodiscard]] std::string type() const override { return "WordPiece"; }
   [[nodiscard]] std::string describe() const override {
-    return "prefix \"" + prefix_ + "\", at most " + std::to_string(max_chars_) + " characters";
+    return "prefix \"" + prefix_ + "\", at most " + std::to_string(max_chars_) + " characters" +
+           (unknown_ == kNone ? ", unknown \"" + unknown_token_ + "\" not in the vocabulary" : "");
   }
   [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
 
  private:
+  [[nodiscard]] TokenId unknown(std::string_view piece) const {
+    if (unknown_ == kNone)
+      throw Error("the WordPiece model's unknown token \"" + unknown_token_ +
+                  "\" is not in its vocabulary, and \"" + std::string(piece) + "\" needs it");
+    return unknown_;
+  }
+
   std::shared_ptr<const TokenTable> tokens_;
+  std::string unknown_token_;
   std::string prefix_;
   std::size_t max_chars_;
   TokenId unknown_ = kNone;
@@ -426,26 +450,33 @@ class WordPieceModel final : public PretrainedModel {
 
 class WordLevelModel final : public PretrainedModel {
  public:
-  WordLevelModel(std::shared_ptr<const TokenTable> tokens, std::string unknown,
-                 const std::string& where)
-      : tokens_(std::move(tokens)) {
-    const auto id = tokens_->find(unknown);
-    if (!id) throw Error(where + ".unk_token: \"" + unknown + "\" is not in the vocabulary");
-    unknown_ = *id;
+  WordLevelModel(std::shared_ptr<const TokenTable> tokens, std::string unknown, const std::string&)
+      : tokens_(std::move(tokens)), unknown_token_(std::move(unknown)) {
+    // As WordPiece: HF's trainer may leave unk_token out of the vocabulary, and HF
+    // fails only on a word that needs it.
+    if (const auto id = tokens_->find(unknown_token_)) unknown_ = *id;
   }
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
-    const auto id = tokens_->find(piece);
-    out.push_back(id ? *id : unknown_);
+    if (const auto id = tokens_->find(piece)) {
+      out.push_back(*id);
+      return;
+    }
+    if (unknown_ == kNone)
+      throw Error("the WordLevel model's unknown token \"" + unknown_token_ +
+                  "\" is not in its vocabulary, and \"" + std::string(piece) + "\" needs it");
+    out.push_back(unknown_);
   }
   [[nodiscard]] std::string type() const override { return "WordLevel"; }
   [[nodiscard]] std::string describe() const override {
-    return "unknown \"" + *tokens_->token(unknown_) + "\"";
+    return "unknown \"" + unknown_token_ + "\"" +
+           (unknown_ == kNone ? " (not in the vocabulary)" : "");
   }
   [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
 
  private:
   std::shared_ptr<const TokenTable> tokens_;
+  std::string unknown_token_;
   TokenId unknown_ = kNone;
 };
 
@@ -503,7 +534,7 @@ class UnigramModel final : public PretrainedModel {
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
     PieceCache& cache = piece_cache();
-    if (const auto* hit = cache.find(this, piece)) {
+    if (const auto* hit = cache.find(serial_, piece)) {
       out.insert(out.end(), hit->begin(), hit->end());
       return;
     }
@@ -585,6 +616,7 @@ class UnigramModel final : public PretrainedModel {
   double unknown_score_ = 0.0;
   PieceTrie trie_;
   std::array<TokenId, 256> byte_ids_{};
+  const std::uint64_t serial_ = next_model_serial();
 };
 
 }  // namespace

@@ -157,6 +157,10 @@ class StripAccentsNormalizer final : public NormalizerStep {
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
       const std::size_t length = utf8::sequence_length(text, i);
+      if (length == 0) {  // an ill-formed byte, kept
+        out += text[i++];
+        continue;
+      }
       if (u_charType(static_cast<UChar32>(utf8::decode_at(text, i))) != U_NON_SPACING_MARK)
         out.append(text, i, length);
       i += length;

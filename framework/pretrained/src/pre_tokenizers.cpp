@@ -106,6 +106,10 @@ void character_spans(std::string_view piece, Predicate&& is_match, std::vector<S
   std::size_t last = 0;
   for (std::size_t i = 0; i < piece.size();) {
     const std::size_t length = utf8::sequence_length(piece, i);
+    if (length == 0) {  // an ill-formed byte: never a match (HF sees only valid UTF-8)
+      ++i;
+      continue;
+    }
     const char32_t c = utf8::decode_at(piece, i);
     if (is_match(c)) {
       if (last < i) spans.push_back({last, i, false});

@@ -7,6 +7,9 @@
 // pipeline encodes text without adding special tokens, as encode(text, false)).
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <rapidjson/error/en.h>
@@ -351,6 +354,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   if (const auto t = root.find("pre_tokenizer")) add_pre_tokenizers(*t, p.pre_tokenizers);
   if (const auto d = root.find("decoder")) add_decoders(*d, p.decoders);
   if (const auto added = root.find("added_tokens")) {
+    std::unordered_map<std::string, TokenId> added_ids;
+    std::optional<TokenId> largest_added;
     for (std::size_t i = 0; i < added->size(); ++i) {
       const Value a = added->at(i);
       a.only_members({"id", "content", "single_word", "lstrip", "rstrip", "normalized", "special"});
@@ -369,13 +374,30 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
         token.normalized_content = token.content;
         for (const auto& step : p.normalizers) step->apply(token.normalized_content);
       }
-      // As HF: a content the model already has takes the model's id.
+      if (token.content.empty()) continue;  // HF skips it, and gives it no id
+      // As HF's AddedVocabulary::add_tokens, which ignores the file's id: a content
+      // the model has takes the model's id, one added before takes that one's id,
+      // and any other the next id after the model's vocabulary and the added
+      // tokens so far (HF only warns when that differs from the file's id).
       if (const auto model_id = p.tokens->find(token.content)) {
         token.id = *model_id;
-      } else if (const std::string* other = p.tokens->token(token.id)) {
-        a.member("id").fail("id " + std::to_string(token.id) + " is the model's token \"" + *other +
-                            "\", not \"" + token.content + "\"");
+      } else if (const auto earlier = added_ids.find(token.content); earlier != added_ids.end()) {
+        token.id = earlier->second;
+      } else {
+        const std::size_t model_size = p.tokens->size();
+        std::uint64_t next = model_size;
+        if (largest_added && (*largest_added >= model_size || model_size == 0))
+          next = std::uint64_t{*largest_added} + 1;
+        if (next > TokenTable::kMaxId)
+          a.member("id").fail("id " + std::to_string(next) + " is too large");
+        token.id = static_cast<TokenId>(next);
+        if (const std::string* other = p.tokens->token(token.id))
+          a.member("id").fail("HF tokenizers gives \"" + token.content + "\" the id " +
+                              std::to_string(token.id) + ", which is the model's token \"" +
+                              *other + "\" (the vocabulary has gaps)");
       }
+      largest_added = std::max(largest_added.value_or(0), token.id);
+      added_ids.emplace(token.content, token.id);
       p.added.add(std::move(token));
     }
   }

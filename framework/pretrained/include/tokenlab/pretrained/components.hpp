@@ -21,57 +21,15 @@
 #include "tokenlab/pretrained/export.hpp"
 #include "tokenlab/pretrained/pipeline.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
+#include "tokenlab/regex.hpp"
 
 namespace tokenlab {
 
 // ---- regular expressions -------------------------------------------------------
 
-/// The pre-tokenization patterns of GPT-style tokenizers, exactly as their files
-/// and tiktoken spell them.
-inline constexpr std::string_view kGpt2Pattern =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-inline constexpr std::string_view kCl100kPattern =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-inline constexpr std::string_view kQwen2Pattern =
-    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-inline constexpr std::string_view kO200kPattern =
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-
-/// The pattern of a preset name (gpt2, r50k, p50k, cl100k, llama3, qwen2,
-/// o200k), or nullopt.
-TOKENLAB_PRETRAINED_API std::optional<std::string_view> regex_preset(std::string_view name);
-
-/// A compiled pattern with the semantics of Rust's regex and Oniguruma, on ICU:
-/// `\s` is the White_Space property (ICU's lacks U+000B and U+0085).
-/// Thread-safe: each thread gets its own matcher.
-class TOKENLAB_PRETRAINED_API PretrainedRegex {
- public:
-  /// Throws Error with ICU's message and the offset of the problem in pattern.
-  explicit PretrainedRegex(std::string pattern);
-  ~PretrainedRegex();
-  PretrainedRegex(const PretrainedRegex&) = delete;
-  PretrainedRegex& operator=(const PretrainedRegex&) = delete;
-
-  /// Calls fn(start, end) with the byte offsets of each non-overlapping,
-  /// leftmost-first match in text, in order. Empty matches are skipped.
-  template <class Fn>
-  void for_each_match(std::string_view text, Fn&& fn) const {
-    std::size_t start = 0;
-    std::size_t end = 0;
-    std::size_t from = 0;
-    while (from < text.size() && next_match(text, from, start, end)) {
-      if (end > start) fn(start, end);
-      from = end > start ? end : end + 1;
-    }
-  }
-  [[nodiscard]] const std::string& pattern() const noexcept { return pattern_; }
-
- private:
-  bool next_match(std::string_view text, std::size_t from, std::size_t& start,
-                  std::size_t& end) const;
-  std::string pattern_;
-  void* compiled_;  // icu::RegexPattern*
-};
+/// The regex of HF's Split and Replace and of tiktoken's pat_str lives with the
+/// text pipeline (tokenlab/regex.hpp), which trains with the same presets.
+using PretrainedRegex = Regex;
 
 // ---- normalizers ---------------------------------------------------------------
 

@@ -1,11 +1,14 @@
 #include <unicode/regex.h>
 #include <unicode/utext.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <unordered_map>
 
+#include "preset_matchers.hpp"
 #include "tokenlab/error.hpp"
-#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/regex.hpp"
 
 namespace tokenlab {
 
@@ -45,17 +48,44 @@ std::string to_icu_syntax(std::string_view pattern) {
   return out;
 }
 
+// What Regex::compiled_ points to. The serial, never reused, keys the
+// per-thread matchers: a regex built where a destroyed one was must not find the
+// destroyed one's matcher (whose pattern is gone).
+struct Compiled {
+  std::unique_ptr<icu::RegexPattern> pattern;
+  std::uint64_t serial;
+};
+
+std::uint64_t next_regex_serial() {
+  static std::atomic<std::uint64_t> serial{0};
+  return ++serial;
+}
+
+struct MatcherCache;
+// This thread's cache while it exists (a plain pointer: still readable when a
+// static tokenizer is destroyed after the thread's cache).
+thread_local MatcherCache* live_cache = nullptr;
+
 struct MatcherCache {
-  std::unordered_map<const void*, std::unique_ptr<icu::RegexMatcher>> matchers;
+  std::unordered_map<std::uint64_t, std::unique_ptr<icu::RegexMatcher>> matchers;
   UText* text = nullptr;
+  MatcherCache() { live_cache = this; }
   ~MatcherCache() {
+    live_cache = nullptr;
     if (text) utext_close(text);
   }
+  MatcherCache(const MatcherCache&) = delete;
+  MatcherCache& operator=(const MatcherCache&) = delete;
 };
+
+MatcherCache& matcher_cache() {
+  thread_local MatcherCache cache;
+  return cache;
+}
 
 }  // namespace
 
-PretrainedRegex::PretrainedRegex(std::string pattern) : pattern_(std::move(pattern)) {
+Regex::Regex(std::string pattern) : pattern_(std::move(pattern)) {
   const std::string icu_pattern = to_icu_syntax(pattern_);
   UParseError parse_error{};
   UErrorCode status = U_ZERO_ERROR;
@@ -64,24 +94,40 @@ PretrainedRegex::PretrainedRegex(std::string pattern) : pattern_(std::move(patte
   if (U_FAILURE(status))
     throw Error("regular expression /" + pattern_ + "/: " + u_errorName(status) + " at offset " +
                 std::to_string(parse_error.offset));
-  compiled_ = compiled.release();
+  compiled_ = new Compiled{std::move(compiled), next_regex_serial()};
+  preset_ = detail::find_preset_matcher(pattern_);
 }
 
-PretrainedRegex::~PretrainedRegex() {
-  delete static_cast<icu::RegexPattern*>(compiled_);
+Regex::~Regex() {
+  auto* compiled = static_cast<Compiled*>(compiled_);
+  // This thread's matcher goes; other threads' are never used again.
+  if (live_cache) live_cache->matchers.erase(compiled->serial);
+  delete compiled;
 }
 
-bool PretrainedRegex::next_match(std::string_view text, std::size_t from, std::size_t& start,
-                                 std::size_t& end) const {
+bool Regex::next_match(std::string_view text, std::size_t from, std::size_t& start,
+                       std::size_t& end) const {
+  bool new_text = from == 0;  // for_each_match always starts at 0
+  if (preset_) {
+    const std::size_t preset_end = preset_(text, from);
+    if (preset_end != detail::kPresetUndecided) {
+      start = from;
+      end = preset_end;
+      return true;
+    }
+    // ICU has not seen this text (or has seen it only up to an earlier match).
+    new_text = true;
+  }
   // A RegexMatcher is not thread-safe: each thread keeps one per pattern.
-  thread_local MatcherCache cache;
+  MatcherCache& cache = matcher_cache();
   UErrorCode status = U_ZERO_ERROR;
-  auto& matcher = cache.matchers[this];
+  const auto* compiled = static_cast<const Compiled*>(compiled_);
+  auto& matcher = cache.matchers[compiled->serial];
   if (!matcher) {
-    matcher.reset(static_cast<icu::RegexPattern*>(compiled_)->matcher(status));
+    matcher.reset(compiled->pattern->matcher(status));
     if (U_FAILURE(status)) throw Error(std::string("regex matcher: ") + u_errorName(status));
   }
-  if (from == 0) {  // a new text: for_each_match always starts at 0
+  if (new_text) {
     cache.text =
         utext_openUTF8(cache.text, text.data(), static_cast<int64_t>(text.size()), &status);
     matcher->reset(cache.text);

@@ -1,0 +1,71 @@
+// File: regex.hpp
+// Regular expressions with the semantics of the originals that real tokenizers
+// run (Rust's regex in HF tokenizers, fancy-regex in tiktoken, Oniguruma), on
+// ICU, and the pre-tokenization patterns of GPT-style tokenizers as presets.
+// The presets are matched by hand-written matchers, checked span for span
+// against ICU on every corpus (tests/pretrained/regex_preset_check.cpp).
+//
+//   Regex o200k(std::string(kO200kPattern));
+//   o200k.for_each_match("Hello world", fn);   // fn(0, 5), fn(5, 11)
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tokenlab/export.hpp"
+
+namespace tokenlab {
+
+/// The pre-tokenization patterns of GPT-style tokenizers, exactly as their files
+/// and tiktoken spell them.
+inline constexpr std::string_view kGpt2Pattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+inline constexpr std::string_view kCl100kPattern =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+inline constexpr std::string_view kQwen2Pattern =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+inline constexpr std::string_view kO200kPattern =
+    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+/// The pattern of a preset name (gpt2, r50k, p50k, cl100k, llama3, qwen2,
+/// o200k), or nullopt.
+TOKENLAB_API std::optional<std::string_view> regex_preset(std::string_view name);
+
+/// A compiled pattern with the semantics of Rust's regex and Oniguruma, on ICU:
+/// `\s` is the White_Space property (ICU's lacks U+000B and U+0085).
+/// Thread-safe: each thread gets its own matcher.
+class TOKENLAB_API Regex {
+ public:
+  /// Throws Error with ICU's message and the offset of the problem in pattern.
+  explicit Regex(std::string pattern);
+  ~Regex();
+  Regex(const Regex&) = delete;
+  Regex& operator=(const Regex&) = delete;
+
+  /// Calls fn(start, end) with the byte offsets of each non-overlapping,
+  /// leftmost-first match in text, in order. Empty matches are skipped.
+  template <class Fn>
+  void for_each_match(std::string_view text, Fn&& fn) const {
+    std::size_t start = 0;
+    std::size_t end = 0;
+    std::size_t from = 0;
+    while (from < text.size() && next_match(text, from, start, end)) {
+      if (end > start) fn(start, end);
+      from = end > start ? end : end + 1;
+    }
+  }
+  [[nodiscard]] const std::string& pattern() const noexcept { return pattern_; }
+
+ private:
+  bool next_match(std::string_view text, std::size_t from, std::size_t& start,
+                  std::size_t& end) const;
+  std::string pattern_;
+  void* compiled_;  // icu::RegexPattern*
+  // A hand-made matcher when pattern_ is one of the presets (ICU is several times
+  // slower on them); it leaves ill-formed UTF-8 to ICU.
+  std::size_t (*preset_)(std::string_view, std::size_t) noexcept = nullptr;
+};
+
+}  // namespace tokenlab

@@ -1,0 +1,316 @@
+#include "preset_matchers.hpp"
+
+#include <unicode/uchar.h>
+
+#include <array>
+#include <cstdint>
+
+#include "tokenlab/regex.hpp"
+
+namespace tokenlab::detail {
+namespace {
+
+// Character classes as bits, so that each class of the patterns is one mask test.
+// kValid is set on every decoded character: a zero class means "no character"
+// (end of text or ill-formed UTF-8), which the negated classes must not accept.
+enum : std::uint8_t {
+  kValid = 1,
+  kL = 2,       // \p{L}
+  kN = 4,       // \p{N}: Nd, Nl and No
+  kWs = 8,      // \s, the White_Space property (as to_icu_syntax spells it)
+  kUpper = 16,  // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+  kLower = 32,  // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+  kCrLf = 64,   // [\r\n]
+};
+
+constexpr std::array<std::uint8_t, 128> make_ascii_classes() {
+  std::array<std::uint8_t, 128> classes{};
+  for (int c = 0; c < 128; ++c) {
+    std::uint8_t bits = kValid;
+    if (c >= 'A' && c <= 'Z') bits |= kL | kUpper;
+    if (c >= 'a' && c <= 'z') bits |= kL | kLower;
+    if (c >= '0' && c <= '9') bits |= kN;
+    if ((c >= '\t' && c <= '\r') || c == ' ') bits |= kWs;
+    if (c == '\r' || c == '\n') bits |= kCrLf;
+    classes[static_cast<std::size_t>(c)] = bits;
+  }
+  return classes;
+}
+constexpr std::array<std::uint8_t, 128> kAsciiClasses = make_ascii_classes();
+
+std::uint8_t classify(char32_t c) noexcept {
+  const auto cp = static_cast<UChar32>(c);
+  const std::uint32_t gc = U_GET_GC_MASK(cp);
+  std::uint8_t bits = kValid;
+  if (gc & U_GC_L_MASK) bits |= kL;
+  if (gc & U_GC_N_MASK) bits |= kN;
+  if (gc & (U_GC_LU_MASK | U_GC_LT_MASK | U_GC_LM_MASK | U_GC_LO_MASK | U_GC_M_MASK))
+    bits |= kUpper;
+  if (gc & (U_GC_LL_MASK | U_GC_LM_MASK | U_GC_LO_MASK | U_GC_M_MASK)) bits |= kLower;
+  // Every White_Space character is a separator or a control (U+0085), so the
+  // property lookup, slower than the category's, runs only for those.
+  if ((gc & (U_GC_Z_MASK | U_GC_CC_MASK)) && u_hasBinaryProperty(cp, UCHAR_WHITE_SPACE))
+    bits |= kWs;
+  return bits;
+}
+
+struct Char {
+  char32_t cp = 0;
+  std::uint8_t size = 0;  // 0: no character
+  std::uint8_t bits = 0;
+};
+
+class Text {
+ public:
+  explicit Text(std::string_view text) noexcept
+      : data_(reinterpret_cast<const unsigned char*>(text.data())), size_(text.size()) {}
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool ill_formed() const noexcept { return ill_formed_; }
+
+  // The character at i; none at the end or where the bytes are not well-formed
+  // UTF-8 (Unicode's table 3-7), which is remembered, since then ICU decides.
+  Char at(std::size_t i) noexcept {
+    if (i >= size_) return {};
+    const unsigned char b0 = data_[i];
+    if (b0 < 0x80) return {b0, 1, kAsciiClasses[b0]};
+    const std::size_t left = size_ - i;
+    char32_t cp = 0;
+    std::uint8_t size = 0;
+    if (b0 >= 0xC2 && b0 <= 0xDF && left >= 2 && is_tail(data_[i + 1])) {
+      cp = ((b0 & 0x1Fu) << 6) | (data_[i + 1] & 0x3Fu);
+      size = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF && left >= 3 && is_tail(data_[i + 1]) &&
+               is_tail(data_[i + 2])) {
+      cp = ((b0 & 0x0Fu) << 12) | ((data_[i + 1] & 0x3Fu) << 6) | (data_[i + 2] & 0x3Fu);
+      if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) size = 3;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4 && left >= 4 && is_tail(data_[i + 1]) &&
+               is_tail(data_[i + 2]) && is_tail(data_[i + 3])) {
+      cp = ((b0 & 0x07u) << 18) | ((data_[i + 1] & 0x3Fu) << 12) | ((data_[i + 2] & 0x3Fu) << 6) |
+           (data_[i + 3] & 0x3Fu);
+      if (cp >= 0x10000 && cp <= 0x10FFFF) size = 4;
+    }
+    if (size == 0) {
+      ill_formed_ = true;
+      return {};
+    }
+    return {cp, size, classify(cp)};
+  }
+
+ private:
+  static bool is_tail(unsigned char b) noexcept { return (b & 0xC0u) == 0x80u; }
+
+  const unsigned char* data_;
+  std::size_t size_;
+  bool ill_formed_ = false;
+};
+
+bool letter(Char c) noexcept {
+  return (c.bits & kL) != 0;
+}
+bool number(Char c) noexcept {
+  return (c.bits & kN) != 0;
+}
+bool space(Char c) noexcept {
+  return (c.bits & kWs) != 0;
+}
+bool upper(Char c) noexcept {
+  return (c.bits & kUpper) != 0;
+}
+bool lower(Char c) noexcept {
+  return (c.bits & kLower) != 0;
+}
+bool crlf(Char c) noexcept {
+  return (c.bits & kCrLf) != 0;
+}
+// [^\s\p{L}\p{N}]
+bool symbol(Char c) noexcept {
+  return (c.bits & (kValid | kL | kN | kWs)) == kValid;
+}
+// [^\r\n\p{L}\p{N}]
+bool prefix(Char c) noexcept {
+  return (c.bits & (kValid | kL | kN | kCrLf)) == kValid;
+}
+bool crlf_or_slash(Char c) noexcept {
+  return crlf(c) || c.cp == U'/';
+}
+
+template <class Pred>
+std::size_t run(Text& text, std::size_t i, Pred pred) noexcept {
+  for (Char c = text.at(i); pred(c); c = text.at(i)) i += c.size;
+  return i;
+}
+
+// ICU matches (?i:...) by full case folding of the text: besides the ASCII case
+// pairs, only U+017F LONG S folds to one of these letters (to s; the check's scan
+// of every code point confirms it). U+212A KELVIN SIGN folds to k, which none of
+// the contractions has.
+template <bool kIgnoreCase>
+char32_t fold(char32_t c) noexcept {
+  if constexpr (kIgnoreCase) {
+    if (c < 0x80) return c | 0x20u;  // only A-Z change, and only to what they fold to
+    if (c == 0x17F) return U's';
+  }
+  return c;
+}
+
+// 's|'t|'re|'ve|'m|'ll|'d at i (they differ at their second letter, so order does
+// not matter): the end of the match, or i.
+template <bool kIgnoreCase>
+std::size_t contraction(Text& text, std::size_t i) noexcept {
+  const Char quote = text.at(i);
+  if (quote.cp != U'\'') return i;
+  const Char c1 = text.at(i + 1);
+  if (c1.size == 0) return i;
+  const std::size_t after1 = i + 1 + c1.size;
+  const char32_t f1 = fold<kIgnoreCase>(c1.cp);
+  if (f1 == U's' || f1 == U't' || f1 == U'm' || f1 == U'd') return after1;
+  if (f1 != U'r' && f1 != U'v' && f1 != U'l') return i;
+  const Char c2 = text.at(after1);
+  if (c2.size == 0) return i;
+  const char32_t f2 = fold<kIgnoreCase>(c2.cp);
+  return f2 == (f1 == U'l' ? U'l' : U'e') ? after1 + c2.size : i;
+}
+
+// The white-space alternatives, at a white-space character c0 at p: first
+// \s*[\r\n]+ (when with_newlines), which backtracks to the last \r or \n of the
+// run; then \s+(?!\S), which gives the run's last character back unless the run
+// ends the text or has only that one; then \s+.
+template <bool kWithNewlines>
+std::size_t white_space(Text& text, std::size_t p, Char c0) noexcept {
+  std::size_t last = p;
+  std::size_t after_newline = 0;
+  std::size_t i = p;
+  for (Char c = c0; space(c); c = text.at(i)) {
+    last = i;
+    i += c.size;
+    if (kWithNewlines && crlf(c)) after_newline = i;
+  }
+  if (kWithNewlines && after_newline != 0) return after_newline;
+  if (i == text.size() || last == p) return i;
+  return last;
+}
+
+// ` ?X+`: the optional space is taken only when X follows it. Returns p when no X.
+template <class Pred>
+std::size_t space_then_run(Text& text, std::size_t p, Char c0, Pred pred) noexcept {
+  if (c0.cp == U' ') {
+    const Char c1 = text.at(p + 1);
+    if (pred(c1)) return run(text, p + 1 + c1.size, pred);
+  }
+  return pred(c0) ? run(text, p + c0.size, pred) : p;
+}
+
+std::size_t numbers(Text& text, std::size_t p, Char c0, int most) noexcept {
+  std::size_t i = p + c0.size;
+  for (int n = 1; n < most; ++n) {
+    const Char c = text.at(i);
+    if (!number(c)) break;
+    i += c.size;
+  }
+  return i;
+}
+
+// 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+std::size_t match_gpt2(Text& text, std::size_t p) noexcept {
+  const Char c0 = text.at(p);
+  if (c0.size == 0) return p;
+  if (const std::size_t end = contraction<false>(text, p); end != p) return end;
+  // The three classes are disjoint, so at most one of them follows.
+  if (std::size_t end = space_then_run(text, p, c0, letter); end != p) return end;
+  if (std::size_t end = space_then_run(text, p, c0, number); end != p) return end;
+  if (std::size_t end = space_then_run(text, p, c0, symbol); end != p) return end;
+  return white_space<false>(text, p, c0);
+}
+
+// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,most}|
+//  ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+template <int kMostDigits>
+std::size_t match_cl100k(Text& text, std::size_t p) noexcept {
+  const Char c0 = text.at(p);
+  if (c0.size == 0) return p;
+  if (const std::size_t end = contraction<true>(text, p); end != p) return end;
+  // The optional character is given back when no letter follows it, but then c0
+  // is no letter either.
+  if (prefix(c0)) {
+    const Char c1 = text.at(p + c0.size);
+    if (letter(c1)) return run(text, p + c0.size + c1.size, letter);
+  }
+  if (letter(c0)) return run(text, p + c0.size, letter);
+  if (number(c0)) return numbers(text, p, c0, kMostDigits);
+  if (std::size_t end = space_then_run(text, p, c0, symbol); end != p) return run(text, end, crlf);
+  return white_space<true>(text, p, c0);
+}
+
+// [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+ from s, with the
+// contraction after it: the end, or 0 when it does not match. The classes share
+// Lm, Lo and M, so when no lower-class character follows the greedy star, it gives
+// back characters down to its last one of the shared kinds, which alone (the ones
+// after it are Lu or Lt) then makes the plus.
+std::size_t lower_word(Text& text, std::size_t s) noexcept {
+  std::size_t i = s;
+  std::size_t after_shared = 0;
+  Char c = text.at(i);
+  for (; upper(c); c = text.at(i)) {
+    i += c.size;
+    if (lower(c)) after_shared = i;
+  }
+  std::size_t end = 0;
+  if (lower(c)) {
+    end = run(text, i + c.size, lower);
+  } else if (after_shared != 0) {
+    end = after_shared;
+  } else {
+    return 0;
+  }
+  return contraction<true>(text, end);
+}
+
+// [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]* from s, with the
+// contraction after it: the end, or 0 when it does not match.
+std::size_t upper_word(Text& text, std::size_t s) noexcept {
+  const std::size_t i = run(text, s, upper);
+  if (i == s) return 0;
+  return contraction<true>(text, run(text, i, lower));
+}
+
+// [^\r\n\p{L}\p{N}]?UPPER*LOWER+(?i:...)?|[^\r\n\p{L}\p{N}]?UPPER+LOWER*(?i:...)?|
+// \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+std::size_t match_o200k(Text& text, std::size_t p) noexcept {
+  const Char c0 = text.at(p);
+  if (c0.size == 0) return p;
+  // Each word alternative tries its optional character first, then without it
+  // (c0 may be a mark, which the word classes take too).
+  const bool has_prefix = prefix(c0);
+  if (has_prefix) {
+    if (const std::size_t end = lower_word(text, p + c0.size); end != 0) return end;
+  }
+  if (const std::size_t end = lower_word(text, p); end != 0) return end;
+  if (has_prefix) {
+    if (const std::size_t end = upper_word(text, p + c0.size); end != 0) return end;
+  }
+  if (const std::size_t end = upper_word(text, p); end != 0) return end;
+  if (number(c0)) return numbers(text, p, c0, 3);
+  if (std::size_t end = space_then_run(text, p, c0, symbol); end != p)
+    return run(text, end, crlf_or_slash);
+  return white_space<true>(text, p, c0);
+}
+
+template <std::size_t (*kMatch)(Text&, std::size_t)>
+std::size_t checked(std::string_view text, std::size_t from) noexcept {
+  Text decoded(text);
+  const std::size_t end = kMatch(decoded, from);
+  return decoded.ill_formed() || end == from ? kPresetUndecided : end;
+}
+
+}  // namespace
+
+PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {
+  if (pattern == kGpt2Pattern) return checked<match_gpt2>;
+  if (pattern == kCl100kPattern) return checked<match_cl100k<3>>;
+  if (pattern == kQwen2Pattern) return checked<match_cl100k<1>>;
+  if (pattern == kO200kPattern) return checked<match_o200k>;
+  return nullptr;
+}
+
+}  // namespace tokenlab::detail
