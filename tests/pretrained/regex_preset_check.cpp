@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "tokenlab/error.hpp"
-#include "tokenlab/utf8.hpp"
 #include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
 
 namespace {
 
