@@ -100,3 +100,43 @@ TEST_CASE("a broken tokenizer file is an error naming the file and the place",
   }
   CHECK_FALSE(std::filesystem::exists(out));
 }
+
+TEST_CASE("a byte-level BPE trains on a regex preset as GPT-style tokenizers do",
+          "[cli][pretrained]") {
+  TempDir dir;
+  const std::string corpus = data_file("corpus/english.txt");
+  const std::string model = dir / "o200k-bpe.tkl";
+  const RunResult trained =
+      run_tokenlab({"train", "-a", "bpe", "-v", "400", "--pre-tokenizer", "o200k", "--option",
+                    "units=bytes", "--corpus", corpus, "-o", model});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  // Spaces, tabs and the line's own ends survive encode and decode byte for byte.
+  const std::string text = " The river,  it flows\tnorth. \n";
+  const RunResult ids = run_tokenlab({"encode", "-m", model}, text);
+  REQUIRE(ids.exit_code == 0);
+  const RunResult decoded = run_tokenlab({"decode", "-m", model}, ids.out);
+  REQUIRE(decoded.exit_code == 0);
+  CHECK(decoded.out == text);
+  const RunResult inspected = run_tokenlab({"inspect", model});
+  CHECK_THAT(inspected.out,
+             Catch::Contains("nfc+keep-whitespace") && Catch::Contains("o200k/space"));
+
+  SECTION("counting first gives the same model") {
+    const std::string counts = dir / "counts.tsv";
+    REQUIRE(run_tokenlab({"count", "--pre-tokenizer", "o200k", "--corpus", corpus, "-o", counts})
+                .exit_code == 0);
+    const std::string from_counts = dir / "from-counts.tkl";
+    const RunResult again =
+        run_tokenlab({"train", "-a", "bpe", "-v", "400", "--pre-tokenizer", "o200k", "--option",
+                      "units=bytes", "--counts", counts, "-o", from_counts});
+    INFO(again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK(read_bytes(from_counts) == read_bytes(model));
+  }
+  SECTION("a boundary marker with a regex preset is refused, naming both") {
+    check_failure(run_tokenlab({"train", "-a", "bpe", "-v", "400", "--pre-tokenizer", "o200k",
+                                "--marker", "prefix", "--corpus", corpus, "-o", dir / "x.tkl"}),
+                  {"o200k", "space"});
+  }
+}

@@ -78,3 +78,17 @@ TEST_CASE("normalizer settings round-trip through their stored text form", "[nor
   CHECK_THROWS_AS(NormalizerOptions::parse("nfd"), tokenlab::Error);
   CHECK_THROWS_AS(NormalizerOptions::parse("nfc+shout"), tokenlab::Error);
 }
+
+TEST_CASE("keep_whitespace leaves spaces, tabs and the line's ends as they are", "[normalizer]") {
+  const Normalizer keep({.form = NormalizationForm::nfc, .keep_whitespace = true});
+  CHECK(keep.normalize("  a \t b  ") == "  a \t b  ");
+  // NFC still applies: e + U+0301 composes; U+00A0 is kept, not turned into a space.
+  CHECK(keep.normalize(" e\u0301\u00a0 ") == " \u00e9\u00a0 ");
+  const Normalizer lower(
+      {.form = NormalizationForm::nfkc, .lowercase = true, .keep_whitespace = true});
+  CHECK(lower.normalize(" Hello\tWORLD ") == " hello\tworld ");
+  CHECK(lower.normalize(" ＨＩ\u00a0") == " hi ");  // NFKC maps U+00A0 to a space
+  CHECK(NormalizerOptions{.keep_whitespace = true}.to_string() == "nfc+keep-whitespace");
+  CHECK(NormalizerOptions::parse("nfkc+lowercase+keep-whitespace").keep_whitespace);
+  CHECK_THROWS_AS(NormalizerOptions::parse("bert+keep-whitespace"), tokenlab::Error);
+}

@@ -134,3 +134,30 @@ TEST_CASE("pre-tokenizer settings round-trip through their stored text form", "[
   CHECK_THROWS_AS(PreTokenizerOptions::parse("sentencepiece/prefix"), tokenlab::Error);
   CHECK_THROWS_AS(PreTokenizerOptions::parse("unicode/middle"), tokenlab::Error);
 }
+
+TEST_CASE("the regex presets cut text as GPT-style tokenizers do, spaces kept", "[pre_tokenizer]") {
+  const PreTokenizer o200k({.kind = PreTokenizerKind::o200k, .marker = MarkerStyle::space});
+  // tiktoken's o200k_base gives these pieces: a space joins the word after it,
+  // digits go in threes, "\s+(?!\S)" leaves the last space of a run to the word.
+  const std::string line = " Hello world,  don't 12345\tOK  ";
+  const Words words = o200k.split(line);
+  CHECK(words == Words{" Hello", " world", ",", " ", " don't", " ", "123", "45", "\tOK", "  "});
+  CHECK(joined(words) == line);
+  CHECK(o200k.restore(joined(words)) == line);
+
+  const PreTokenizer cl100k({.kind = PreTokenizerKind::cl100k, .marker = MarkerStyle::space});
+  // cl100k's contractions ignore case; o200k's attach to the word.
+  CHECK(cl100k.split("DON'T stop") == Words{"DON", "'T", " stop"});
+  const PreTokenizer gpt2({.kind = PreTokenizerKind::gpt2, .marker = MarkerStyle::space});
+  CHECK(gpt2.split("a 2024 b") == Words{"a", " 2024", " b"});
+}
+
+TEST_CASE("the regex presets go with marker style space and no other", "[pre_tokenizer]") {
+  CHECK(PreTokenizerOptions::parse("o200k/auto").marker == MarkerStyle::space);
+  CHECK(PreTokenizerOptions::parse("unicode/auto").marker == MarkerStyle::prefix);
+  CHECK(PreTokenizerOptions::parse("llama3/space").kind == PreTokenizerKind::cl100k);
+  CHECK(PreTokenizerOptions::parse("qwen2/space").to_string() == "qwen2/space");
+  CHECK_THROWS_WITH(PreTokenizerOptions::parse("o200k/prefix"),
+                    Catch::Contains("o200k") && Catch::Contains("space"));
+  CHECK_THROWS_WITH(PreTokenizerOptions::parse("unicode/space"), Catch::Contains("regex"));
+}

@@ -274,3 +274,35 @@ TEST_CASE("counts that would pass 2^64-1 are an Error naming the word, never a w
     }
   }
 }
+
+TEST_CASE("words holding white space are escaped in the TSV, and only then", "[word_counts]") {
+  // The regex pre-tokenizers keep white space in their pieces: " the", "\t", "\r\n".
+  WordCounts counts;
+  counts.add(" the", 3);
+  counts.add("\t", 2);
+  counts.add("a\\b", 1);
+  counts.add(" \r", 1);
+  std::ostringstream out;
+  counts.save_tsv(out);
+  CHECK(out.str() == "#tokenlab-counts escaped\n the\t3\n\\t\t2\na\\\\b\t1\n \\r\t1\n");
+  std::istringstream in(out.str());
+  const WordCounts loaded = WordCounts::load_tsv(in, "escaped.tsv");
+  REQUIRE(loaded.size() == 4);
+  CHECK(loaded.entries()[1].word == "\t");
+  CHECK(loaded.entries()[2].word == "a\\b");
+  CHECK(loaded.entries()[3].word == " \r");
+  CHECK(loaded.count_of(" the") == 3);
+
+  SECTION("a table without such words is written as before: no header, no escapes") {
+    WordCounts plain;
+    plain.add("a\\b", 1);
+    std::ostringstream o;
+    plain.save_tsv(o);
+    CHECK(o.str() == "a\\b\t1\n");
+  }
+  SECTION("an escaped file with an unknown escape is an error naming the line") {
+    std::istringstream bad("#tokenlab-counts escaped\nok\t1\n\\x\t2\n");
+    CHECK_THROWS_WITH(WordCounts::load_tsv(bad, "bad.tsv"),
+                      Catch::StartsWith("bad.tsv:3:") && Catch::Contains("backslash"));
+  }
+}
