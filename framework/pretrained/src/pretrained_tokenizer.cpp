@@ -13,6 +13,11 @@ namespace tokenlab {
 NormalizerStep::~NormalizerStep() = default;
 PreTokenizerStep::~PreTokenizerStep() = default;
 PretrainedModel::~PretrainedModel() = default;
+
+std::vector<PretrainedModel::Segmentation> PretrainedModel::nbest(std::string_view,
+                                                                  std::size_t) const {
+  throw Error("the " + type() + " model has no n-best segmentation (its library has none)");
+}
 DecoderStep::~DecoderStep() = default;
 
 PretrainedTokenizer::PretrainedTokenizer(std::shared_ptr<const PretrainedPipeline> pipeline)
@@ -167,6 +172,19 @@ void PretrainedTokenizer::encode(std::string_view text, std::vector<TokenId>& ou
   run_pipeline(
       *pipeline_, text, [&](std::string_view piece) { model.encode(piece, out); },
       [&](TokenId id, std::string_view) { out.push_back(id); });
+}
+
+void PretrainedTokenizer::for_each_nbest(
+    std::string_view text, std::size_t k,
+    const std::function<void(std::string_view piece,
+                             const std::vector<PretrainedModel::Segmentation>&)>& fn) const {
+  const PretrainedModel& model = *pipeline_->model;
+  if (!model.has_nbest()) (void)model.nbest({}, k);  // the model's own refusal
+  run_pipeline(
+      *pipeline_, text, [&](std::string_view piece) { fn(piece, model.nbest(piece, k)); },
+      [&](TokenId id, std::string_view part) {
+        fn(part, {PretrainedModel::Segmentation{{id}, 0.0}});
+      });
 }
 
 std::vector<TokenId> PretrainedTokenizer::encode(std::string_view text) const {

@@ -16,6 +16,7 @@
 #include <bit>
 #include <cfloat>
 #include <climits>
+#include <queue>
 #include <span>
 #include <unordered_map>
 
@@ -576,6 +577,135 @@ class SpmUnigramModel final : public SpmModel {
   }
 
   [[nodiscard]] std::string type() const override { return "SentencePiece unigram"; }
+  [[nodiscard]] bool has_nbest() const override { return true; }
+
+  // unigram::Model::NBestEncode: the lattice of ModelBase::PopulateNodes, Viterbi
+  // for each node's best score from the start, then Lattice::NBest's A* search
+  // from the end, with SentencePiece's float arithmetic and its agenda (a
+  // std::priority_queue on fx), so that paths of equal score come out in its order.
+  [[nodiscard]] std::vector<Segmentation> nbest(std::string_view normalized,
+                                                std::size_t k) const override {
+    std::vector<Segmentation> results;
+    if (normalized.empty() || k == 0) return results;
+    const SpmVocabulary& v = *vocabulary_;
+    struct Node {
+      std::uint32_t begin;
+      std::uint32_t length;  // bytes
+      TokenId id;
+      float score;
+      float backtrace = 0.0f;
+    };
+    const std::size_t size = normalized.size();
+    std::vector<Node> nodes;
+    std::vector<std::vector<std::uint32_t>> begins(size + 1);
+    std::vector<std::vector<std::uint32_t>> ends(size + 1);
+    const auto insert = [&](std::size_t begin, std::size_t length, TokenId id, float score) {
+      ends[begin + length].push_back(static_cast<std::uint32_t>(nodes.size()));
+      begins[begin].push_back(static_cast<std::uint32_t>(nodes.size()));
+      nodes.push_back(
+          {static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(length), id, score});
+    };
+    constexpr TokenId kBoundary = kNoToken;
+    insert(0, 0, kBoundary, 0.0f);  // BOS: the one node that ends at 0
+    // Lattice::Insert puts a node in begin_nodes and end_nodes; BOS only ends at 0.
+    begins[0].clear();
+    for (std::size_t begin = 0; begin < size;) {
+      const std::size_t char_length = char_length_at(normalized, begin);
+      bool single_character = false;
+      std::uint32_t node = 0;
+      std::size_t characters = 0;
+      for (std::size_t key_pos = begin; key_pos < size;) {
+        node = v.trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
+        if (node == DoubleArray::kFail) break;
+        ++key_pos;
+        // PopulateNodes counts a piece's length in characters.
+        if (key_pos == size || (static_cast<unsigned char>(normalized[key_pos]) & 0xC0) != 0x80)
+          ++characters;
+        const std::int32_t found = v.trie.value(node);
+        if (found < 0) continue;
+        const auto id = static_cast<TokenId>(found);
+        if (entries_[id].type == PieceType::unused) continue;
+        const float score =
+            entries_[id].type == PieceType::user_defined
+                ? static_cast<float>(static_cast<float>(characters) * max_score_ - 0.1)
+                : entries_[id].score;
+        insert(begin, key_pos - begin, id, score);
+        if (key_pos - begin == char_length) single_character = true;
+      }
+      if (!single_character) insert(begin, char_length, v.unknown, unknown_score_);
+      begin += char_length;
+    }
+    const auto eos = static_cast<std::uint32_t>(nodes.size());
+    nodes.push_back({static_cast<std::uint32_t>(size), 0, kBoundary, 0.0f});
+    begins[size].push_back(eos);
+    // Lattice::Viterbi: each node's best score from BOS, its own included.
+    for (std::size_t pos = 0; pos <= size; ++pos) {
+      for (const std::uint32_t r : begins[pos]) {
+        bool found = false;
+        float best = 0.0f;
+        for (const std::uint32_t l : ends[pos]) {
+          const float score = nodes[l].backtrace + nodes[r].score;
+          if (!found || score > best) {
+            best = score;
+            found = true;
+          }
+        }
+        nodes[r].backtrace = best;
+      }
+    }
+    struct Hypothesis {
+      std::uint32_t node;
+      std::int32_t next;  // index into hypotheses, -1 at EOS
+      float fx;
+      float gx;
+    };
+    std::vector<Hypothesis> hypotheses;
+    const auto by_fx = [&](std::uint32_t a, std::uint32_t b) {
+      return hypotheses[a].fx < hypotheses[b].fx;
+    };
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(by_fx)> agenda(by_fx);
+    hypotheses.push_back({eos, -1, nodes[eos].score, nodes[eos].score});
+    agenda.push(0);
+    constexpr std::size_t kMaxAgendaSize = 100000;
+    constexpr std::size_t kMinAgendaSize = 1000;
+    while (!agenda.empty()) {
+      const std::uint32_t top = agenda.top();
+      agenda.pop();
+      const Hypothesis here = hypotheses[top];
+      if (here.node == 0) {  // BOS: a whole path
+        thread_local std::vector<Segment> segments;
+        segments.clear();
+        for (std::int32_t h = here.next; hypotheses[static_cast<std::size_t>(h)].next != -1;
+             h = hypotheses[static_cast<std::size_t>(h)].next) {
+          const Node& n = nodes[hypotheses[static_cast<std::size_t>(h)].node];
+          segments.push_back({n.begin, n.length, n.id});
+        }
+        Segmentation result;
+        result.score = here.fx;
+        append_ids(v, normalized, segments, result.ids);
+        results.push_back(std::move(result));
+        if (results.size() == k) break;
+        continue;
+      }
+      for (const std::uint32_t l : ends[nodes[here.node].begin]) {
+        hypotheses.push_back({l, static_cast<std::int32_t>(top), nodes[l].backtrace + here.gx,
+                              nodes[l].score + here.gx});
+        agenda.push(static_cast<std::uint32_t>(hypotheses.size() - 1));
+      }
+      // As SentencePiece: a huge agenda keeps only its best entries.
+      if (agenda.size() >= kMaxAgendaSize) {
+        const std::size_t keep = std::min(kMinAgendaSize, k * 10);
+        std::vector<std::uint32_t> kept;
+        for (std::size_t i = 0; i < keep && !agenda.empty(); ++i) {
+          kept.push_back(agenda.top());
+          agenda.pop();
+        }
+        while (!agenda.empty()) agenda.pop();
+        for (const std::uint32_t h : kept) agenda.push(h);
+      }
+    }
+    return results;
+  }
 
  private:
   struct Entry {

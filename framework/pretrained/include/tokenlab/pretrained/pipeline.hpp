@@ -58,6 +58,18 @@ class TOKENLAB_PRETRAINED_API PretrainedModel {
   /// The id of the unknown token, or kNoToken.
   [[nodiscard]] virtual TokenId unknown_id() const { return kNoToken; }
 
+  struct Segmentation {
+    std::vector<TokenId> ids;
+    double score = 0.0;  // the model's own score of the path (a log probability)
+  };
+  /// Whether nbest() is implemented: the models whose library has n-best
+  /// segmentation (SentencePiece unigram).
+  [[nodiscard]] virtual bool has_nbest() const { return false; }
+  /// The k best segmentations of one piece, best first, exactly as the reference
+  /// library lists them. Throws Error when has_nbest() is false.
+  [[nodiscard]] virtual std::vector<Segmentation> nbest(std::string_view piece,
+                                                        std::size_t k) const;
+
   static constexpr TokenId kNoToken = 0xFFFFFFFFu;
 };
 

@@ -77,6 +77,15 @@ class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
   void for_each_piece(std::string_view text,
                       const std::function<void(std::string_view piece, bool added)>& fn) const;
 
+  /// For each piece the model sees in text (after added tokens, normalizers and
+  /// pre-tokenizers: for SentencePiece, the whole normalized line), its k best
+  /// segmentations, best first, as the reference's n-best gives them; an added
+  /// token is its one segmentation. Throws Error when the model has no n-best.
+  void for_each_nbest(
+      std::string_view text, std::size_t k,
+      const std::function<void(std::string_view piece,
+                               const std::vector<PretrainedModel::Segmentation>&)>& fn) const;
+
   [[nodiscard]] const PretrainedPipeline& pipeline() const noexcept { return *pipeline_; }
   /// One past the largest id: the rows of the embedding matrix.
   [[nodiscard]] std::size_t vocabulary_size() const override;
