@@ -1,6 +1,6 @@
 // regex_preset_check: the hand-made matchers of the GPT-style presets
-// (framework/pretrained/src/preset_matchers.cpp) against ICU, which is what
-// PretrainedRegex runs for every other pattern.
+// (framework/src/preset_matchers.cpp) against ICU, which is what Regex runs for
+// every other pattern.
 //
 // usage: tokenlab_regex_preset_check [--stress LINES] [--seed N] [--codepoints]
 //                                    [--max-bytes N] [--show N] PATH...

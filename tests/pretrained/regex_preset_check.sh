@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs tokenlab_regex_preset_check on every corpus in ../shared: all NTREX-128 and
+# mono files, the first 10 MB of English Wikipedia, random stress lines and every
+# code point in context.
+# usage: regex_preset_check.sh CHECK_BINARY SHARED_DIR WORK_DIR
+# Exits 77 (SKIPPED) when the corpora are missing.
+set -euo pipefail
+check=$1 shared=$2 work=$3
+corpora=$shared/corpora
+for p in parallel/ntrex128 mono en/wikipedia-en.txt.xz; do
+  [[ -e $corpora/$p ]] || { echo "SKIPPED: $corpora/$p not found"; exit 77; }
+done
+mkdir -p "$work"
+wiki=$work/wikipedia-en-10MB.txt
+if [[ ! -s $wiki ]]; then
+  # head closes the pipe early, so xz's SIGPIPE is expected.
+  { xz -dc "$corpora/en/wikipedia-en.txt.xz" 2>/dev/null || true; } | head -c 10000000 > "$wiki.tmp"
+  mv "$wiki.tmp" "$wiki"
+fi
+exec "$check" --stress 200000 --codepoints --show 5 "$corpora/parallel/ntrex128" "$corpora/mono" "$wiki"
