@@ -5,6 +5,7 @@
 // returns or throws tokenlab::Error; anything else is a bug.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,12 +16,19 @@
 namespace tokenlab::fuzz {
 
 /// Text that reaches the interesting paths: spaces, digits, contractions,
-/// multi-byte and invalid UTF-8, special-token look-alikes.
+/// multi-byte UTF-8, special-token look-alikes.
 inline constexpr std::string_view kPretrainedProbe =
-    "Hello  world, DON'T 12345 caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87 <|endoftext|><s>\xFF\n\t x";
+    "Hello  world, DON'T 12345 caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87 <|endoftext|><s>\n\t x";
+/// Ill-formed UTF-8, which encode must refuse with an Error.
+inline constexpr std::string_view kIllFormedProbe = "caf\xC3 \xFF<s>";
 
 /// Encodes, decodes and displays with a loaded tokenizer.
 inline void exercise(const PretrainedTokenizer& tokenizer) {
+  try {
+    (void)tokenizer.encode(kIllFormedProbe);
+    throw std::logic_error("ill-formed UTF-8 was encoded");  // not an Error: a finding
+  } catch (const Error&) {
+  }
   const std::vector<TokenId> ids = tokenizer.encode(kPretrainedProbe);
   (void)tokenizer.decode(ids);
   (void)tokenizer.decode(ids, /*skip_special_tokens=*/true);

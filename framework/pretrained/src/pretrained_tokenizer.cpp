@@ -101,6 +101,10 @@ namespace {
 template <class OnPiece, class OnAdded>
 void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& on_piece,
                   OnAdded&& on_added) {
+  // Every component reads code points (as HF's and tiktoken's take Rust strings):
+  // ill-formed text is refused once here, never read past its end.
+  if (const auto bad = utf8::find_invalid(text))
+    throw Error("text to encode is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   std::string normalized;
   std::vector<std::string> pieces;
   std::vector<std::string> next;
