@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/formats.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -259,22 +261,50 @@ std::vector<TokenId> PretrainedTokenizer::byte_fallback_ids() const {
 }
 
 std::string PretrainedTokenizer::display_piece(TokenId id) const {
-  if (!pipeline_->tokens->token(id) && !pipeline_->added.find(id)) return {};
-  const TokenId one[] = {id};
-  std::string text = decode(one);
+  const PretrainedPipeline& p = *pipeline_;
+  if (const AddedToken* added = p.added.empty() ? nullptr : p.added.find(id)) return added->content;
+  const std::string* token = p.tokens->token(id);
+  if (!token) return {};
+  // The bytes the token stands for: tiktoken's tokens are bytes; a ByteLevel
+  // vocabulary spells bytes in GPT-2's printable alphabet; a byte-fallback piece
+  // <0xNN> is its byte. Any other token is shown as the file spells it, so that
+  // SentencePiece's U+2581 stays visible (decoding would turn it into a space).
+  std::string bytes;
+  const bool byte_level = std::any_of(p.decoders.begin(), p.decoders.end(),
+                                      [](const auto& d) { return d->describe() == "ByteLevel"; });
+  const bool byte_piece = token->size() == 6 && token->starts_with("<0x") && token->back() == '>';
+  if (p.format == "tiktoken") {
+    bytes = *token;
+  } else if (byte_level) {
+    static const auto inverse = [] {
+      std::unordered_map<char32_t, char> map;
+      const auto& alphabet = byte_level_alphabet();
+      for (std::size_t b = 0; b < alphabet.size(); ++b) map[alphabet[b]] = static_cast<char>(b);
+      return map;
+    }();
+    for (const std::string_view c : utf8::split_code_points(*token)) {
+      const auto it = inverse.find(utf8::decode_at(c, 0));
+      if (it == inverse.end()) return *token;  // not byte-level after all
+      bytes += it->second;
+    }
+  } else if (byte_piece && !byte_fallback_ids().empty()) {
+    bytes += static_cast<char>(std::stoi(token->substr(3, 2), nullptr, 16));
+  } else {
+    bytes = *token;
+  }
   std::string shown;
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t length = utf8::sequence_length(text, i);
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::size_t length = utf8::sequence_length(bytes, i);
     if (length == 0) {
       static constexpr char kHex[] = "0123456789ABCDEF";
-      const auto byte = static_cast<unsigned char>(text[i]);
+      const auto byte = static_cast<unsigned char>(bytes[i]);
       shown += "\\x";
       shown += kHex[byte >> 4];
       shown += kHex[byte & 15];
       ++i;
       continue;
     }
-    shown.append(text, i, length);
+    shown.append(bytes, i, length);
     i += length;
   }
   return shown;
