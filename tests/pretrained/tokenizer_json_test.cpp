@@ -145,6 +145,18 @@ TEST_CASE("a Unigram model takes the best-scoring segmentation; unknown runs fus
   }
 }
 
+TEST_CASE("Unigram scores are read as HF reads them, so equal-looking paths tie the same way",
+          "[pretrained][tokenizer.json][unigram]") {
+  // Scores from an HF-trained model. Am + I + II and Am + II + I differ by one ulp
+  // when the scores are correctly rounded (the second wins); HF's serde_json reads
+  // "-9.788626874800455" one ulp off, and then the first path wins. HF gives 1 2 3.
+  const auto unigram = tokenizer_json(
+      R"({"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],)"
+      R"(["Am",-9.788626874800455],["I",-6.9231888147635505],["II",-8.97866136961785],)"
+      R"(["A",-6.2124310231133455],["m",-5.9657816495686555]]}})");
+  CHECK(unigram.encode("AmIII") == Ids{1, 2, 3});
+}
+
 TEST_CASE("a WordLevel model maps each pre-token to its id or the unknown token",
           "[pretrained][tokenizer.json][wordlevel]") {
   const auto words = tokenizer_json(

@@ -6,9 +6,14 @@
 // accepted and ignored (trim_offsets, truncation, padding, post_processor: the
 // pipeline encodes text without adding special tokens, as encode(text, false)).
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -234,6 +239,67 @@ void read_vocab_object(const Value& vocab, TokenTable& tokens, const std::string
   }
 }
 
+// HF tokenizers reads JSON numbers with serde_json's default parser, which is
+// not correctly rounded: the digits as a u64, converted to double, then one
+// multiplication or division by a power of ten (de.rs f64_from_parts without
+// the float_roundtrip feature). A score can come out one ulp from the correctly
+// rounded value RapidJSON gives, and Viterbi ties between two segmentations then
+// go the other way (HF-trained Unigram, "AmIII" on Wikipedia). Files HF writes
+// hold the shortest round-trip digits of each score (ryu), which std::to_chars
+// gives back from the correctly rounded value, so serde's result is recomputed
+// from those digits.
+double as_serde_json_reads(double value) {
+  if (!std::isfinite(value) || value == 0.0) return value;
+  static const std::array<double, 309> kPow10 = [] {
+    std::array<double, 309> table{};
+    for (std::size_t k = 0; k < table.size(); ++k)
+      table[k] = std::strtod(("1e" + std::to_string(k)).c_str(), nullptr);  // as rustc's literals
+    return table;
+  }();
+  char text[64];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  if (ec != std::errc()) return value;
+  const std::string_view digits(text, static_cast<std::size_t>(end - text));
+  const bool negative = digits.front() == '-';
+  std::uint64_t significand = 0;
+  std::int32_t exponent = 0;
+  bool fraction = false;
+  bool overflowed = false;
+  std::size_t i = negative ? 1 : 0;
+  for (; i < digits.size() && digits[i] != 'e'; ++i) {
+    if (digits[i] == '.') {
+      fraction = true;
+      continue;
+    }
+    const auto digit = static_cast<std::uint64_t>(digits[i] - '0');
+    // serde: once the next digit would overflow, integer digits only scale the
+    // exponent and fraction digits are dropped.
+    if (overflowed || significand > (UINT64_MAX - digit) / 10) {
+      overflowed = true;
+      if (!fraction) ++exponent;
+      continue;
+    }
+    significand = significand * 10 + digit;
+    if (fraction) --exponent;
+  }
+  if (i < digits.size()) exponent += std::stoi(std::string(digits.substr(i + 1)));
+  double f = static_cast<double>(significand);
+  for (;;) {
+    const std::size_t magnitude = static_cast<std::size_t>(exponent < 0 ? -exponent : exponent);
+    if (magnitude < kPow10.size()) {
+      if (exponent >= 0)
+        f *= kPow10[magnitude];
+      else
+        f /= kPow10[magnitude];
+      break;
+    }
+    if (f == 0.0 || exponent >= 0) break;
+    f /= 1e308;
+    exponent += 308;
+  }
+  return negative ? -f : f;
+}
+
 void read_model(const Value& model, PretrainedPipeline& p, const std::string& file) {
   auto table = std::make_shared<TokenTable>();
   p.tokens = table;
@@ -304,7 +370,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
     for (std::size_t i = 0; i < vocab.size(); ++i) {
       const Value entry = vocab.at(i);
       if (entry.size() != 2) entry.fail("expected [token, score]");
-      scores[i] = entry.at(1).number();
+      scores[i] = as_serde_json_reads(entry.at(1).number());
       table->insert(static_cast<TokenId>(i), std::string(entry.at(0).string()),
                     file + ": " + entry.path());
     }
