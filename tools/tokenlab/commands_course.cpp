@@ -227,6 +227,10 @@ int cmd_nbest(const std::vector<std::string>& args) {
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   const AnyModel loaded = load_any_model(model, registry);
+  const auto print_ids = [](const std::vector<TokenId>& ids) {
+    for (std::size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];
+    std::cout << '\n';
+  };
   const auto print_score = [](double value) {
     char score[32];
     std::snprintf(score, sizeof score, "%10.4f", value);
@@ -239,11 +243,7 @@ int cmd_nbest(const std::vector<std::string>& args) {
     for (const auto& text : texts) {
       pretrained.for_each_nbest(text, k, [&](std::string_view piece, const auto& candidates) {
         if (ids_only) {
-          for (const auto& candidate : candidates) {
-            for (std::size_t i = 0; i < candidate.ids.size(); ++i)
-              std::cout << (i ? " " : "") << candidate.ids[i];
-            std::cout << '\n';
-          }
+          for (const auto& candidate : candidates) print_ids(candidate.ids);
           return;
         }
         std::cout << piece << '\n';
@@ -268,9 +268,7 @@ int cmd_nbest(const std::vector<std::string>& args) {
       for (const auto& candidate : segmenter.nbest(word, k)) {
         check_ids(candidate.ids, segmenter.vocabulary().size(), segmenter.name());
         if (ids_only) {
-          for (std::size_t i = 0; i < candidate.ids.size(); ++i)
-            std::cout << (i ? " " : "") << candidate.ids[i];
-          std::cout << '\n';
+          print_ids(candidate.ids);
           continue;
         }
         print_score(candidate.score);

@@ -1,6 +1,5 @@
 // tokenlab inspect, and import of real models' tokenizer files into .tkl models.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "any_model.hpp"
@@ -15,22 +14,6 @@
 
 namespace tokenlab::cli {
 namespace {
-
-std::string read_tokenizer_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(path + ": cannot read: " + ec.message());
-  if (size > kMaxPretrainedFileBytes)
-    throw Error(path + ": " + std::to_string(size) +
-                " bytes is larger than any tokenizer file tokenlab reads (1 GiB)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::string content(size, '\0');
-  in.read(content.data(), static_cast<std::streamsize>(size));
-  if (static_cast<std::uint64_t>(in.gcount()) != size) throw Error(path + ": short read");
-  return content;
-}
 
 // A list as "a, b, c", cut after limit items with the number left out.
 std::string joined(const std::vector<std::string>& items, std::size_t limit) {
@@ -114,7 +97,7 @@ int import_pretrained(const std::string& input, const std::string& format,
         "': use auto, tokenizer.json, tiktoken[:ENCODING], sentencepiece or vocab.txt");
   check_binary_output_path(output);
   check_not_an_input(output, {input});
-  std::string content = read_tokenizer_file(input);
+  std::string content = read_pretrained_file(input);
   const std::string resolved = resolve_pretrained_format(content, input, format);
   if (resolved.empty())
     throw Error(input +

@@ -28,10 +28,10 @@ PretrainedTokenizer::PretrainedTokenizer(std::shared_ptr<const PretrainedPipelin
     throw Error("a pretrained tokenizer needs a model and its vocabulary");
 }
 
-namespace {
-
-std::string read_whole_file(const std::filesystem::path& path) {
+std::string read_pretrained_file(const std::filesystem::path& path) {
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path.string() + ": is a directory, not a file");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw Error(path.string() + ": cannot read: " + ec.message());
   if (size > kMaxPretrainedFileBytes)
@@ -45,11 +45,9 @@ std::string read_whole_file(const std::filesystem::path& path) {
   return content;
 }
 
-}  // namespace
-
 PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
                                               std::string_view format) {
-  std::string content = read_whole_file(path);
+  std::string content = read_pretrained_file(path);
   std::string kind = resolve_pretrained_format(content, path.string(), format);
   if (kind.empty()) kind = "auto";  // from_bytes says why nothing fits
   return from_bytes(std::move(content), path.string(), kind);

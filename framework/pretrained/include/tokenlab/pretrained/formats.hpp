@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,10 @@ inline constexpr std::uint64_t kMaxPretrainedFileBytes = std::uint64_t{1} << 30;
 /// "tokenizer.json", "tiktoken" or "sentencepiece", from the first bytes of a
 /// file (and its name, for tiktoken rank files); "" when none fits.
 TOKENLAB_PRETRAINED_API std::string detect_pretrained_format(std::string_view content);
+
+/// The whole of a tokenizer file, read once; throws Error naming the file when it
+/// is a directory, unreadable, short, or larger than kMaxPretrainedFileBytes.
+TOKENLAB_PRETRAINED_API std::string read_pretrained_file(const std::filesystem::path& path);
 
 /// The format string that reads content as the user asked: format is "auto",
 /// "tokenizer.json", "tiktoken", "tiktoken:ENCODING" or "sentencepiece". A
