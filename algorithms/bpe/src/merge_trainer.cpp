@@ -11,11 +11,6 @@
 namespace tokenlab::bpe {
 namespace {
 
-using detail::pack_pair;
-using detail::pair_left;
-using detail::pair_right;
-using detail::PairMap;
-
 // Fixed by word index, never by thread count: the reduction below visits chunks in
 // this order, so pair ids, first-seen keys and word lists are thread-independent.
 constexpr std::size_t kChunkWords = 4096;
@@ -27,7 +22,7 @@ constexpr std::uint64_t kNoPosition = std::numeric_limits<std::uint64_t>::max();
 
 // Per-chunk pair statistics, in the chunk's first-seen order.
 struct LocalCounts {
-  PairMap map{256};
+  PairIndex map{256};
   std::vector<std::uint64_t> keys;
   std::vector<std::uint64_t> counts;
   std::vector<std::uint64_t> firsts;
@@ -121,7 +116,7 @@ void MergeTrainer::count_initial_pairs(unsigned threads) {
       global.resize(local.keys.size());
       for (std::size_t l = 0; l < local.keys.size(); ++l) {
         std::uint32_t id = index_.find(local.keys[l]);
-        if (id == PairMap::kMissing) {
+        if (id == PairIndex::kMissing) {
           id = new_pair(local.keys[l]);
           pairs_[id].first = local.firsts[l];
         }
@@ -215,7 +210,7 @@ std::uint64_t MergeTrainer::exact_first(Pair& pair) {
 
 void MergeTrainer::decrement(TokenId left, TokenId right, std::uint64_t count) {
   const std::uint32_t id = index_.find(pack_pair(left, right));
-  if (id == PairMap::kMissing) return;  // untracked: merged, too long or too rare
+  if (id == PairIndex::kMissing) return;  // untracked: merged, too long or too rare
   Pair& p = pairs_[id];
   p.count -= count;
   if (p.count == 0) release_pair(id);
@@ -228,7 +223,7 @@ void MergeTrainer::increment(TokenId left, TokenId right, std::uint64_t count, s
     return;
   const std::uint64_t key = pack_pair(left, right);
   std::uint32_t id = index_.find(key);
-  if (id == PairMap::kMissing) id = new_pair(key);
+  if (id == PairIndex::kMissing) id = new_pair(key);
   Pair& p = pairs_[id];
   if (p.stamp != step_) {
     p.stamp = step_;
@@ -356,13 +351,13 @@ void MergeTrainer::apply_merge(std::uint32_t pair_id, TokenId result) {
 StopReason MergeTrainer::run(MergeSink& sink) {
   for (;;) {
     if (sink.done()) return StopReason::kSinkDone;
-    std::uint32_t best = PairMap::kMissing;
+    std::uint32_t best = PairIndex::kMissing;
     while (!heap_.empty()) {
       std::pop_heap(heap_.begin(), heap_.end(), HeapLess{});
       const HeapEntry top = heap_.back();
       heap_.pop_back();
       const std::uint32_t id = index_.find(top.key);
-      if (id == PairMap::kMissing) continue;  // stale: merged, rejected or gone
+      if (id == PairIndex::kMissing) continue;  // stale: merged, rejected or gone
       Pair& p = pairs_[id];
       if (p.count != top.count || tie_of(p) != top.tie) {
         // Counts only fall and first-seen keys only rise, so the stored entry was an
@@ -386,7 +381,7 @@ StopReason MergeTrainer::run(MergeSink& sink) {
       best = id;
       break;
     }
-    if (best == PairMap::kMissing) {
+    if (best == PairIndex::kMissing) {
       return released_low_ ? StopReason::kBelowMinCount : StopReason::kNoPairs;
     }
     const Pair& p = pairs_[best];

@@ -121,7 +121,7 @@ void BpeSegmenter::Model::derive() {
       throw Error("bpe model: merge " + std::to_string(r) + " does not build its result piece");
     role[m.result] = 3;
     bool inserted = false;
-    ranks.insert(detail::pack_pair(m.left, m.right), static_cast<std::uint32_t>(r), inserted);
+    ranks.insert(pack_pair(m.left, m.right), static_cast<std::uint32_t>(r), inserted);
     if (!inserted) throw Error("bpe model: merge " + std::to_string(r) + " repeats a pair");
   }
   unknown = vocab.unknown_id();

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tokenlab/bpe/bpe_segmenter.hpp"
-#include "tokenlab/bpe/detail/pair_map.hpp"
+#include "tokenlab/pair_map.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary.hpp"
@@ -43,7 +43,7 @@ struct BpeSegmenter::Model {
 
   // Derived by derive().
   std::uint64_t serial = 0;
-  detail::PairMap ranks{16};         // packed pair -> rank
+  PairIndex ranks{16};               // packed pair -> rank
   std::array<TokenId, 128> ascii{};  // code point < 128 -> base id
   std::unordered_map<char32_t, TokenId> other_chars;
   std::array<TokenId, 256> byte_ids{};  // bytes: base ids; chars: fallback ids
@@ -52,7 +52,7 @@ struct BpeSegmenter::Model {
 
   [[nodiscard]] TokenId rank_of(TokenId left, TokenId right) const noexcept {
     if (left == kBarrier || right == kBarrier) return kNone;
-    return ranks.find(detail::pack_pair(left, right));
+    return ranks.find(pack_pair(left, right));
   }
 
   [[nodiscard]] TokenId char_id(char32_t cp) const noexcept {

@@ -25,9 +25,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "flat_map.hpp"
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/pair_map.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/training_observer.hpp"
@@ -45,8 +45,6 @@ std::string format_score(double score) {
 }
 
 namespace {
-
-using detail::FlatMap64;
 
 // Chunks have a fixed size, never derived from the thread count, so per-chunk
 // results reduced in chunk order are the same for any number of threads.
@@ -173,15 +171,15 @@ class Trainer {
     };
     std::vector<Local> local(chunks);
     parallel_for(chunks, threads(), [&](std::size_t c) {
-      FlatMap64 index(256);
-      FlatMap64 glued_index(256);
+      PairIndex index(256);
+      PairIndex glued_index(256);
       auto& stats = local[c].chars;
       auto& glued = local[c].glued;
       std::vector<std::uint32_t> keys;
       const auto count_glued = [&](std::uint64_t key, std::uint64_t count) {
         bool inserted = false;
         const std::uint32_t at =
-            glued_index.find_or_insert(key, static_cast<std::uint32_t>(glued.size()), inserted);
+            glued_index.insert(key, static_cast<std::uint32_t>(glued.size()), inserted);
         if (inserted) glued.emplace_back(key, 0);
         glued[at].second += count;
       };
@@ -193,7 +191,7 @@ class Trainer {
         for (std::size_t i = 0; i < keys.size(); ++i) {
           bool inserted = false;
           const std::uint32_t at =
-              index.find_or_insert(keys[i], static_cast<std::uint32_t>(stats.size()), inserted);
+              index.insert(keys[i], static_cast<std::uint32_t>(stats.size()), inserted);
           if (inserted) stats.push_back({keys[i], 0, 0});
           stats[at].count += entries[w].count;
           if (i == 0) stats[at].initial += entries[w].count;
@@ -205,15 +203,15 @@ class Trainer {
     });
 
     // Reduce in chunk order: the global lists are in corpus first-seen order.
-    FlatMap64 index(1024);
+    PairIndex index(1024);
     std::vector<CharStat> chars;
-    FlatMap64 glued_index(1024);
+    PairIndex glued_index(1024);
     std::vector<std::pair<std::uint64_t, std::uint64_t>> glued;  // glue key, count
     for (auto& l : local) {
       for (const auto& s : l.chars) {
         bool inserted = false;
         const std::uint32_t at =
-            index.find_or_insert(s.key, static_cast<std::uint32_t>(chars.size()), inserted);
+            index.insert(s.key, static_cast<std::uint32_t>(chars.size()), inserted);
         if (inserted) chars.push_back({s.key, 0, 0});
         chars[at].count += s.count;
         chars[at].initial += s.initial;
@@ -221,7 +219,7 @@ class Trainer {
       for (const auto& [key, count] : l.glued) {
         bool inserted = false;
         const std::uint32_t at =
-            glued_index.find_or_insert(key, static_cast<std::uint32_t>(glued.size()), inserted);
+            glued_index.insert(key, static_cast<std::uint32_t>(glued.size()), inserted);
         if (inserted) glued.emplace_back(key, 0);
         glued[at].second += count;
       }
@@ -277,8 +275,7 @@ class Trainer {
       const std::uint32_t i = kept[k];
       const std::string text = key_text(chars[i].key);
       bool inserted = false;
-      char_units_.find_or_insert(chars[i].key, static_cast<std::uint32_t>(unit_text_.size()),
-                                 inserted);
+      char_units_.insert(chars[i].key, static_cast<std::uint32_t>(unit_text_.size()), inserted);
       const std::uint32_t initial = add_unit(text, false);
       const std::uint32_t continuation = add_unit(config_.continuation_prefix + text, true);
       if (!form_kept[2 * k]) unit_usable_[initial] = false;
@@ -354,10 +351,10 @@ class Trainer {
   // a word whose glued unit is not kept starts with separate units.
   void add_glued_units(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& glued,
                        std::size_t room) {
-    if (char_units_.find(kBoundaryMarkerCodePoint) == FlatMap64::kMissing) return;
+    if (char_units_.find(kBoundaryMarkerCodePoint) == PairIndex::kMissing) return;
     std::vector<std::uint32_t> order;
     for (std::uint32_t g = 0; g < glued.size(); ++g)
-      if (char_units_.find(static_cast<std::uint32_t>(glued[g].first)) != FlatMap64::kMissing)
+      if (char_units_.find(static_cast<std::uint32_t>(glued[g].first)) != PairIndex::kMissing)
         order.push_back(g);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
       return glued[x].second > glued[y].second;
@@ -373,7 +370,7 @@ class Trainer {
       if (!usable_text(unit, continuation)) continue;
       const std::uint32_t id = add_unit(unit, continuation);
       bool inserted = false;
-      glued_units_.find_or_insert(glued[g].first, id, inserted);
+      glued_units_.insert(glued[g].first, id, inserted);
       unit_by_text_.emplace(std::move(unit), id);
       --room;
     }
@@ -421,26 +418,24 @@ class Trainer {
       total_words += l.lengths.size();
     }
     if (total_words >= 0xFFFFFFFFu) throw Error("wordpiece: too many distinct words (over 2^32)");
+    if (total_symbols >= 0xFFFFFFFFu)
+      throw Error("wordpiece: the distinct words hold too many characters (over 2^32)");
     symbols_.reserve(total_symbols);
-    word_begin_.reserve(total_words);
-    word_length_.reserve(total_words);
-    word_weight_.reserve(total_words);
+    words_.reserve(total_words);
     for (auto& l : local) {
       std::size_t at = 0;
       for (std::size_t i = 0; i < l.lengths.size(); ++i) {
-        word_begin_.push_back(symbols_.size());
-        word_length_.push_back(l.lengths[i]);
-        word_weight_.push_back(l.weights[i]);
+        words_.push_back({l.weights[i], static_cast<std::uint32_t>(symbols_.size()), l.lengths[i]});
         symbols_.insert(symbols_.end(), l.symbols.begin() + static_cast<std::ptrdiff_t>(at),
                         l.symbols.begin() + static_cast<std::ptrdiff_t>(at + l.lengths[i]));
         at += l.lengths[i];
       }
       l = Local{};
     }
-    for (std::size_t w = 0; w < word_begin_.size(); ++w) {
-      const std::uint32_t* s = symbols_.data() + word_begin_[w];
-      for (std::uint32_t i = 0; i < word_length_[w]; ++i)
-        unit_count_[s[i]] += static_cast<std::int64_t>(word_weight_[w]);
+    for (const Word& word : words_) {
+      const std::uint32_t* s = symbols_.data() + word.begin;
+      for (std::uint32_t i = 0; i < word.length; ++i)
+        unit_count_[s[i]] += static_cast<std::int64_t>(word.weight);
     }
   }
 
@@ -455,7 +450,7 @@ class Trainer {
     std::size_t i = 0;
     if (glue.prefix) {
       const std::uint32_t unit = glued_units_.find(prefix_glue_key(keys));
-      if (unit != FlatMap64::kMissing) {
+      if (unit != PairIndex::kMissing) {
         symbols.push_back(unit);
         i = 2;
       }
@@ -463,13 +458,13 @@ class Trainer {
     for (; i < n; ++i) {
       if (glue.suffix && i == n - 2) {
         const std::uint32_t unit = glued_units_.find(suffix_glue_key(keys));
-        if (unit != FlatMap64::kMissing) {
+        if (unit != PairIndex::kMissing) {
           symbols.push_back(unit);
           break;
         }
       }
       const std::uint32_t base = char_units_.find(keys[i]);
-      if (base == FlatMap64::kMissing) return false;
+      if (base == PairIndex::kMissing) return false;
       const std::uint32_t unit = base + (i == 0 ? 0u : 1u);
       if (!unit_usable_[unit]) return false;
       symbols.push_back(unit);
@@ -478,7 +473,7 @@ class Trainer {
   }
 
   void count_pairs() {
-    const std::size_t words = word_begin_.size();
+    const std::size_t words = words_.size();
     const std::size_t chunks = (words + kChunkWords - 1) / kChunkWords;
     struct Local {
       std::vector<std::uint64_t> keys;  // first-seen order within the chunk
@@ -486,15 +481,15 @@ class Trainer {
     };
     std::vector<Local> local(chunks);
     parallel_for(chunks, threads(), [&](std::size_t c) {
-      FlatMap64 index(1024);
+      PairIndex index(1024);
       Local& out = local[c];
       const std::size_t end = std::min(words, (c + 1) * kChunkWords);
       for (std::size_t w = c * kChunkWords; w < end; ++w) {
-        const std::uint32_t* s = symbols_.data() + word_begin_[w];
-        const auto weight = static_cast<std::int64_t>(word_weight_[w]);
-        for (std::uint32_t i = 0; i + 1 < word_length_[w]; ++i) {
+        const std::uint32_t* s = symbols_.data() + words_[w].begin;
+        const auto weight = static_cast<std::int64_t>(words_[w].weight);
+        for (std::uint32_t i = 0; i + 1 < words_[w].length; ++i) {
           bool inserted = false;
-          const std::uint32_t at = index.find_or_insert(
+          const std::uint32_t at = index.insert(
               pair_key(s[i], s[i + 1]), static_cast<std::uint32_t>(out.keys.size()), inserted);
           if (inserted) {
             out.keys.push_back(pair_key(s[i], s[i + 1]));
@@ -513,6 +508,8 @@ class Trainer {
       }
     }
     local.clear();
+    for (std::uint32_t id = 0; id < pairs_.size(); ++id)
+      if (eligible(pairs_[id])) list_pair(id);
 
     // Which words hold each pair: gathered per chunk in parallel (read-only map
     // lookups), appended in chunk order so every list is sorted by word.
@@ -521,8 +518,8 @@ class Trainer {
       auto& out = occurrence[c];
       const std::size_t end = std::min(words, (c + 1) * kChunkWords);
       for (std::size_t w = c * kChunkWords; w < end; ++w) {
-        const std::uint32_t* s = symbols_.data() + word_begin_[w];
-        for (std::uint32_t i = 0; i + 1 < word_length_[w]; ++i)
+        const std::uint32_t* s = symbols_.data() + words_[w].begin;
+        for (std::uint32_t i = 0; i + 1 < words_[w].length; ++i)
           out.push_back(pair_index_.find(pair_key(s[i], s[i + 1])));
       }
     });
@@ -530,7 +527,7 @@ class Trainer {
       std::size_t at = 0;
       const std::size_t end = std::min(words, (c + 1) * kChunkWords);
       for (std::size_t w = c * kChunkWords; w < end; ++w) {
-        for (std::uint32_t i = 0; i + 1 < word_length_[w]; ++i)
+        for (std::uint32_t i = 0; i + 1 < words_[w].length; ++i)
           note_word(occurrence[c][at++], static_cast<std::uint32_t>(w));
       }
       std::vector<std::uint32_t>().swap(occurrence[c]);
@@ -564,7 +561,7 @@ class Trainer {
   std::uint32_t find_or_create_pair(std::uint64_t key) {
     bool inserted = false;
     const std::uint32_t id =
-        pair_index_.find_or_insert(key, static_cast<std::uint32_t>(pairs_.size()), inserted);
+        pair_index_.insert(key, static_cast<std::uint32_t>(pairs_.size()), inserted);
     if (inserted) {
       if (pairs_.size() >= 0xFFFFFFF0u)
         throw Error("wordpiece: too many distinct pairs (over 2^32)");
@@ -574,9 +571,14 @@ class Trainer {
       p.forbidden = is_forbidden(p.left, p.right);
       pairs_.push_back(p);
       pair_words_.emplace_back();
-      list_pair(id);
     }
     return id;
+  }
+
+  // Whether a pair may be merged: often enough, and not forbidden. Only these
+  // are listed under their units and kept in the heap.
+  [[nodiscard]] bool eligible(const PairInfo& p) const noexcept {
+    return p.count >= threshold_ && !p.forbidden;
   }
 
   void list_pair(std::uint32_t id) {
@@ -764,9 +766,17 @@ class Trainer {
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
 
-    for (const std::uint32_t w : words) {
-      std::uint32_t* s = symbols_.data() + word_begin_[w];
-      const std::uint32_t length = word_length_[w];
+    // The words lie scattered over memory, and a visit is mostly two cache
+    // misses (the record, then its symbols): fetch both a few words ahead.
+    constexpr std::size_t kRecordsAhead = 16;
+    constexpr std::size_t kSymbolsAhead = 8;
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      if (k + kRecordsAhead < words.size()) __builtin_prefetch(&words_[words[k + kRecordsAhead]]);
+      if (k + kSymbolsAhead < words.size())
+        __builtin_prefetch(symbols_.data() + words_[words[k + kSymbolsAhead]].begin);
+      const std::uint32_t w = words[k];
+      std::uint32_t* s = symbols_.data() + words_[w].begin;
+      const std::uint32_t length = words_[w].length;
       bool present = false;
       for (std::uint32_t i = 0; i + 1 < length && !present; ++i)
         present = s[i] == a && s[i + 1] == b;
@@ -785,19 +795,25 @@ class Trainer {
           s[out++] = s[i++];
         }
       }
-      word_length_[w] = out;
-      const auto weight = static_cast<std::int64_t>(word_weight_[w]);
+      words_[w].length = out;
+      const auto weight = static_cast<std::int64_t>(words_[w].weight);
       unit_count_[a] -= occurrences * weight;
       unit_count_[b] -= occurrences * weight;
       unit_count_[ab] += occurrences * weight;
 
       // New adjacencies all involve ab; creating them left to right here is
       // what defines their tie-break rank.
+      // Their ids are kept for the count update below, which then needs no
+      // second lookup (a new-only adjacency always involves ab).
       new_keys_.clear();
       for (std::uint32_t i = 0; i + 1 < out; ++i) {
         const std::uint64_t key = pair_key(s[i], s[i + 1]);
-        new_keys_.push_back(key);
-        if (s[i] == ab || s[i + 1] == ab) note_word(find_or_create_pair(key), w);
+        std::uint32_t id = PairIndex::kMissing;
+        if (s[i] == ab || s[i + 1] == ab) {
+          id = find_or_create_pair(key);
+          note_word(id, w);
+        }
+        new_keys_.emplace_back(key, id);
       }
 
       // Apply only the net change between the old and new adjacency multisets.
@@ -806,10 +822,11 @@ class Trainer {
       std::size_t i = 0;
       std::size_t j = 0;
       while (i < old_keys_.size() || j < new_keys_.size()) {
-        if (j == new_keys_.size() || (i < old_keys_.size() && old_keys_[i] < new_keys_[j])) {
+        if (j == new_keys_.size() || (i < old_keys_.size() && old_keys_[i] < new_keys_[j].first)) {
           add_count(pair_index_.find(old_keys_[i++]), -weight);
-        } else if (i == old_keys_.size() || new_keys_[j] < old_keys_[i]) {
-          add_count(pair_index_.find(new_keys_[j++]), weight);
+        } else if (i == old_keys_.size() || new_keys_[j].first < old_keys_[i]) {
+          const auto [key, id] = new_keys_[j++];
+          add_count(id != PairIndex::kMissing ? id : pair_index_.find(key), weight);
         } else {
           ++i;
           ++j;
@@ -826,23 +843,28 @@ class Trainer {
 
   void add_count(std::uint32_t id, std::int64_t delta) {
     PairInfo& p = pairs_[id];
-    const bool was_dead = p.count == 0;
+    const bool was_eligible = eligible(p);
     p.count += delta;
-    if (was_dead && p.count > 0) list_pair(id);
+    if (!was_eligible && eligible(p)) list_pair(id);
+    // No word holds a dead pair, so its word list is all stale (a pair revived
+    // later in the same merge is noted again by the words that now hold it).
+    if (p.count <= 0) std::vector<std::uint32_t>().swap(pair_words_[id]);
   }
 
-  // Rescores the pairs of a unit and drops dead ones from its list.
+  // Rescores the pairs of a unit and drops the ineligible ones from its list.
+  // An ineligible pair is never in the heap, and its count rises again only
+  // through add_count, which lists it anew: so a frequent unit's list holds
+  // only the pairs that can be merged, not the thousands of rare ones that
+  // would otherwise be rescanned at every merge touching the unit.
   void rescore_unit(std::uint32_t unit, std::uint32_t step) {
     auto& list = unit_pairs_[unit];
     std::size_t keep = 0;
     for (const std::uint32_t id : list) {
       PairInfo& p = pairs_[id];
-      if (p.count <= 0) {
+      if (!eligible(p)) {
         if (p.left == unit) p.listed &= static_cast<std::uint8_t>(~1u);
         if (p.right == unit) p.listed &= static_cast<std::uint8_t>(~2u);
         if (p.heap_pos != kNotInHeap) heap_remove(id);
-        // No word holds a dead pair, so its word list is all stale.
-        std::vector<std::uint32_t>().swap(pair_words_[id]);
         continue;
       }
       list[keep++] = id;
@@ -861,28 +883,32 @@ class Trainer {
   std::size_t max_special_size_ = 0;
   std::int64_t threshold_ = 1;
 
-  FlatMap64 char_units_;  // character key -> id of its initial unit (continuation is +1)
+  PairIndex char_units_;  // character key -> id of its initial unit (continuation is +1)
   std::vector<std::string> unit_text_;
   std::vector<bool> unit_cont_;
   std::vector<bool> unit_usable_;
   std::vector<std::int64_t> unit_count_;
   std::vector<std::vector<std::uint32_t>> unit_pairs_;
-  FlatMap64 glued_units_;  // glue key -> unit id (kept glued units only)
+  PairIndex glued_units_;  // glue key -> unit id (kept glued units only)
   // Every unit by its text, so that a merge making an existing string reuses its unit.
   std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> unit_by_text_;
 
   std::vector<std::uint32_t> symbols_;
-  std::vector<std::size_t> word_begin_;
-  std::vector<std::uint32_t> word_length_;
-  std::vector<std::uint64_t> word_weight_;
+  // One record per distinct word, so that a visit loads one cache line.
+  struct Word {
+    std::uint64_t weight = 0;  // the word's count
+    std::uint32_t begin = 0;   // its symbols: symbols_[begin, begin + length)
+    std::uint32_t length = 0;
+  };
+  std::vector<Word> words_;
 
-  FlatMap64 pair_index_{1 << 16};
+  PairIndex pair_index_{1 << 16};
   std::vector<PairInfo> pairs_;
   std::vector<std::vector<std::uint32_t>> pair_words_;
   std::vector<std::uint32_t> heap_;
 
   std::vector<std::uint64_t> old_keys_;
-  std::vector<std::uint64_t> new_keys_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> new_keys_;  // key, id if created
   TrainerResult result_;
 };
 

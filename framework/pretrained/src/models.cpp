@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/pair_map.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -126,67 +127,6 @@ PieceCache& piece_cache() {
   return cache;
 }
 
-std::uint64_t pair_key(TokenId a, TokenId b) {
-  return (std::uint64_t{a} << 32) | b;
-}
-
-// Merge ranks by token pair, open addressing: built once per load (half a
-// million merges for Gemma 3) and probed for every adjacent pair.
-class PairMap {
- public:
-  void reserve(std::size_t n) {
-    std::size_t capacity = 1024;
-    while (capacity < n * 2) capacity *= 2;
-    if (capacity > keys_.size()) rehash(capacity);
-  }
-  // Inserts or overwrites.
-  void set(std::uint64_t key, PairResult value) {
-    if ((size_ + 1) * 2 > keys_.size()) rehash(keys_.empty() ? 1024 : keys_.size() * 2);
-    std::size_t s = slot(key);
-    if (keys_[s] != key) {
-      keys_[s] = key;
-      ++size_;
-    }
-    values_[s] = value;
-  }
-  [[nodiscard]] const PairResult* find(std::uint64_t key) const noexcept {
-    if (keys_.empty()) return nullptr;
-    const std::size_t s = slot(key);
-    return keys_[s] == key ? &values_[s] : nullptr;
-  }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-
- private:
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};  // no pair of two kNone ids
-  static std::size_t mix(std::uint64_t key) noexcept {
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    return static_cast<std::size_t>(key);
-  }
-  [[nodiscard]] std::size_t slot(std::uint64_t key) const noexcept {
-    const std::size_t mask = keys_.size() - 1;
-    std::size_t s = mix(key) & mask;
-    while (keys_[s] != kEmpty && keys_[s] != key) s = (s + 1) & mask;
-    return s;
-  }
-  void rehash(std::size_t capacity) {
-    std::vector<std::uint64_t> old_keys = std::move(keys_);
-    std::vector<PairResult> old_values = std::move(values_);
-    keys_.assign(capacity, kEmpty);
-    values_.assign(capacity, PairResult{});
-    for (std::size_t i = 0; i < old_keys.size(); ++i) {
-      if (old_keys[i] == kEmpty) continue;
-      const std::size_t s = slot(old_keys[i]);
-      keys_[s] = old_keys[i];
-      values_[s] = old_values[i];
-    }
-  }
-  std::vector<std::uint64_t> keys_;
-  std::vector<PairResult> values_;
-  std::size_t size_ = 0;
-};
-
 class BpeModel final : public PretrainedModel {
  public:
   BpeModel(std::shared_ptr<const TokenTable> tokens,
@@ -227,7 +167,7 @@ class BpeModel final : public PretrainedModel {
       const auto id = tokens_->find(merged);
       if (!id) throw Error(here + ": the merged token \"" + merged + "\" is not in the vocabulary");
       // As HF's map: a repeated pair keeps its last rank.
-      merges_.set(pair_key(*id_a, *id_b), {static_cast<std::uint32_t>(i), *id});
+      merges_.insert_or_assign(pack_pair(*id_a, *id_b), {static_cast<std::uint32_t>(i), *id});
     }
   }
 
@@ -248,7 +188,7 @@ class BpeModel final : public PretrainedModel {
     symbols.clear();
     initial_symbols(piece, symbols);
     merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-      const PairResult* found = merges_.find(pair_key(l.id, r.id));
+      const PairResult* found = merges_.find(pack_pair(l.id, r.id));
       return found ? *found : PairResult{UINT32_MAX, 0};
     });
     const std::size_t mark = out.size();
@@ -330,7 +270,7 @@ class BpeModel final : public PretrainedModel {
   BpeModelOptions options_;
   TokenId unknown_ = kNone;
   std::array<TokenId, 256> byte_ids_{};
-  PairMap merges_;
+  PairMap<PairResult> merges_;  // packed pair -> rank and merged id
   const std::uint64_t serial_ = next_model_serial();
 };
 

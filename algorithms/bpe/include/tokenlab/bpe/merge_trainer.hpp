@@ -24,7 +24,7 @@
 #include <optional>
 #include <vector>
 
-#include "tokenlab/bpe/detail/pair_map.hpp"
+#include "tokenlab/pair_map.hpp"
 #include "tokenlab/types.hpp"
 
 namespace tokenlab::bpe {
@@ -147,7 +147,7 @@ class MergeTrainer {
   std::vector<std::uint32_t> unit_lengths_;
   MergeTrainerOptions options_;
 
-  detail::PairMap index_;  // packed pair -> index into pairs_
+  PairIndex index_;  // packed pair -> index into pairs_
   // A deque: growing it never copies the pairs, so the peak is not 1.5x their size.
   std::deque<Pair> pairs_;
   std::vector<std::uint32_t> free_pairs_;

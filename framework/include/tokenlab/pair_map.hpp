@@ -1,0 +1,193 @@
+// File: pair_map.hpp
+// An open-addressing hash map from a 64-bit key (usually a packed pair of token
+// ids) to a small value: the one hash map of the merge trainers, the encoders and
+// the pretrained readers' merge tables.
+//
+// Why not std::unordered_map: it allocates a node per entry and chases a pointer
+// on every probe; merge training does tens of millions of probes. Here a probe is
+// one multiply and, almost always, one cache line. Linear probing with
+// backward-shift deletion keeps lookups tombstone-free after the many erasures
+// training does.
+//
+//   PairMap<std::uint32_t> ranks(merges.size());
+//   ranks.insert(pack_pair(a, b), rank);
+//   if (const std::uint32_t* r = ranks.find(pack_pair(a, b))) ...
+//
+// Contract: the key ~0 (both halves 0xFFFFFFFF) marks an empty slot and must never
+// be inserted; no vocabulary reaches that id. Iteration order (for_each) is slot
+// order, which depends on the insertion history: never derive results from it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tokenlab/types.hpp"
+
+namespace tokenlab {
+
+/// (left, right) as one 64-bit key; left in the high half so that comparing keys
+/// compares pairs lexicographically.
+[[nodiscard]] inline constexpr std::uint64_t pack_pair(TokenId left, TokenId right) noexcept {
+  return (static_cast<std::uint64_t>(left) << 32) | right;
+}
+[[nodiscard]] inline constexpr TokenId pair_left(std::uint64_t key) noexcept {
+  return static_cast<TokenId>(key >> 32);
+}
+[[nodiscard]] inline constexpr TokenId pair_right(std::uint64_t key) noexcept {
+  return static_cast<TokenId>(key & 0xFFFFFFFFu);
+}
+
+template <class Value>
+class PairMap {
+ public:
+  static constexpr std::uint64_t kEmptyKey = ~std::uint64_t{0};
+
+  explicit PairMap(std::size_t expected = 16) { reset(expected); }
+
+  /// Empties the map and sizes it for about expected entries.
+  void reset(std::size_t expected) {
+    slots_.assign(capacity_for(expected), Slot{kEmptyKey, Value{}});
+    mask_ = slots_.size() - 1;
+    size_ = 0;
+  }
+
+  /// Grows, if needed, so that n entries fit without a rehash.
+  void reserve(std::size_t n) {
+    const std::size_t want = capacity_for(n);
+    if (want > slots_.size()) rehash(want);
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+  /// The value stored for key, or nullptr. Valid until the next insertion.
+  [[nodiscard]] const Value* find(std::uint64_t key) const noexcept {
+    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.key == key) return &s.value;
+      if (s.key == kEmptyKey) return nullptr;
+    }
+  }
+  [[nodiscard]] Value* find(std::uint64_t key) noexcept {
+    return const_cast<Value*>(static_cast<const PairMap&>(*this).find(key));
+  }
+
+  /// Inserts (key, value) unless key is present; returns the stored value either
+  /// way and sets inserted accordingly.
+  Value& insert(std::uint64_t key, const Value& value, bool& inserted) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.key == key) {
+        inserted = false;
+        return s.value;
+      }
+      if (s.key == kEmptyKey) {
+        s = Slot{key, value};
+        ++size_;
+        inserted = true;
+        return s.value;
+      }
+    }
+  }
+
+  /// Inserts (key, value), overwriting the value of a present key.
+  void insert_or_assign(std::uint64_t key, const Value& value) {
+    bool inserted = false;
+    insert(key, value, inserted) = value;
+  }
+
+  /// Removes key if present (backward-shift deletion: no tombstones).
+  void erase(std::uint64_t key) noexcept {
+    std::size_t i = home(key);
+    for (;; i = (i + 1) & mask_) {
+      if (slots_[i].key == key) break;
+      if (slots_[i].key == kEmptyKey) return;
+    }
+    std::size_t hole = i;
+    for (std::size_t j = (hole + 1) & mask_;; j = (j + 1) & mask_) {
+      if (slots_[j].key == kEmptyKey) break;
+      const std::size_t want = home(slots_[j].key);
+      // Move j into the hole unless its home lies cyclically in (hole, j].
+      const bool stays = hole <= j ? (hole < want && want <= j) : (hole < want || want <= j);
+      if (!stays) {
+        slots_[hole] = slots_[j];
+        hole = j;
+      }
+    }
+    slots_[hole].key = kEmptyKey;
+    --size_;
+  }
+
+  /// Calls fn(key, value) for every entry, in slot order.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    for (const Slot& s : slots_)
+      if (s.key != kEmptyKey) fn(s.key, s.value);
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key;
+    Value value;
+  };
+
+  static std::size_t capacity_for(std::size_t n) {
+    std::size_t capacity = 16;
+    while (capacity * 3 < n * 4 + 4) capacity *= 2;
+    return capacity;
+  }
+
+  [[nodiscard]] std::size_t home(std::uint64_t key) const noexcept {
+    // Pairs of small ids differ in few bits; mix before masking.
+    key ^= key >> 31;
+    key *= 0x9E3779B97F4A7C15ULL;
+    key ^= key >> 29;
+    return static_cast<std::size_t>(key) & mask_;
+  }
+
+  void rehash(std::size_t capacity) {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(capacity, Slot{kEmptyKey, Value{}});
+    mask_ = capacity - 1;
+    for (const Slot& s : old) {
+      if (s.key == kEmptyKey) continue;
+      std::size_t i = home(s.key);
+      while (slots_[i].key != kEmptyKey) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+
+/// The trainers' index: pair key -> a 32-bit id, kMissing when absent.
+class PairIndex {
+ public:
+  static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
+
+  explicit PairIndex(std::size_t expected = 16) : map_(expected) {}
+
+  void reset(std::size_t expected) { map_.reset(expected); }
+  void reserve(std::size_t n) { map_.reserve(n); }
+  [[nodiscard]] std::size_t size() const noexcept { return map_.size(); }
+
+  /// The id stored for key, or kMissing.
+  [[nodiscard]] std::uint32_t find(std::uint64_t key) const noexcept {
+    const std::uint32_t* id = map_.find(key);
+    return id != nullptr ? *id : kMissing;
+  }
+  /// The id stored for key, inserting id first if key is absent.
+  std::uint32_t insert(std::uint64_t key, std::uint32_t id, bool& inserted) {
+    return map_.insert(key, id, inserted);
+  }
+  void erase(std::uint64_t key) noexcept { map_.erase(key); }
+
+ private:
+  PairMap<std::uint32_t> map_;
+};
+
+}  // namespace tokenlab
