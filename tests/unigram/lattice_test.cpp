@@ -7,8 +7,8 @@
 
 #include "support.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/piece_trie.hpp"
 #include "tokenlab/unigram/lattice.hpp"
-#include "tokenlab/unigram/trie.hpp"
 #include "tokenlab/unigram/unigram_segmenter.hpp"
 
 using namespace tokenlab;

@@ -23,9 +23,9 @@
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
+#include "tokenlab/piece_trie.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/unigram/lattice.hpp"
-#include "tokenlab/unigram/trie.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab::unigram::detail {

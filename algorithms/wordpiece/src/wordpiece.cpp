@@ -14,8 +14,8 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/payload.hpp"
+#include "tokenlab/piece_trie.hpp"
 #include "tokenlab/wordpiece/vocab_txt.hpp"
-#include "trie.hpp"
 
 namespace tokenlab::wordpiece {
 
@@ -80,8 +80,8 @@ bool contains_marker(const std::vector<std::string>& pieces) {
 }  // namespace
 
 struct WordPieceSegmenter::Tries {
-  detail::PieceTrie initial;
-  detail::PieceTrie continuation;
+  PieceTrie initial;       // whole pieces, for a word's first position
+  PieceTrie continuation;  // continuation pieces without their prefix
 };
 
 WordPieceSegmenter::WordPieceSegmenter() = default;
@@ -126,8 +126,14 @@ void WordPieceSegmenter::install(Vocabulary vocabulary, std::string prefix, std:
     if (!cont || bert_lookup) initial_keys.emplace_back(piece, id);
   }
   auto tries = std::make_unique<Tries>();
-  tries->initial.build(std::move(initial_keys));
-  tries->continuation.build(std::move(continuation_keys));
+  const auto views = [](const std::vector<std::pair<std::string, TokenId>>& keys) {
+    std::vector<std::pair<std::string_view, std::uint32_t>> out;
+    out.reserve(keys.size());
+    for (const auto& [key, id] : keys) out.emplace_back(key, id);
+    return out;
+  };
+  tries->initial = PieceTrie(views(initial_keys));
+  tries->continuation = PieceTrie(views(continuation_keys));
 
   // Nothing below throws: the old model stays intact if anything above failed.
   vocabulary_ = std::move(vocabulary);
@@ -202,7 +208,7 @@ void WordPieceSegmenter::encode_uncached(std::string_view word, std::vector<Toke
   const std::size_t start = out.size();
   for (std::size_t pos = 0; pos < word.size();) {
     TokenId id = 0;
-    const detail::PieceTrie& trie = pos == 0 ? tries_->initial : tries_->continuation;
+    const PieceTrie& trie = pos == 0 ? tries_->initial : tries_->continuation;
     const std::size_t length = trie.longest_prefix(word.substr(pos), id);
     if (length == 0) {
       // BERT: one unmatched position makes the whole word unknown.

@@ -10,6 +10,7 @@
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/pair_map.hpp"
+#include "tokenlab/piece_trie.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -421,35 +422,6 @@ class WordLevelModel final : public PretrainedModel {
 };
 
 // A byte trie over the pieces, for the Viterbi lattice's prefix searches.
-class PieceTrie {
- public:
-  void insert(std::string_view key, TokenId id) {
-    std::uint32_t node = 0;
-    for (const char ch : key) {
-      const std::uint64_t k = (std::uint64_t{node} << 8) | static_cast<unsigned char>(ch);
-      auto [it, inserted] = children_.try_emplace(k, static_cast<std::uint32_t>(ids_.size()));
-      if (inserted) ids_.push_back(kNone);
-      node = it->second;
-    }
-    ids_[node] = id;
-  }
-  template <class Fn>
-  void prefixes(std::string_view text, std::size_t pos, Fn&& fn) const {
-    std::uint32_t node = 0;
-    for (std::size_t i = pos; i < text.size(); ++i) {
-      const std::uint64_t k = (std::uint64_t{node} << 8) | static_cast<unsigned char>(text[i]);
-      const auto it = children_.find(k);
-      if (it == children_.end()) return;
-      node = it->second;
-      if (ids_[node] != kNone) fn(i + 1 - pos, ids_[node]);
-    }
-  }
-
- private:
-  std::unordered_map<std::uint64_t, std::uint32_t> children_;
-  std::vector<TokenId> ids_{kNone};
-};
-
 class UnigramModel final : public PretrainedModel {
  public:
   UnigramModel(std::shared_ptr<const TokenTable> tokens, std::vector<double> scores,
@@ -457,12 +429,15 @@ class UnigramModel final : public PretrainedModel {
       : tokens_(std::move(tokens)), scores_(std::move(scores)), byte_fallback_(byte_fallback) {
     if (unknown) unknown_ = *unknown;
     double min_score = std::numeric_limits<double>::infinity();
+    std::vector<std::pair<std::string_view, std::uint32_t>> entries;
     for (TokenId id = 0; id < tokens_->id_limit(); ++id) {
       const std::string* token = tokens_->token(id);
       if (!token) continue;
-      trie_.insert(*token, id);
+      // An empty piece never matches a character, so the lattice never sees it.
+      if (!token->empty()) entries.emplace_back(*token, id);
       min_score = std::min(min_score, scores_[id]);
     }
+    trie_ = PieceTrie(std::move(entries));
     unknown_score_ = min_score - 10.0;  // SentencePiece's kUnkPenalty
     if (byte_fallback)
       for (int b = 0; b < 256; ++b) {
@@ -489,7 +464,7 @@ class UnigramModel final : public PretrainedModel {
       std::size_t char_length = utf8::sequence_length(piece, at);
       if (char_length == 0) char_length = 1;
       bool single = false;
-      trie_.prefixes(piece, at, [&](std::size_t length, TokenId id) {
+      trie_.common_prefixes(piece, at, [&](std::size_t length, TokenId id) {
         Node& target = best[at + length];
         const double candidate = here + scores_[id];
         if (target.start < 0 || candidate > target.score) {

@@ -32,9 +32,9 @@
 #include <utility>
 #include <vector>
 
+#include "tokenlab/piece_trie.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/unigram/lattice.hpp"
-#include "tokenlab/unigram/trie.hpp"
 #include "tokenlab/vocabulary.hpp"
 
 namespace tokenlab::unigram {

@@ -1,6 +1,8 @@
-// File: trie.hpp
-// A read-only byte trie over the pieces of a unigram model, built once and then
-// queried for every prefix of a text that is a piece (a "common prefix search").
+// File: piece_trie.hpp
+// A read-only byte trie over a vocabulary's pieces, built once and then queried
+// for every prefix of a text that is a piece (a "common prefix search", which the
+// unigram lattice needs) or for the longest one (WordPiece's greedy longest match).
+// The one trie of the trainers, the encoders and the pretrained readers.
 //
 //   PieceTrie trie({{"\u2581l", 7}, {"\u2581lo", 9}, {"w", 3}});
 //   trie.common_prefixes("\u2581low", 0, [](std::size_t length, std::uint32_t id) {
@@ -20,9 +22,11 @@
 #include <utility>
 #include <vector>
 
-namespace tokenlab::unigram {
+#include "tokenlab/export.hpp"
 
-class PieceTrie {
+namespace tokenlab {
+
+class TOKENLAB_API PieceTrie {
  public:
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
@@ -42,6 +46,25 @@ class PieceTrie {
       if (node == kNone) return;
       if (nodes_[node].value != kNone) fn(i + 1 - pos, nodes_[node].value);
     }
+  }
+
+  /// Length in bytes of the longest key that is a prefix of text and ends at a
+  /// UTF-8 code point boundary of text (a key ending inside a multi-byte sequence
+  /// would split a character); 0 if there is none. Sets value to that key's value.
+  [[nodiscard]] std::size_t longest_prefix(std::string_view text,
+                                           std::uint32_t& value) const noexcept {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    std::size_t best = 0;
+    std::uint32_t node = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      node = child(node, bytes[i]);
+      if (node == kNone) break;
+      if (nodes_[node].value != kNone && (i + 1 == text.size() || (bytes[i + 1] & 0xC0) != 0x80)) {
+        best = i + 1;
+        value = nodes_[node].value;
+      }
+    }
+    return best;
   }
 
   /// The value of key, or kNone.
@@ -79,4 +102,4 @@ class PieceTrie {
   std::vector<std::uint32_t> dense_;
 };
 
-}  // namespace tokenlab::unigram
+}  // namespace tokenlab

@@ -1,19 +1,19 @@
-#include "tokenlab/unigram/trie.hpp"
+#include "tokenlab/piece_trie.hpp"
 
 #include <algorithm>
 
 #include "tokenlab/error.hpp"
 
-namespace tokenlab::unigram {
+namespace tokenlab {
 
 PieceTrie::PieceTrie() : nodes_(1) {}
 
 PieceTrie::PieceTrie(std::vector<std::pair<std::string_view, std::uint32_t>> entries) : nodes_(1) {
   std::sort(entries.begin(), entries.end());
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (entries[i].first.empty()) throw Error("unigram: empty piece in trie");
+    if (entries[i].first.empty()) throw Error("empty piece in a trie");
     if (i > 0 && entries[i].first == entries[i - 1].first)
-      throw Error("unigram: duplicate piece '" + std::string(entries[i].first) + "' in trie");
+      throw Error("duplicate piece '" + std::string(entries[i].first) + "' in a trie");
   }
 
   // The exact node count first (one node per byte not shared with the previous
@@ -86,4 +86,4 @@ std::uint32_t PieceTrie::find(std::string_view key) const noexcept {
   return nodes_[node].value;
 }
 
-}  // namespace tokenlab::unigram
+}  // namespace tokenlab
