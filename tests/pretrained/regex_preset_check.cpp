@@ -1,5 +1,5 @@
 // regex_preset_check: the hand-made matchers of the GPT-style presets
-// (framework/src/preset_matchers.cpp) against ICU, which is what Regex runs for
+// (framework/text/src/preset_matchers.cpp) against ICU, which is what Regex runs for
 // every other pattern.
 //
 // usage: tokenlab_regex_preset_check [--stress LINES] [--seed N] [--codepoints]

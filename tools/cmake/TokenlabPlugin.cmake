@@ -15,7 +15,7 @@ function(tokenlab_add_plugin name)
   cmake_parse_arguments(PLUGIN "" "" "SOURCES;LIBRARIES" ${ARGN})
   set(target tokenlab_plugin_${name})
   add_library(${target} MODULE ${PLUGIN_SOURCES})
-  target_link_libraries(${target} PRIVATE tokenlab::framework ${PLUGIN_LIBRARIES})
+  target_link_libraries(${target} PRIVATE tokenlab::core ${PLUGIN_LIBRARIES})
   set_target_properties(${target} PROPERTIES
     PREFIX ""
     OUTPUT_NAME ${name}
@@ -38,7 +38,7 @@ function(tokenlab_add_algorithm name)
   set(target tokenlab_algo_${name})
   add_library(${target} STATIC ${ALGO_SOURCES})
   target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
-  target_link_libraries(${target} PUBLIC tokenlab::framework ${ALGO_LIBRARIES})
+  target_link_libraries(${target} PUBLIC tokenlab::core ${ALGO_LIBRARIES})
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   set_property(GLOBAL APPEND PROPERTY TOKENLAB_ALGORITHM_TARGETS ${target})
 endfunction()

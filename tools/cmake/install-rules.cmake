@@ -1,6 +1,7 @@
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tokenlab_framework tokenlab_pretrained
+install(TARGETS tokenlab_core tokenlab_text tokenlab_host tokenlab_study tokenlab_framework
+  tokenlab_pretrained
   EXPORT tokenlabTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
   FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)

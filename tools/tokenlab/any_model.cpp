@@ -6,6 +6,7 @@
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_file.hpp"
+#include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/pretrained/formats.hpp"
 
 namespace tokenlab {

@@ -25,6 +25,7 @@
 #include "tokenlab/random.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/word_cache.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab::bpe {
@@ -33,45 +34,9 @@ namespace {
 
 using Model = BpeSegmenter::Model;
 
-constexpr std::size_t kCacheMaxBytes = 64;
-constexpr std::size_t kCacheMaxIds = 14;
-constexpr std::size_t kCacheSlots = 1u << 14;
-constexpr std::size_t kCachesPerThread = 4;
-
-struct CacheSlot {
-  std::string word;
-  std::uint8_t size = 0xFF;  // 0xFF = empty
-  std::array<TokenId, kCacheMaxIds> ids{};
-};
-
-struct WordCache {
-  std::uint64_t serial = 0;
-  std::uint64_t last_use = 0;
-  std::vector<CacheSlot> slots;
-};
-
-// Direct-mapped: a hit costs one hash and one string compare, a miss evicts one
-// slot; a few models per thread, the least recently used one recycled.
-struct ThreadCaches {
-  std::array<WordCache, kCachesPerThread> caches;
-  std::uint64_t clock = 0;
-
-  WordCache& for_model(std::uint64_t serial) {
-    ++clock;
-    WordCache* victim = &caches[0];
-    for (WordCache& c : caches) {
-      if (c.serial == serial) {
-        c.last_use = clock;
-        return c;
-      }
-      if (c.last_use < victim->last_use) victim = &c;
-    }
-    victim->serial = serial;
-    victim->last_use = clock;
-    victim->slots.assign(kCacheSlots, CacheSlot{});
-    return *victim;
-  }
-};
+// Recent words, per thread and model (tokenlab/word_cache.hpp).
+using Cache =
+    WordCache<WordCacheShape{.max_word_bytes = 64, .max_ids = 14, .slots = 1u << 14, .models = 4}>;
 
 struct Scratch {
   std::vector<TokenId> symbols;
@@ -81,7 +46,6 @@ struct Scratch {
   std::vector<std::uint64_t> skipped;
 };
 
-thread_local ThreadCaches tls_caches;
 thread_local Scratch tls_scratch;
 
 constexpr std::uint32_t kEnd = std::numeric_limits<std::uint32_t>::max();
@@ -160,24 +124,9 @@ void BpeSegmenter::encode_impl(std::string_view word, std::vector<TokenId>& out,
 
 void BpeSegmenter::encode(std::string_view word, std::vector<TokenId>& out) const {
   if (word.empty()) return;
-  if (word.size() > kCacheMaxBytes) {
-    encode_impl(word, out, nullptr, 0.0);
-    return;
-  }
-  WordCache& cache = tls_caches.for_model(model_->serial);
-  CacheSlot& slot = cache.slots[std::hash<std::string_view>{}(word) & (kCacheSlots - 1)];
-  if (slot.size != 0xFF && slot.word == word) {
-    out.insert(out.end(), slot.ids.begin(), slot.ids.begin() + slot.size);
-    return;
-  }
-  const std::size_t start = out.size();
-  encode_impl(word, out, nullptr, 0.0);
-  const std::size_t produced = out.size() - start;
-  if (produced <= kCacheMaxIds) {
-    slot.word.assign(word);
-    slot.size = static_cast<std::uint8_t>(produced);
-    std::copy(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(), slot.ids.begin());
-  }
+  Cache::encode(model_->serial, word, out, [this](std::string_view w, std::vector<TokenId>& o) {
+    encode_impl(w, o, nullptr, 0.0);
+  });
 }
 
 void BpeSegmenter::encode_sampled(std::string_view word, const SamplingOptions& options,

@@ -25,11 +25,10 @@
 #include "tokenlab/random.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/word_cache.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab::bpe {
-
-std::atomic<std::uint64_t> next_model_serial{1};
 
 namespace {
 
@@ -136,11 +135,11 @@ void BpeSegmenter::Model::derive() {
       surfaces[id] = kUnknownSurface;
     }  // other special tokens have no surface text
   }
-  serial = next_model_serial.fetch_add(1);
+  serial = new_model_identity();
 }
 
 BpeSegmenter::BpeSegmenter() : model_(std::make_unique<Model>()) {
-  model_->serial = next_model_serial.fetch_add(1);
+  model_->serial = new_model_identity();
   model_->ascii.fill(kNone);
   model_->byte_ids.fill(kNone);
 }

@@ -27,9 +27,6 @@ inline constexpr TokenId kBarrier = kNone;
 inline constexpr std::uint32_t kFormatVersion = 2;
 inline constexpr std::size_t kBuildChunkWords = 8192;
 
-/// Model serials key the per-thread encoding caches; every derive() takes a new one.
-extern std::atomic<std::uint64_t> next_model_serial;
-
 struct BpeSegmenter::Model {
   // Learned data (saved).
   Vocabulary vocab;

@@ -15,6 +15,7 @@
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/unigram/trainer.hpp"
+#include "tokenlab/word_cache.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab::unigram {
@@ -24,35 +25,10 @@ namespace {
 // 2: tagged PayloadWriter layout (1 was a bare Boost archive).
 constexpr std::uint32_t kFormatVersion = 2;
 constexpr double kUnknownPenalty = 10.0;
-constexpr std::size_t kCacheSlots = 1 << 12;
-constexpr std::size_t kCacheMaxWordBytes = 48;
-constexpr std::size_t kCacheMaxIds = 14;
 
-// Every model state gets a fresh identity, so a per-thread cache filled for one
-// model (or for a destroyed segmenter at the same address) is never reused.
-std::atomic<std::uint64_t> g_next_model_id{1};
-
-// A direct-mapped cache of recent words: a hit costs one hash, one slot read and
-// one short compare, and nothing is allocated after the first use. Words in
-// running text repeat heavily (Zipf), so a few thousand slots catch most of them.
-struct CacheSlot {
-  std::uint8_t key_length = 0;  // 0 = empty (the empty word is never cached)
-  std::uint8_t id_count = 0;
-  char key[kCacheMaxWordBytes];
-  TokenId ids[kCacheMaxIds];
-};
-
-struct EncodeCache {
-  std::uint64_t model = 0;
-  std::vector<CacheSlot> slots;
-};
-
-inline std::size_t cache_index(std::string_view word) noexcept {
-  // FNV-1a: short keys, no need for anything stronger.
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : word) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return static_cast<std::size_t>((h ^ (h >> 29)) & (kCacheSlots - 1));
-}
+// Recent words, per thread and model (tokenlab/word_cache.hpp).
+using Cache =
+    WordCache<WordCacheShape{.max_word_bytes = 48, .max_ids = 14, .slots = 4096, .models = 4}>;
 
 struct Scratch {
   std::vector<double> best;
@@ -61,25 +37,6 @@ struct Scratch {
   std::vector<std::uint32_t> path;
   Lattice lattice;
 };
-
-// A thread that alternates between a few models (comparisons, tests) keeps one
-// cache per model instead of wiping a single one at every switch.
-EncodeCache& encode_cache(std::uint64_t model) {
-  constexpr std::size_t kModels = 4;
-  thread_local EncodeCache caches[kModels];
-  thread_local std::uint64_t last_use[kModels] = {};
-  thread_local std::uint64_t clock = 0;
-  std::size_t pick = 0;
-  for (std::size_t i = 0; i < kModels; ++i) {
-    if (caches[i].model == model) {
-      pick = i;
-      break;
-    }
-    if (last_use[i] < last_use[pick]) pick = i;
-  }
-  last_use[pick] = ++clock;
-  return caches[pick];
-}
 
 Scratch& scratch() {
   thread_local Scratch s;
@@ -126,7 +83,7 @@ void UnigramSegmenter::rebuild() {
   trie_ = PieceTrie(std::move(entries));
   unknown_score_ = lowest - kUnknownPenalty;
   unknown_ = *vocabulary_.unknown_id();
-  model_id_ = g_next_model_id.fetch_add(1);
+  model_id_ = new_model_identity();
 }
 
 void UnigramSegmenter::train(const WordCounts& counts, const TrainOptions& options,
@@ -243,29 +200,8 @@ void UnigramSegmenter::emit(std::string_view word, std::uint32_t begin, std::uin
 
 void UnigramSegmenter::encode(std::string_view word, std::vector<TokenId>& out) const {
   if (word.empty()) return;
-  if (word.size() > kCacheMaxWordBytes) {
-    encode_uncached(word, out);
-    return;
-  }
-  EncodeCache& cache = encode_cache(model_id_);
-  if (cache.model != model_id_) {
-    cache.slots.assign(kCacheSlots, CacheSlot{});
-    cache.model = model_id_;
-  }
-  CacheSlot& slot = cache.slots[cache_index(word)];
-  if (slot.key_length == word.size() && std::memcmp(slot.key, word.data(), word.size()) == 0) {
-    out.insert(out.end(), slot.ids, slot.ids + slot.id_count);
-    return;
-  }
-  const std::size_t start = out.size();
-  encode_uncached(word, out);
-  const std::size_t produced = out.size() - start;
-  if (produced <= kCacheMaxIds) {
-    slot.key_length = static_cast<std::uint8_t>(word.size());
-    slot.id_count = static_cast<std::uint8_t>(produced);
-    std::memcpy(slot.key, word.data(), word.size());
-    std::copy(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(), slot.ids);
-  }
+  Cache::encode(model_id_, word, out,
+                [this](std::string_view w, std::vector<TokenId>& o) { encode_uncached(w, o); });
 }
 
 void UnigramSegmenter::encode_uncached(std::string_view word, std::vector<TokenId>& out) const {

@@ -15,6 +15,7 @@
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/payload.hpp"
 #include "tokenlab/piece_trie.hpp"
+#include "tokenlab/word_cache.hpp"
 #include "tokenlab/wordpiece/vocab_txt.hpp"
 
 namespace tokenlab::wordpiece {
@@ -26,45 +27,10 @@ constexpr std::uint32_t kFormatVersion = 2;
 constexpr std::string_view kVocabTxtFormat = "vocab.txt";
 constexpr std::uint64_t kMaxCharsLimit = 1u << 20;
 
-// A thread's recent words, for a few models at once. The cache is direct-mapped
-// with everything stored inline: a miss costs one overwrite, never an allocation,
-// so a stream of rare words cannot make encoding slower than no cache at all.
-// A model is identified by the stamp it got when installed, so a retrained or
-// reloaded segmenter (even at the same address) never sees another model's entries.
-constexpr std::size_t kCachedBytes = 22;  // longer words are matched directly
-constexpr std::size_t kCachedIds = 8;
-constexpr std::size_t kCacheSlots = 4096;  // per model and thread, about 256 KB
-constexpr std::size_t kCachesPerThread = 2;
-
-struct CacheSlot {
-  std::uint64_t hash = 0;
-  std::uint8_t length = 0;  // 0 = empty (the empty word is never cached)
-  std::uint8_t id_count = 0;
-  char bytes[kCachedBytes] = {};
-  TokenId ids[kCachedIds] = {};
-};
-
-struct WordCache {
-  std::uint64_t stamp = 0;
-  std::vector<CacheSlot> slots;
-};
-
-struct ThreadCaches {
-  std::array<WordCache, kCachesPerThread> caches;
-  std::size_t next_victim = 0;
-
-  WordCache& for_stamp(std::uint64_t stamp) {
-    for (auto& c : caches)
-      if (c.stamp == stamp) return c;
-    WordCache& c = caches[next_victim];
-    next_victim = (next_victim + 1) % kCachesPerThread;
-    c.stamp = stamp;
-    c.slots.assign(kCacheSlots, CacheSlot{});
-    return c;
-  }
-};
-
-std::atomic<std::uint64_t> next_stamp{1};
+// Recent words, per thread and model (tokenlab/word_cache.hpp). Short words
+// only: longer ones are matched directly, which costs little more than a lookup.
+using Cache =
+    WordCache<WordCacheShape{.max_word_bytes = 22, .max_ids = 8, .slots = 4096, .models = 2}>;
 
 const std::vector<std::string>& default_specials() {
   static const std::vector<std::string> specials{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -145,7 +111,7 @@ void WordPieceSegmenter::install(Vocabulary vocabulary, std::string prefix, std:
   reserved_ = std::move(reserved);
   continuation_ = std::move(continuation);
   tries_ = std::move(tries);
-  stamp_ = next_stamp.fetch_add(1, std::memory_order_relaxed);
+  stamp_ = new_model_identity();
 }
 
 void WordPieceSegmenter::train(const WordCounts& counts, const TrainOptions& options,
@@ -224,29 +190,8 @@ void WordPieceSegmenter::encode_uncached(std::string_view word, std::vector<Toke
 void WordPieceSegmenter::encode(std::string_view word, std::vector<TokenId>& out) const {
   if (!tries_) throw Error("wordpiece: no model (train, load or import one first)");
   if (word.empty()) return;
-  if (word.size() > kCachedBytes) {
-    encode_uncached(word, out);
-    return;
-  }
-  thread_local ThreadCaches caches;
-  WordCache& cache = caches.for_stamp(stamp_);
-  const std::uint64_t hash = std::hash<std::string_view>{}(word);
-  CacheSlot& slot = cache.slots[hash & (kCacheSlots - 1)];
-  if (slot.hash == hash && slot.length == word.size() &&
-      std::memcmp(slot.bytes, word.data(), word.size()) == 0) {
-    out.insert(out.end(), slot.ids, slot.ids + slot.id_count);
-    return;
-  }
-  const std::size_t start = out.size();
-  encode_uncached(word, out);
-  const std::size_t count = out.size() - start;
-  if (count <= kCachedIds) {
-    slot.hash = hash;
-    slot.length = static_cast<std::uint8_t>(word.size());
-    slot.id_count = static_cast<std::uint8_t>(count);
-    std::memcpy(slot.bytes, word.data(), word.size());
-    std::copy(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(), slot.ids);
-  }
+  Cache::encode(stamp_, word, out,
+                [this](std::string_view w, std::vector<TokenId>& o) { encode_uncached(w, o); });
 }
 
 std::string WordPieceSegmenter::decode(std::span<const TokenId> ids) const {

@@ -13,6 +13,7 @@
 #include "tokenlab/piece_trie.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/word_cache.hpp"
 
 namespace tokenlab {
 namespace {
@@ -89,44 +90,10 @@ void merge_all(std::vector<Symbol>& symbols, Lookup&& lookup) {
   }
 }
 
-// A number no other model object ever had: the key of a model's cache entries.
-// (Not its address: a model loaded after another is destroyed may get the same
-// address, and must not find the other's encodings.)
-std::uint64_t next_model_serial() {
-  static std::atomic<std::uint64_t> serial{0};
-  return ++serial;
-}
-
-// A small per-thread cache of whole-piece encodings, as HF and tiktoken keep:
-// real text repeats its words, and a hit skips the merge loop entirely.
-class PieceCache {
- public:
-  static constexpr std::size_t kCapacity = 1 << 16;
-  static constexpr std::size_t kMaxPieceBytes = 256;
-
-  const std::vector<TokenId>* find(std::uint64_t model, std::string_view piece) {
-    if (model != owner_) {
-      map_.clear();
-      owner_ = model;
-    }
-    const auto it = map_.find(piece);
-    return it == map_.end() ? nullptr : &it->second;
-  }
-  void insert(std::string_view piece, std::span<const TokenId> ids) {
-    if (piece.size() > kMaxPieceBytes) return;
-    if (map_.size() >= kCapacity) map_.clear();
-    map_.emplace(std::string(piece), std::vector<TokenId>(ids.begin(), ids.end()));
-  }
-
- private:
-  std::uint64_t owner_ = 0;  // the serial of the model the entries belong to
-  std::unordered_map<std::string, std::vector<TokenId>, StringHash, std::equal_to<>> map_;
-};
-
-PieceCache& piece_cache() {
-  thread_local PieceCache cache;
-  return cache;
-}
+// Whole-piece encodings per thread and model, as HF and tiktoken keep: real text
+// repeats its words, and a hit skips the merge loop or the lattice entirely.
+using PieceCache =
+    WordCache<WordCacheShape{.max_word_bytes = 64, .max_ids = 16, .slots = 1u << 14, .models = 4}>;
 
 class BpeModel final : public PretrainedModel {
  public:
@@ -180,22 +147,17 @@ class BpeModel final : public PretrainedModel {
         return;
       }
     }
-    PieceCache& cache = piece_cache();
-    if (const auto* hit = cache.find(serial_, piece)) {
-      out.insert(out.end(), hit->begin(), hit->end());
-      return;
-    }
-    thread_local std::vector<Symbol> symbols;
-    symbols.clear();
-    initial_symbols(piece, symbols);
-    merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-      const PairResult* found = merges_.find(pack_pair(l.id, r.id));
-      return found ? *found : PairResult{UINT32_MAX, 0};
+    PieceCache::encode(serial_, piece, out, [&](std::string_view, std::vector<TokenId>&) {
+      thread_local std::vector<Symbol> symbols;
+      symbols.clear();
+      initial_symbols(piece, symbols);
+      merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
+        const PairResult* found = merges_.find(pack_pair(l.id, r.id));
+        return found ? *found : PairResult{UINT32_MAX, 0};
+      });
+      for (const Symbol& s : symbols)
+        if (s.alive) out.push_back(s.id);
     });
-    const std::size_t mark = out.size();
-    for (const Symbol& s : symbols)
-      if (s.alive) out.push_back(s.id);
-    cache.insert(piece, std::span<const TokenId>(out.data() + mark, out.size() - mark));
   }
 
   [[nodiscard]] std::string type() const override { return "BPE"; }
@@ -272,7 +234,7 @@ class BpeModel final : public PretrainedModel {
   TokenId unknown_ = kNone;
   std::array<TokenId, 256> byte_ids_{};
   PairMap<PairResult> merges_;  // packed pair -> rank and merged id
-  const std::uint64_t serial_ = next_model_serial();
+  const std::uint64_t serial_ = new_model_identity();
 };
 
 class TiktokenModel final : public PretrainedModel {
@@ -285,32 +247,27 @@ class TiktokenModel final : public PretrainedModel {
       out.push_back(*id);
       return;
     }
-    PieceCache& cache = piece_cache();
-    if (const auto* hit = cache.find(serial_, piece)) {
-      out.insert(out.end(), hit->begin(), hit->end());
-      return;
-    }
-    thread_local std::vector<Symbol> symbols;
-    symbols.clear();
-    for (std::size_t i = 0; i < piece.size(); ++i) {
-      const auto id = tokens_->find(piece.substr(i, 1));
-      if (!id)
-        throw Error("tiktoken: the byte " + std::to_string(static_cast<unsigned char>(piece[i])) +
-                    " has no rank");
-      const auto index = static_cast<std::int32_t>(i);
-      symbols.push_back({*id, index - 1,
-                         index + 1 < static_cast<std::int32_t>(piece.size()) ? index + 1 : -1,
-                         static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1), true});
-    }
-    merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-      const auto id = tokens_->find(piece.substr(l.start, r.end - l.start));
-      if (!id) return {UINT32_MAX, 0};
-      return {*id, *id};
+    PieceCache::encode(serial_, piece, out, [&](std::string_view, std::vector<TokenId>&) {
+      thread_local std::vector<Symbol> symbols;
+      symbols.clear();
+      for (std::size_t i = 0; i < piece.size(); ++i) {
+        const auto id = tokens_->find(piece.substr(i, 1));
+        if (!id)
+          throw Error("tiktoken: the byte " + std::to_string(static_cast<unsigned char>(piece[i])) +
+                      " has no rank");
+        const auto index = static_cast<std::int32_t>(i);
+        symbols.push_back({*id, index - 1,
+                           index + 1 < static_cast<std::int32_t>(piece.size()) ? index + 1 : -1,
+                           static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1), true});
+      }
+      merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
+        const auto id = tokens_->find(piece.substr(l.start, r.end - l.start));
+        if (!id) return {UINT32_MAX, 0};
+        return {*id, *id};
+      });
+      for (const Symbol& s : symbols)
+        if (s.alive) out.push_back(s.id);
     });
-    const std::size_t mark = out.size();
-    for (const Symbol& s : symbols)
-      if (s.alive) out.push_back(s.id);
-    cache.insert(piece, std::span<const TokenId>(out.data() + mark, out.size() - mark));
   }
   [[nodiscard]] std::string type() const override { return "tiktoken BPE"; }
   [[nodiscard]] std::string describe() const override {
@@ -319,7 +276,7 @@ class TiktokenModel final : public PretrainedModel {
 
  private:
   std::shared_ptr<const TokenTable> tokens_;
-  const std::uint64_t serial_ = next_model_serial();
+  const std::uint64_t serial_ = new_model_identity();
 };
 
 class WordPieceModel final : public PretrainedModel {
@@ -448,74 +405,69 @@ class UnigramModel final : public PretrainedModel {
 
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
-    PieceCache& cache = piece_cache();
-    if (const auto* hit = cache.find(serial_, piece)) {
-      out.insert(out.end(), hit->begin(), hit->end());
-      return;
-    }
-    struct Node {
-      TokenId id = kNone;
-      double score = 0.0;
-      std::int64_t start = -1;
-    };
-    std::vector<Node> best(piece.size() + 1);
-    for (std::size_t at = 0; at < piece.size();) {
-      const double here = best[at].score;
-      std::size_t char_length = utf8::sequence_length(piece, at);
-      if (char_length == 0) char_length = 1;
-      bool single = false;
-      trie_.common_prefixes(piece, at, [&](std::size_t length, TokenId id) {
-        Node& target = best[at + length];
-        const double candidate = here + scores_[id];
-        if (target.start < 0 || candidate > target.score) {
-          target = {id, candidate, static_cast<std::int64_t>(at)};
+    PieceCache::encode(serial_, piece, out, [&](std::string_view, std::vector<TokenId>&) {
+      struct Node {
+        TokenId id = kNone;
+        double score = 0.0;
+        std::int64_t start = -1;
+      };
+      std::vector<Node> best(piece.size() + 1);
+      for (std::size_t at = 0; at < piece.size();) {
+        const double here = best[at].score;
+        std::size_t char_length = utf8::sequence_length(piece, at);
+        if (char_length == 0) char_length = 1;
+        bool single = false;
+        trie_.common_prefixes(piece, at, [&](std::size_t length, TokenId id) {
+          Node& target = best[at + length];
+          const double candidate = here + scores_[id];
+          if (target.start < 0 || candidate > target.score) {
+            target = {id, candidate, static_cast<std::int64_t>(at)};
+          }
+          if (length == char_length) single = true;
+        });
+        if (!single) {
+          if (unknown_ == kNone)
+            throw Error("the Unigram model has no unknown token for \"" +
+                        std::string(piece.substr(at, char_length)) + "\"");
+          Node& target = best[at + char_length];
+          const double candidate = here + unknown_score_;
+          if (target.start < 0 || candidate > target.score)
+            target = {unknown_, candidate, static_cast<std::int64_t>(at)};
         }
-        if (length == char_length) single = true;
-      });
-      if (!single) {
-        if (unknown_ == kNone)
-          throw Error("the Unigram model has no unknown token for \"" +
-                      std::string(piece.substr(at, char_length)) + "\"");
-        Node& target = best[at + char_length];
-        const double candidate = here + unknown_score_;
-        if (target.start < 0 || candidate > target.score)
-          target = {unknown_, candidate, static_cast<std::int64_t>(at)};
+        at += char_length;
       }
-      at += char_length;
-    }
-    // Back from the end; consecutive unknown pieces fuse into one (HF's fuse_unk).
-    std::vector<std::pair<std::size_t, std::size_t>> spans;  // [start, end) per token
-    std::vector<TokenId> ids;
-    for (std::size_t end = piece.size(); end > 0;) {
-      const Node& node = best[end];
-      const auto start = static_cast<std::size_t>(node.start);
-      if (node.id == unknown_ && !ids.empty() && ids.back() == unknown_ &&
-          spans.back().first == end) {
-        spans.back().first = start;
-      } else {
-        ids.push_back(node.id);
-        spans.emplace_back(start, end);
+      // Back from the end; consecutive unknown pieces fuse into one (HF's fuse_unk).
+      std::vector<std::pair<std::size_t, std::size_t>> spans;  // [start, end) per token
+      std::vector<TokenId> ids;
+      for (std::size_t end = piece.size(); end > 0;) {
+        const Node& node = best[end];
+        const auto start = static_cast<std::size_t>(node.start);
+        if (node.id == unknown_ && !ids.empty() && ids.back() == unknown_ &&
+            spans.back().first == end) {
+          spans.back().first = start;
+        } else {
+          ids.push_back(node.id);
+          spans.emplace_back(start, end);
+        }
+        end = start;
       }
-      end = start;
-    }
-    const std::size_t mark = out.size();
-    for (std::size_t i = ids.size(); i-- > 0;) {
-      const TokenId id = ids[i];
-      if (id == unknown_ && byte_fallback_) {
-        // HF looks the fused text up first; it is never a piece, so bytes follow.
-        const auto [s, e] = spans[i];
-        bool all = true;
-        for (std::size_t b = s; b < e; ++b)
-          all = all && byte_ids_[static_cast<unsigned char>(piece[b])] != kNone;
-        if (all) {
+      for (std::size_t i = ids.size(); i-- > 0;) {
+        const TokenId id = ids[i];
+        if (id == unknown_ && byte_fallback_) {
+          // HF looks the fused text up first; it is never a piece, so bytes follow.
+          const auto [s, e] = spans[i];
+          bool all = true;
           for (std::size_t b = s; b < e; ++b)
-            out.push_back(byte_ids_[static_cast<unsigned char>(piece[b])]);
-          continue;
+            all = all && byte_ids_[static_cast<unsigned char>(piece[b])] != kNone;
+          if (all) {
+            for (std::size_t b = s; b < e; ++b)
+              out.push_back(byte_ids_[static_cast<unsigned char>(piece[b])]);
+            continue;
+          }
         }
+        out.push_back(id);
       }
-      out.push_back(id);
-    }
-    cache.insert(piece, std::span<const TokenId>(out.data() + mark, out.size() - mark));
+    });
   }
   [[nodiscard]] std::string type() const override { return "Unigram"; }
   [[nodiscard]] std::string describe() const override {
@@ -531,7 +483,7 @@ class UnigramModel final : public PretrainedModel {
   double unknown_score_ = 0.0;
   PieceTrie trie_;
   std::array<TokenId, 256> byte_ids_{};
-  const std::uint64_t serial_ = next_model_serial();
+  const std::uint64_t serial_ = new_model_identity();
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "tokenlab/export.hpp"
 #include "tokenlab/plugin_abi.hpp"
 #include "tokenlab/segmenter.hpp"
+#include "tokenlab/segmenter_source.hpp"
 
 namespace tokenlab {
 
@@ -34,10 +35,10 @@ struct PluginInfo {
   std::filesystem::path file;  // empty for statically registered plugins
 };
 
-class TOKENLAB_API PluginRegistry {
+class TOKENLAB_API PluginRegistry final : public SegmenterSource {
  public:
   PluginRegistry();
-  ~PluginRegistry();
+  ~PluginRegistry() override;
   PluginRegistry(const PluginRegistry&) = delete;
   PluginRegistry& operator=(const PluginRegistry&) = delete;
 
@@ -56,12 +57,12 @@ class TOKENLAB_API PluginRegistry {
   const PluginInfo& add_static(const tokenlab_plugin_descriptor* descriptor);
 
   [[nodiscard]] std::vector<PluginInfo> plugins() const;  // sorted by name
-  [[nodiscard]] bool has(const std::string& name) const;
+  [[nodiscard]] bool has(const std::string& name) const override;
   /// "a, b, c" in name order, or "(none found)": for error messages.
-  [[nodiscard]] std::string available_names() const;
+  [[nodiscard]] std::string available_names() const override;
   [[nodiscard]] const PluginInfo& info(const std::string& name) const;
   /// Throws Error listing available plugins if name is unknown.
-  [[nodiscard]] std::unique_ptr<Segmenter> create(const std::string& name) const;
+  [[nodiscard]] std::unique_ptr<Segmenter> create(const std::string& name) const override;
   [[nodiscard]] const std::vector<std::string>& load_errors() const noexcept { return errors_; }
 
  private:

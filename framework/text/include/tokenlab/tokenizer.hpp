@@ -24,7 +24,7 @@
 
 namespace tokenlab {
 
-class PluginRegistry;
+class SegmenterSource;
 class WordCounts;
 
 class TOKENLAB_API Tokenizer final : public TextEncoder {
@@ -33,7 +33,7 @@ class TOKENLAB_API Tokenizer final : public TextEncoder {
             std::shared_ptr<Segmenter> segmenter);
 
   /// Loads a model file and instantiates its plugin from the registry.
-  static Tokenizer load(const std::filesystem::path& path, const PluginRegistry& registry);
+  static Tokenizer load(const std::filesystem::path& path, const SegmenterSource& registry);
   /// Saves header + payload atomically.
   void save(const std::filesystem::path& path) const;
 

@@ -1,36 +1,11 @@
+#include "tokenlab/option_reader.hpp"
+
 #include <charconv>
 #include <sstream>
-#include <thread>
 
 #include "tokenlab/error.hpp"
-#include "tokenlab/option_reader.hpp"
-#include "tokenlab/segmenter.hpp"
-#include "tokenlab/train_options.hpp"
-#include "tokenlab/training_observer.hpp"
 
 namespace tokenlab {
-
-void validate(const TrainOptions& options) {
-  if (options.vocab_size == 0) throw Error("vocab_size must be at least 1");
-  if (!(options.character_coverage > 0.0 && options.character_coverage <= 1.0))
-    throw Error("character_coverage must be in (0, 1], got " +
-                std::to_string(options.character_coverage));
-  if (options.special_tokens) {
-    const auto& specials = *options.special_tokens;
-    for (std::size_t i = 0; i < specials.size(); ++i) {
-      if (specials[i].empty()) throw Error("special tokens must not be empty");
-      for (std::size_t j = 0; j < i; ++j)
-        if (specials[j] == specials[i])
-          throw Error("special token '" + specials[i] + "' is listed twice");
-    }
-  }
-}
-
-unsigned resolve_threads(unsigned requested) noexcept {
-  if (requested > 0) return requested;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? hw : 1;
-}
 
 OptionReader::OptionReader(std::string plugin, const std::map<std::string, std::string>& values,
                            Spec spec)
@@ -115,37 +90,6 @@ void OptionReader::fail(const std::string& key, const std::string& value,
                         const std::string& expected) const {
   throw Error("bad value '" + value + "' for " + plugin_ + " option '" + key + "': expected " +
               expected);
-}
-
-TrainingObserver::~TrainingObserver() = default;
-void TrainingObserver::on_progress(std::string_view, double) {}
-void TrainingObserver::on_step(const TrainingStep&) {}
-void TrainingObserver::on_message(std::string_view) {}
-bool TrainingObserver::trace() const {
-  return false;
-}
-
-Segmenter::~Segmenter() = default;
-
-std::string Segmenter::display_piece(TokenId id) const {
-  return vocabulary().piece(id);
-}
-
-void Segmenter::encode_sampled(std::string_view, const SamplingOptions&, std::uint64_t&,
-                               std::vector<TokenId>&) const {
-  throw Error("segmenter '" + name() + "' does not support sampling");
-}
-
-std::vector<ScoredSegmentation> Segmenter::nbest(std::string_view, std::size_t) const {
-  throw Error("segmenter '" + name() + "' does not support n-best segmentation");
-}
-
-void Segmenter::import_model(std::istream&, const std::string& format, const std::string& name) {
-  throw Error(name + ": segmenter '" + this->name() + "' cannot import format '" + format + "'");
-}
-
-void Segmenter::export_model(std::ostream&, const std::string& format) const {
-  throw Error("segmenter '" + name() + "' cannot export format '" + format + "'");
 }
 
 }  // namespace tokenlab

@@ -5,7 +5,7 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_file.hpp"
 #include "tokenlab/parallel.hpp"
-#include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/segmenter_source.hpp"
 #include "tokenlab/train_options.hpp"
 
 namespace tokenlab {
@@ -16,7 +16,7 @@ Tokenizer::Tokenizer(NormalizerOptions normalizer, PreTokenizerOptions pre_token
   if (!segmenter_) throw Error("Tokenizer needs a segmenter");
 }
 
-Tokenizer Tokenizer::load(const std::filesystem::path& path, const PluginRegistry& registry) {
+Tokenizer Tokenizer::load(const std::filesystem::path& path, const SegmenterSource& registry) {
   ModelFile model = read_model_file(path);
   if (!registry.has(model.header.plugin_name)) {
     throw Error(path.string() + ": model needs plugin '" + model.header.plugin_name +

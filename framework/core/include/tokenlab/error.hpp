@@ -18,7 +18,7 @@ namespace tokenlab {
 class TOKENLAB_API Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message);
-  ~Error() override;  // out of line: anchors the vtable and typeinfo in libtokenlab
+  ~Error() override;  // out of line: anchors the vtable and typeinfo in libtokenlab_core
 };
 
 }  // namespace tokenlab
