@@ -7,16 +7,11 @@
 #include "tokenlab/unigram/trainer.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <deque>
-#include <exception>
 #include <limits>
-#include <mutex>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -47,45 +42,6 @@ inline constexpr std::size_t kChunkWords = 512;
 inline constexpr std::size_t kChunkPieces = 256;
 inline constexpr std::uint32_t kRemoved = 0xFFFFFFFFu;
 inline constexpr std::uint64_t kMask21 = (1u << 21) - 1;
-
-// Runs fn(worker, task) for every task in [0, tasks) on up to `threads` threads;
-// worker < threads identifies the calling thread's private buffers.
-template <class Fn>
-void run_workers(std::size_t tasks, unsigned threads, Fn&& fn) {
-  threads = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(threads, tasks)));
-  if (threads <= 1) {
-    for (std::size_t t = 0; t < tasks; ++t) fn(0u, t);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&](unsigned w) {
-    for (;;) {
-      const std::size_t t = next.fetch_add(1, std::memory_order_relaxed);
-      if (t >= tasks) return;
-      try {
-        fn(w, t);
-      } catch (...) {
-        std::lock_guard lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next.store(tasks);
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  try {
-    for (unsigned w = 1; w < threads; ++w) pool.emplace_back(worker, w);
-  } catch (const std::system_error& e) {
-    next.store(tasks);  // no more work for the threads that did start
-    for (auto& t : pool) t.join();
-    throw thread_start_error(pool.size() + 1, threads, e);
-  }
-  worker(0);
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
 
 inline std::size_t utf8_length(std::uint32_t cp) noexcept {
   return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;

@@ -122,7 +122,7 @@ class EmTrainer {
     const PieceTrie trie(std::move(entries));
     const auto unknown = static_cast<std::uint32_t>(pieces_.size());
     chunks_.assign(chunk_count(), {});
-    run_workers(chunks_.size(), threads_, [&](unsigned, std::size_t ci) {
+    parallel_for(chunks_.size(), threads_, [&](std::size_t ci) {
       Chunk& chunk = chunks_[ci];
       std::vector<std::size_t> offset;
       const std::size_t last = std::min(corpus_.size(), (ci + 1) * kChunkWords);
@@ -161,7 +161,7 @@ class EmTrainer {
     for (std::size_t i = 0; i < score.size(); ++i) prob[i] = std::exp(score[i]);
     std::vector<std::vector<std::int64_t>> acc(threads_, std::vector<std::int64_t>(n + 1, 0));
     std::vector<double> chunk_log_likelihood(chunks_.size(), 0.0);
-    run_workers(chunks_.size(), threads_, [&](unsigned worker, std::size_t ci) {
+    parallel_for_workers(chunks_.size(), threads_, [&](unsigned worker, std::size_t ci) {
       std::vector<double> alpha(kMaxWordChars + 1), beta(kMaxWordChars + 1);
       auto& a = acc[worker];
       double log_likelihood = 0.0;
@@ -227,7 +227,7 @@ class EmTrainer {
     const std::vector<double> score = extended_scores();
 
     std::vector<std::vector<std::uint64_t>> frequency(threads_, std::vector<std::uint64_t>(n, 0));
-    run_workers(chunks_.size(), threads_, [&](unsigned worker, std::size_t ci) {
+    parallel_for_workers(chunks_.size(), threads_, [&](unsigned worker, std::size_t ci) {
       std::vector<double> best(kMaxWordChars + 1);
       std::vector<std::uint32_t> back(kMaxWordChars + 1);
       auto& f = frequency[worker];
@@ -266,7 +266,7 @@ class EmTrainer {
     const PieceTrie trie(std::move(entries));
     std::vector<std::uint8_t> always_keep(n, 1);
     std::vector<std::vector<std::uint32_t>> alternatives(n);
-    run_workers((n + kChunkPieces - 1) / kChunkPieces, threads_, [&](unsigned, std::size_t ci) {
+    parallel_for((n + kChunkPieces - 1) / kChunkPieces, threads_, [&](std::size_t ci) {
       Lattice lattice;
       const std::size_t last = std::min(n, (ci + 1) * kChunkPieces);
       for (std::size_t i = ci * kChunkPieces; i < last; ++i) {
@@ -367,7 +367,7 @@ class EmTrainer {
     pieces_.resize(m);
     scores_.resize(m);
     required_.resize(m);
-    run_workers(chunks_.size(), threads_, [&](unsigned, std::size_t ci) {
+    parallel_for(chunks_.size(), threads_, [&](std::size_t ci) {
       Chunk& chunk = chunks_[ci];
       std::uint32_t read = 0, write = 0;
       for (auto& end : chunk.word_end) {

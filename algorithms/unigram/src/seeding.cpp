@@ -178,7 +178,7 @@ SeedVocabulary seed_from_corpus(
       const std::size_t parts = std::max<unsigned>(1, config.threads);
       std::vector<std::size_t> bounds(parts + 1);
       for (std::size_t i = 0; i <= parts; ++i) bounds[i] = sfx.size() * i / parts;
-      run_workers(parts, config.threads, [&](unsigned, std::size_t part) {
+      parallel_for(parts, config.threads, [&](std::size_t part) {
         std::sort(sfx.begin() + static_cast<std::ptrdiff_t>(bounds[part]),
                   sfx.begin() + static_cast<std::ptrdiff_t>(bounds[part + 1]), suffix_less);
       });
@@ -196,7 +196,7 @@ SeedVocabulary seed_from_corpus(
     const std::size_t n = sfx.size();
     std::vector<std::uint8_t> lcp(n + 1, 0);
     constexpr std::size_t kLcpBlock = 1 << 16;
-    run_workers((n + kLcpBlock - 1) / kLcpBlock, config.threads, [&](unsigned, std::size_t block) {
+    parallel_for((n + kLcpBlock - 1) / kLcpBlock, config.threads, [&](std::size_t block) {
       const std::size_t from = std::max<std::size_t>(1, block * kLcpBlock);
       const std::size_t to = std::min(n, (block + 1) * kLcpBlock);
       for (std::size_t i = from; i < to; ++i) {
