@@ -6,6 +6,7 @@
 
 #include "common/skip.hpp"
 #include "tokenlab/compare.hpp"
+#include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/metrics.hpp"
 #include "tokenlab/plugin_registry.hpp"

@@ -14,7 +14,9 @@
 #include "cli.hpp"
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/compare.hpp"
+#include "tokenlab/compare_tables.hpp"
 #include "tokenlab/conformance.hpp"
+#include "tokenlab/corpus_spec.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/default_corpus.hpp"
 #include "tokenlab/error.hpp"
@@ -481,49 +483,11 @@ struct ExperimentArgs {
         throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
       add_key_value(options.plugin_options[raw.substr(0, colon)], raw.substr(colon + 1), "option");
     }
-    if (!parallel_dir.empty()) {
-      if (!corpus.empty()) throw UsageError("give --corpus or --parallel, not both");
-      std::error_code ec;
-      if (!std::filesystem::is_directory(parallel_dir, ec))
-        throw Error(parallel_dir + ": not a directory");
-      const auto wanted = split_list(languages);
-      std::vector<std::filesystem::path> files;
-      for (const auto& entry : std::filesystem::directory_iterator(parallel_dir))
-        if (entry.path().extension() == ".txt") files.push_back(entry.path());
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) {
-        const std::string lang = f.stem().string();
-        if (wanted.empty() || std::find(wanted.begin(), wanted.end(), lang) != wanted.end())
-          options.languages.push_back({lang, {f.string()}});
-      }
-      for (const auto& w : wanted) {
-        bool found = false;
-        for (const auto& l : options.languages) found = found || l.language == w;
-        if (!found) throw Error(parallel_dir + ": no file " + w + ".txt");
-      }
-      if (options.languages.size() < 2)
-        throw Error(parallel_dir + ": needs at least two LANG.txt files");
-      options.aligned = true;
-    } else {
-      for (const auto& c : corpus) {
-        const auto eq = c.find('=');
-        if (eq != std::string::npos && eq > 0 && c.substr(0, eq).find('/') == std::string::npos) {
-          const std::string lang = c.substr(0, eq);
-          auto it = std::find_if(options.languages.begin(), options.languages.end(),
-                                 [&](const auto& l) { return l.language == lang; });
-          if (it == options.languages.end()) it = options.languages.insert(it, {lang, {}});
-          it->files.push_back(c.substr(eq + 1));
-        } else {
-          options.corpus_files.push_back(c);
-        }
-      }
-      if (!options.languages.empty() && !options.corpus_files.empty())
-        throw UsageError("label every --corpus with LANG=FILE, or none");
-      if (options.languages.size() == 1) {
-        options.corpus_files = options.languages.front().files;
-        options.languages.clear();
-      }
-    }
+    if (!parallel_dir.empty() && !corpus.empty())
+      throw UsageError("give --corpus or --parallel, not both");
+    resolve_corpora(
+        {.corpus = corpus, .parallel_dir = parallel_dir, .languages = split_list(languages)},
+        options);
     if (options.per_language && options.languages.size() < 2)
       throw UsageError("--per-language needs several languages (LANG=FILE or --parallel)");
     if (!report_dir.empty()) {
@@ -537,13 +501,10 @@ struct ExperimentArgs {
         throw Error(report_dir + ": report directory is not writable");
       check_writable(std::filesystem::path(report_dir) / "report.html");
     }
-    if (options.corpus_files.empty() && options.languages.empty()) {
-      const auto path = ensure_default_corpus();
+    if (const auto path = use_default_corpus(options))
       std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible "
                    "(public domain), "
-                << path.string() << '\n';
-      options.corpus_files = {path.string()};
-    }
+                << path->string() << '\n';
     check_inputs_outside_report();
   }
 

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "tokenlab/atomic_file.hpp"
+#include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/html_report.hpp"
 #include "tokenlab/plot.hpp"

@@ -7,7 +7,7 @@
 //   opts.corpus_files = {"bible.txt"};
 //   opts.vocab_size = 8000;
 //   CompareResult r = run_compare(registry, opts, progress);
-//   write_terminal(std::cout, comparison_table(r));
+//   write_terminal(std::cout, comparison_table(r));  // compare_tables.hpp
 //
 // Multilingual: opts.languages = {{"en", {"en.txt"}}, {"hi", {"hi.txt"}}}; with
 // opts.aligned (parallel text, line i of every file is the same segment) the split
@@ -171,22 +171,11 @@ TOKENLAB_API SweepResult run_sweep(const PluginRegistry& registry, const Compare
                                    const std::vector<std::size_t>& vocab_sizes,
                                    const ProgressFn& progress = {});
 
-/// The comparison table: one row per segmenter (and language), with run metadata.
-TOKENLAB_API ReportTable comparison_table(const CompareResult& result);
-/// Per algorithm: tokens per byte in each language, premium and Gini (multilingual runs).
-TOKENLAB_API ReportTable fairness_table(const CompareResult& result);
-/// One row per (size, segmenter[, language]): the sweep's curves as numbers.
-TOKENLAB_API ReportTable sweep_table(const SweepResult& sweep);
-
 /// The row labels in table order: the trained algorithms, then the pretrained
 /// tokenizers.
 TOKENLAB_API std::vector<std::string> row_labels(const CompareOptions& options);
 
 /// Gini coefficient of non-negative values (0 = all equal).
 TOKENLAB_API double gini_coefficient(std::vector<double> values);
-
-/// Provenance shared by every report: version, options, corpus files and checksums.
-TOKENLAB_API std::vector<std::pair<std::string, std::string>> run_metadata(
-    const CompareResult& result);
 
 }  // namespace tokenlab

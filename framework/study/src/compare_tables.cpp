@@ -1,0 +1,265 @@
+// The comparison's report tables: columns, their help text and the cells, from
+// a CompareResult. compare.cpp computes the results; this file only presents them.
+#include "tokenlab/compare_tables.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "tokenlab/train_options.hpp"
+
+namespace tokenlab {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// A failed segmenter's row: its leading cells, "-" for every figure, and the error
+// in the last column (the note).
+void add_error_row(ReportTable& table, std::vector<std::string> cells, const std::string& error) {
+  while (cells.size() + 1 < table.columns.size()) cells.push_back("-");
+  cells.push_back("error: " + error);
+  table.rows.push_back(std::move(cells));
+}
+
+std::string millions(std::uint64_t v) {
+  return fixed(static_cast<double>(v) / 1e6, 1);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResult& result) {
+  std::vector<std::pair<std::string, std::string>> m;
+  const auto& o = result.options;
+  m.emplace_back("tokenlab version", TOKENLAB_VERSION);
+  m.emplace_back("date", result.started_at);
+  for (const auto& f : result.files)
+    m.emplace_back("corpus" + (f.language.empty() ? std::string() : " " + f.language),
+                   f.path + " (" + std::to_string(f.bytes) + " bytes, sha1 " + f.sha1 + ")");
+  for (const auto& l : result.languages)
+    m.emplace_back("lines" + (l.language.empty() ? std::string() : " " + l.language) +
+                       " (training / held out)",
+                   std::to_string(l.training_lines) + " / " + std::to_string(l.held_out_lines));
+  m.emplace_back("distinct training words", std::to_string(result.distinct_words));
+  if (!result.training_note.empty()) m.emplace_back("words left out", result.training_note);
+  m.emplace_back("counting seconds", fixed(result.count_seconds, 2));
+  m.emplace_back("vocab size requested", std::to_string(o.vocab_size));
+  m.emplace_back("character coverage", fixed(o.character_coverage, 6));
+  m.emplace_back("min frequency", std::to_string(o.min_frequency));
+  m.emplace_back(
+      "held-out fraction",
+      fixed(o.held_out, 3) + (o.aligned ? " (aligned: by line number)" : " (by line hash)"));
+  if (o.languages.size() > 1) {
+    m.emplace_back("training", o.per_language ? "one tokenizer per language"
+                                              : "joint (one tokenizer for all languages)");
+    if (o.aligned) m.emplace_back("parity reference", o.reference_language);
+  }
+  m.emplace_back("normalizer", o.normalizer.to_string());
+  m.emplace_back("pre-tokenizer", o.pre_tokenizer.to_string());
+  m.emplace_back("threads", std::to_string(resolve_threads(o.threads)));
+  m.emplace_back("jobs", std::to_string(o.jobs));
+  m.emplace_back("seed", std::to_string(o.seed));
+  for (const auto& [algorithm, extra] : o.plugin_options)
+    for (const auto& [key, value] : extra) m.emplace_back("option " + algorithm, key + "=" + value);
+  std::vector<std::string> seen;
+  for (const auto& row : result.rows)
+    if (std::find(seen.begin(), seen.end(), row.algorithm) == seen.end()) {
+      seen.push_back(row.algorithm);
+      m.emplace_back("plugin " + row.algorithm,
+                     row.plugin_version.empty() ? "-" : row.plugin_version);
+    }
+  return m;
+}
+
+ReportTable comparison_table(const CompareResult& result) {
+  const bool multilingual = result.languages.size() > 1;
+  const bool parity = multilingual && result.options.aligned;
+  const std::string context = std::to_string(result.options.context_tokens / 1000) + "k";
+  ReportTable t;
+  t.title = "tokenlab compare";
+  t.columns = {{"segmenter", ColumnKind::text,
+                "plugin name, or NAME (pretrained) for a real model's tokenizer given with "
+                "--tokenizer"}};
+  if (multilingual)
+    t.columns.push_back({"lang", ColumnKind::text, "language of the held-out text"});
+  const std::vector<ReportColumn> metrics = {
+      {"vocab", ColumnKind::integer, "vocabulary size reached, special tokens included"},
+      {"tokens", ColumnKind::integer, "tokens produced on the held-out text"},
+      {"tok/word", ColumnKind::real, "fertility: tokens per pre-tokenized word"},
+      {"chars/tok", ColumnKind::real, "compression: characters per token"},
+      {"bytes/tok", ColumnKind::real, "UTF-8 bytes per token"},
+      {"split%", ColumnKind::real, "words split into 2+ tokens, percent"},
+      {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
+      {"unk chr%", ColumnKind::real, "characters under unknown tokens / characters, percent"},
+      {"unk word%", ColumnKind::real, "words containing an unknown token / words, percent"},
+      {"byte fb%", ColumnKind::real,
+       "byte-fallback tokens (<0xNN>, standing for characters outside the alphabet) / tokens, "
+       "percent"},
+      {"used%", ColumnKind::real,
+       "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
+      {"renyi", ColumnKind::real,
+       "Renyi efficiency of the token distribution, alpha 2.5 (Zouhar et al. 2023)"},
+  };
+  t.columns.insert(t.columns.end(), metrics.begin(), metrics.end());
+  if (parity)
+    t.columns.push_back(
+        {"parity", ColumnKind::real,
+         "tokens / tokens of the reference language on the same segments (the premium)"});
+  t.columns.push_back({"ctx chars " + context, ColumnKind::integer,
+                       "characters of this text that fit in a context of " +
+                           std::to_string(result.options.context_tokens) + " tokens",
+                       false});
+  t.columns.push_back({"ctx words " + context, ColumnKind::integer,
+                       "words of this text that fit in a context of " +
+                           std::to_string(result.options.context_tokens) + " tokens"});
+  for (const std::size_t d : result.options.d_models) {
+    const std::string ds = std::to_string(d);
+    t.columns.push_back({"emb" + ds + " M", ColumnKind::real,
+                         "embedding parameters V x " + ds + " (tied), millions"});
+    t.columns.push_back({"untied" + ds + " M", ColumnKind::real,
+                         "input + output embeddings 2 x V x " + ds + " (untied), millions", false});
+    t.columns.push_back({"bf16 " + ds + " MB", ColumnKind::real,
+                         "tied embedding bytes at bf16 (untied: twice this), MB", false});
+  }
+  t.columns.push_back({"train s", ColumnKind::real, "training wall time, seconds"});
+  t.columns.push_back({"peak MiB", ColumnKind::real,
+                       "peak resident memory of the process during this training, shared word "
+                       "counts included (measured with --jobs 1)"});
+  t.columns.push_back({"enc MB/s", ColumnKind::real, "held-out encoding throughput, all threads"});
+  // The note is long prose: files carry it, the terminal prints it under the table.
+  t.columns.push_back({"note", ColumnKind::text, "error or remark", false});
+  for (const auto& row : result.rows) {
+    std::vector<std::string> cells{row.pretrained ? row.algorithm + " (pretrained)"
+                                                  : row.algorithm};
+    if (multilingual) cells.push_back(row.language);
+    if (!row.error.empty()) {
+      add_error_row(t, std::move(cells), row.error);
+      continue;
+    }
+    const auto& m = row.metrics;
+    cells.push_back(std::to_string(m.vocabulary_size));
+    cells.push_back(std::to_string(m.tokens));
+    cells.push_back(fixed(m.fertility(), 3));
+    cells.push_back(fixed(m.characters_per_token(), 3));
+    cells.push_back(fixed(m.bytes_per_token(), 3));
+    // A pretrained tokenizer's tokens do not map onto tokenlab's words.
+    cells.push_back(row.pretrained ? "-" : fixed(100 * m.continued_word_rate(), 2));
+    cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
+    cells.push_back(fixed(100 * m.unknown_character_rate(), 3));
+    cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
+    cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
+    cells.push_back(fixed(100 * m.vocabulary_utilization(), 1));
+    cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
+    if (parity) cells.push_back(row.parity ? fixed(*row.parity, 3) : "-");
+    const double ctx = static_cast<double>(result.options.context_tokens);
+    cells.push_back(m.tokens
+                        ? std::to_string(static_cast<std::uint64_t>(ctx * m.characters_per_token()))
+                        : "-");
+    cells.push_back(m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx / m.fertility()))
+                             : "-");
+    for (const std::size_t d : result.options.d_models) {
+      const EmbeddingCost cost = embedding_cost(m.vocabulary_size, d);
+      cells.push_back(millions(cost.tied_parameters));
+      cells.push_back(millions(cost.untied_parameters));
+      cells.push_back(fixed(static_cast<double>(cost.tied_bf16_bytes()) / 1e6, 1));
+    }
+    cells.push_back(row.pretrained ? "-" : fixed(row.train_seconds, 2));
+    cells.push_back(row.train_peak_mib >= 0 ? fixed(row.train_peak_mib, 1) : "-");
+    cells.push_back(fixed(row.encode_mb_per_second, 1));
+    cells.push_back(row.note);
+    t.rows.push_back(std::move(cells));
+  }
+  t.metadata = run_metadata(result);
+  return t;
+}
+
+ReportTable fairness_table(const CompareResult& result) {
+  ReportTable t;
+  t.title = "tokenlab fairness across languages";
+  t.columns = {
+      {"segmenter", ColumnKind::text, "plugin name"},
+      {"lang", ColumnKind::text, "language"},
+      {"tok/byte", ColumnKind::real, "tokens per UTF-8 byte of held-out text"},
+      {"tok/char", ColumnKind::real, "tokens per character"},
+      {"premium", ColumnKind::real, "tokens / reference-language tokens on the same segments"},
+      {"gini", ColumnKind::real,
+       "Gini coefficient of tokens per byte across languages (0 = equal)"}};
+  for (const auto& row : result.rows) {
+    if (!row.error.empty()) continue;
+    const auto& m = row.metrics;
+    const auto gini = result.gini_tokens_per_byte.find(row.algorithm);
+    t.rows.push_back(
+        {row.algorithm, row.language,
+         fixed(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0, 4),
+         fixed(
+             m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
+             4),
+         row.parity ? fixed(*row.parity, 3) : "-",
+         gini == result.gini_tokens_per_byte.end() ? "-" : fixed(gini->second, 4)});
+  }
+  t.metadata = run_metadata(result);
+  return t;
+}
+
+ReportTable sweep_table(const SweepResult& sweep) {
+  ReportTable t;
+  t.title = "tokenlab sweep";
+  const bool multilingual = !sweep.runs.empty() && sweep.runs.front().languages.size() > 1;
+  t.columns = {{"size", ColumnKind::integer, "vocabulary size requested"},
+               {"segmenter", ColumnKind::text, "plugin name"}};
+  if (multilingual) t.columns.push_back({"lang", ColumnKind::text, "language"});
+  const std::size_t d = sweep.runs.empty() || sweep.runs.front().options.d_models.empty()
+                            ? 768
+                            : sweep.runs.front().options.d_models.front();
+  const std::vector<ReportColumn> rest = {
+      {"vocab", ColumnKind::integer, "vocabulary size reached"},
+      {"tokens", ColumnKind::integer, "held-out tokens (sequence length)"},
+      {"tok/char", ColumnKind::real, "tokens per character"},
+      {"tok/word", ColumnKind::real, "fertility"},
+      {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
+      {"unk word%", ColumnKind::real, "words with an unknown token, percent"},
+      {"byte fb%", ColumnKind::real, "byte-fallback tokens / tokens, percent"},
+      {"emb" + std::to_string(d) + " M", ColumnKind::real, "tied embedding parameters, millions"},
+      {"train s", ColumnKind::real, "training seconds"},
+      {"note", ColumnKind::text, "remark (sizes the corpus cannot reach) or error", false}};
+  t.columns.insert(t.columns.end(), rest.begin(), rest.end());
+  for (std::size_t i = 0; i < sweep.runs.size(); ++i) {
+    for (const auto& row : sweep.runs[i].rows) {
+      std::vector<std::string> cells{std::to_string(sweep.vocab_sizes[i]), row.algorithm};
+      if (multilingual) cells.push_back(row.language);
+      if (!row.error.empty()) {
+        add_error_row(t, std::move(cells), row.error);
+        continue;
+      }
+      const auto& m = row.metrics;
+      cells.push_back(std::to_string(m.vocabulary_size));
+      cells.push_back(std::to_string(m.tokens));
+      cells.push_back(fixed(
+          m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
+          4));
+      cells.push_back(fixed(m.fertility(), 3));
+      cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
+      cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
+      cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
+      cells.push_back(millions(embedding_cost(m.vocabulary_size, d).tied_parameters));
+      cells.push_back(fixed(row.train_seconds, 2));
+      cells.push_back(row.note);
+      t.rows.push_back(std::move(cells));
+    }
+  }
+  if (!sweep.runs.empty()) t.metadata = run_metadata(sweep.runs.front());
+  t.metadata.erase(
+      std::remove_if(t.metadata.begin(), t.metadata.end(),
+                     [](const auto& kv) { return kv.first == "vocab size requested"; }),
+      t.metadata.end());
+  std::string sizes;
+  for (const auto s : sweep.vocab_sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
+  t.metadata.emplace_back("vocab sizes", sizes);
+  return t;
+}
+
+}  // namespace tokenlab
