@@ -199,33 +199,41 @@ class Suite {
 
 }  // namespace
 
-std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
-                                              const std::string& plugin_name,
-                                              const ConformanceListener& listener) {
-  Suite suite(listener);
-  PreTokenizer pre_tokenizer;
-  const WordCounts counts = conformance_counts(pre_tokenizer);
-  const std::vector<std::string> words = words_of(counts);
-  TrainOptions options;
-  options.vocab_size = 300;
-  options.threads = 1;
+namespace {
 
-  std::unique_ptr<Segmenter> segmenter;
-  if (!suite.run([&](std::string& d) {
-        segmenter = registry.create(plugin_name);
-        if (!segmenter) {
-          d = "expected a segmenter, the factory gave none";
-          return false;
-        }
-        d = segmenter->name() + " " + segmenter->version();
-        return true;
-      }))
-    return suite.skip_rest();
-  suite.run([&](std::string& d) {
-    const PluginInfo& info = registry.info(plugin_name);
-    const std::string got_name = segmenter->name();
-    const std::string got_version = segmenter->version();
-    const Capabilities got_caps = segmenter->capabilities();
+// The checks, in conformance_checks() order, on one plugin: each returns whether
+// it passed and leaves its detail in d. The first three and encode are fatal:
+// the others need a trained segmenter and its encodings.
+class ConformanceRun {
+ public:
+  ConformanceRun(const PluginRegistry& registry, std::string plugin_name)
+      : registry_(registry),
+        plugin_name_(std::move(plugin_name)),
+        counts_(conformance_counts(PreTokenizer())),
+        words_(words_of(counts_)) {
+    options_.vocab_size = 300;
+    options_.threads = 1;
+  }
+
+ private:
+  [[nodiscard]] const Vocabulary& vocabulary() const { return segmenter_->vocabulary(); }
+  [[nodiscard]] std::optional<TokenId> unknown() const { return vocabulary().unknown_id(); }
+
+  bool creates(std::string& d) {
+    segmenter_ = registry_.create(plugin_name_);
+    if (!segmenter_) {
+      d = "expected a segmenter, the factory gave none";
+      return false;
+    }
+    d = segmenter_->name() + " " + segmenter_->version();
+    return true;
+  }
+
+  bool descriptor_matches(std::string& d) {
+    const PluginInfo& info = registry_.info(plugin_name_);
+    const std::string got_name = segmenter_->name();
+    const std::string got_version = segmenter_->version();
+    const Capabilities got_caps = segmenter_->capabilities();
     std::vector<std::string> wrong;
     if (got_name != info.name)
       wrong.push_back("name() '" + got_name + "', expected '" + info.name + "'");
@@ -239,123 +247,127 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
     if (!wrong.empty())
       d += " (the descriptor's values; declare kName, kVersion, kCapabilities once)";
     return wrong.empty();
-  });
-  if (!suite.run([&](std::string& d) {
-        segmenter->train(counts, options, nullptr);
-        const std::size_t size = segmenter->vocabulary().size();
-        d = "vocabulary size " + std::to_string(size);
-        if (size == 0 || size > options.vocab_size) {
-          d = "expected a vocabulary of 1.." + std::to_string(options.vocab_size) +
-              " entries, got " + std::to_string(size);
-          return false;
-        }
-        return true;
-      }))
-    return suite.skip_rest();
+  }
 
-  std::vector<std::vector<TokenId>> encodings;
-  std::vector<std::vector<TokenId>> unseen;
-  if (!suite.run([&](std::string& d) {
-        encodings = encode_all(*segmenter, words);
-        unseen = encode_all(*segmenter, unseen_words());
-        d = std::to_string(encodings.size()) + " words";
-        return true;
-      }))
-    return suite.skip_rest();
-  const Vocabulary& vocabulary = segmenter->vocabulary();
-  const auto unknown = vocabulary.unknown_id();
-  const bool ids_in_range = suite.run([&](std::string& d) {
-    d = first_bad_id(encodings, words, vocabulary.size());
-    if (d.empty()) d = first_bad_id(unseen, unseen_words(), vocabulary.size());
-    return d.empty();
-  });
-  suite.run([&](std::string& d) {
-    if (!ids_in_range) {
+  bool trains(std::string& d) {
+    segmenter_->train(counts_, options_, nullptr);
+    const std::size_t size = segmenter_->vocabulary().size();
+    d = "vocabulary size " + std::to_string(size);
+    if (size == 0 || size > options_.vocab_size) {
+      d = "expected a vocabulary of 1.." + std::to_string(options_.vocab_size) + " entries, got " +
+          std::to_string(size);
+      return false;
+    }
+    return true;
+  }
+
+  bool encodes(std::string& d) {
+    encodings_ = encode_all(*segmenter_, words_);
+    unseen_ = encode_all(*segmenter_, unseen_words());
+    d = std::to_string(encodings_.size()) + " words";
+    return true;
+  }
+
+  bool ids_in_range(std::string& d) {
+    d = first_bad_id(encodings_, words_, vocabulary().size());
+    if (d.empty()) d = first_bad_id(unseen_, unseen_words(), vocabulary().size());
+    ids_in_range_ = d.empty();  // the next check needs it
+    return ids_in_range_;
+  }
+
+  bool ids_decode_to_own_piece(std::string& d) {
+    if (!ids_in_range_) {
       d = "not checked: ids out of range";
       return false;
     }
     // An id must stand for its own piece: decode of the id alone is text found in
     // piece(id) (pieces may carry decoration, as WordPiece's ##). Ids shifted by
     // one, say, decode to a neighbour's text. Specials and byte pieces are exempt.
-    const auto bytes = byte_fallback_ids(vocabulary);
+    const auto bytes = byte_fallback_ids(vocabulary());
     const std::set<TokenId> exempt(bytes.begin(), bytes.end());
     std::set<TokenId> seen;
-    for (const auto& ids : encodings) seen.insert(ids.begin(), ids.end());
+    for (const auto& ids : encodings_) seen.insert(ids.begin(), ids.end());
     for (const TokenId id : seen) {
-      if (vocabulary.is_special(id) || exempt.count(id) > 0) continue;
-      const std::string text = segmenter->decode(std::span<const TokenId>(&id, 1));
-      if (text.empty() || vocabulary.piece(id).find(text) == std::string::npos) {
+      if (vocabulary().is_special(id) || exempt.count(id) > 0) continue;
+      const std::string text = segmenter_->decode(std::span<const TokenId>(&id, 1));
+      if (text.empty() || vocabulary().piece(id).find(text) == std::string::npos) {
         d = "expected id " + std::to_string(id) + " to decode to text of its piece '" +
-            vocabulary.piece(id) + "', got '" + text + "'";
+            vocabulary().piece(id) + "', got '" + text + "'";
         return false;
       }
     }
     d = std::to_string(seen.size()) + " distinct ids";
     return true;
-  });
-  suite.run([&](std::string& d) {
+  }
+
+  bool round_trips(std::string& d) {
     std::size_t checked = 0;
-    for (std::size_t i = 0; i < encodings.size(); ++i) {
-      if (contains_id(encodings[i], unknown)) continue;
+    for (std::size_t i = 0; i < encodings_.size(); ++i) {
+      if (contains_id(encodings_[i], unknown())) continue;
       ++checked;
-      const std::string back = segmenter->decode(encodings[i]);
-      if (back != words[i]) {
-        d = "expected '" + words[i] + "' back, got '" + back + "' from ids " +
-            show_ids(encodings[i]);
+      const std::string back = segmenter_->decode(encodings_[i]);
+      if (back != words_[i]) {
+        d = "expected '" + words_[i] + "' back, got '" + back + "' from ids " +
+            show_ids(encodings_[i]);
         return false;
       }
     }
-    d = std::to_string(checked) + " of " + std::to_string(encodings.size()) +
+    d = std::to_string(checked) + " of " + std::to_string(encodings_.size()) +
         " words without unknown tokens";
     if (checked == 0) d = "expected some words without unknown tokens, every word had one";
     return checked > 0;
-  });
-  suite.run([&](std::string& d) {
+  }
+
+  bool unseen_encoded(std::string& d) {
     // Each unseen word must come back whole, or hold the unknown token where text
     // could not be represented: an encoder that skips what it does not know fails.
-    for (std::size_t i = 0; i < unseen.size(); ++i) {
+    for (std::size_t i = 0; i < unseen_.size(); ++i) {
       const std::string& word = unseen_words()[i];
-      if (unseen[i].empty()) {
+      if (unseen_[i].empty()) {
         d = "expected ids for unseen word '" + word + "', got none";
         return false;
       }
-      if (contains_id(unseen[i], unknown)) continue;
-      const std::string back = segmenter->decode(unseen[i]);
+      if (contains_id(unseen_[i], unknown())) continue;
+      const std::string back = segmenter_->decode(unseen_[i]);
       if (back != word) {
         d = "expected unseen word '" + word + "' back, or the unknown token, got '" + back +
-            "' from ids " + show_ids(unseen[i]);
+            "' from ids " + show_ids(unseen_[i]);
         return false;
       }
     }
-    d = std::to_string(unseen.size()) + " unseen words";
+    d = std::to_string(unseen_.size()) + " unseen words";
     return true;
-  });
-  suite.run([&](std::string& d) {
-    auto other = registry.create(plugin_name);
-    TrainOptions two = options;
+  }
+
+  bool deterministic_training(std::string& d) {
+    auto other = registry_.create(plugin_name_);
+    TrainOptions two = options_;
     two.threads = 2;
-    other->train(counts, two, nullptr);
-    const bool same = saved_bytes(*other) == saved_bytes(*segmenter);
+    other->train(counts_, two, nullptr);
+    const bool same = saved_bytes(*other) == saved_bytes(*segmenter_);
     if (!same) d = "expected the same save() bytes at threads=1 and threads=2, they differ";
     return same;
-  });
-  suite.run([&](std::string& d) {
+  }
+
+  bool save_load(std::string& d) {
     std::stringstream buffer;
-    segmenter->save(buffer);
-    auto loaded = registry.create(plugin_name);
+    segmenter_->save(buffer);
+    auto loaded = registry_.create(plugin_name_);
     loaded->load(buffer);
-    if (loaded->vocabulary().pieces() != vocabulary.pieces()) {
+    if (loaded->vocabulary().pieces() != vocabulary().pieces()) {
       d = "expected the same vocabulary after load, it differs";
       return false;
     }
-    if (encode_all(*loaded, words) != encodings || encode_all(*loaded, unseen_words()) != unseen) {
+    if (encode_all(*loaded, words_) != encodings_ ||
+        encode_all(*loaded, unseen_words()) != unseen_) {
       d = "expected the same encodings after load, they differ";
       return false;
     }
     return true;
-  });
-  suite.run([&](std::string& d) {
-    auto loaded = registry.create(plugin_name);
+  }
+
+  bool rejects_garbage(std::string& d) {
+    auto loaded = registry_.create(plugin_name_);
     std::istringstream garbage("this is not a model payload at all");
     try {
       loaded->load(garbage);
@@ -365,18 +377,19 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
     }
     d = "expected load() to throw on garbage, it returned normally";
     return false;
-  });
-  suite.run([&](std::string& d) {
+  }
+
+  bool concurrent_encoding(std::string& d) {
     // Many threads, started together, encode many words in different orders and
     // compare every word with the serial result: shared mutable state shows.
-    std::vector<std::string> many = words;
+    std::vector<std::string> many = words_;
     many.insert(many.end(), unseen_words().begin(), unseen_words().end());
-    for (std::size_t i = 0; i < words.size(); ++i)
-      for (std::size_t j = 0; j < words.size(); j += 7)
-        many.push_back(words[i] + words[j].substr(words[j].rfind(kBoundaryMarker, 0) == 0
-                                                      ? sizeof kBoundaryMarker - 1
-                                                      : 0));
-    const auto serial = encode_all(*segmenter, many);
+    for (std::size_t i = 0; i < words_.size(); ++i)
+      for (std::size_t j = 0; j < words_.size(); j += 7)
+        many.push_back(words_[i] + words_[j].substr(words_[j].rfind(kBoundaryMarker, 0) == 0
+                                                        ? sizeof kBoundaryMarker - 1
+                                                        : 0));
+    const auto serial = encode_all(*segmenter_, many);
     constexpr unsigned kThreads = 16;
     std::atomic<unsigned> ready{0};
     std::vector<std::string> mismatch(kThreads);
@@ -390,7 +403,7 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
       for (int round = 0; round < 4 && mismatch[t].empty(); ++round)
         for (std::size_t k = 0; k < many.size(); ++k) {
           const std::size_t w = (k + t * many.size() / kThreads) % many.size();
-          if (encode_one(*segmenter, many[w]) != serial[w]) {
+          if (encode_one(*segmenter_, many[w]) != serial[w]) {
             mismatch[t] = "expected ids " + show_ids(serial[w]) + " for '" + many[w] +
                           "' (serial), thread " + std::to_string(t) + " got others";
             break;
@@ -404,42 +417,45 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
       }
     d = std::to_string(kThreads) + " threads x " + std::to_string(many.size()) + " words";
     return true;
-  });
-  suite.run([&](std::string& d) {
-    const auto ids = encode_one(*segmenter, "");
-    const std::string back = segmenter->decode(ids);
+  }
+
+  bool empty_word(std::string& d) {
+    const auto ids = encode_one(*segmenter_, "");
+    const std::string back = segmenter_->decode(ids);
     d = std::to_string(ids.size()) + " ids";
     if (!ids.empty() || !back.empty())
       d = "expected no ids and empty text, got " + std::to_string(ids.size()) + " ids";
     return ids.empty() && back.empty();
-  });
-  suite.run([&](std::string& d) {
+  }
+
+  bool long_word(std::string& d) {
     std::string word(kBoundaryMarker);
     while (word.size() < (1u << 20)) word += "lowestnewerwider";
-    const auto ids = encode_one(*segmenter, word);
-    const bool has_unknown = contains_id(ids, unknown);
+    const auto ids = encode_one(*segmenter_, word);
+    const bool has_unknown = contains_id(ids, unknown());
     d = std::to_string(ids.size()) + " ids";
     if (ids.empty()) {
       d = "expected ids, got none";
       return false;
     }
-    if (const auto bad = first_bad_id({ids}, {"(the 1 MB word)"}, vocabulary.size());
+    if (const auto bad = first_bad_id({ids}, {"(the 1 MB word)"}, vocabulary().size());
         !bad.empty()) {
       d = bad;
       return false;
     }
-    if (!has_unknown && segmenter->decode(ids) != word) {
+    if (!has_unknown && segmenter_->decode(ids) != word) {
       d = "expected the word back (no unknown token), decode differs";
       return false;
     }
     return true;
-  });
-  suite.run([&](std::string& d) {
-    auto other = registry.create(plugin_name);
-    TrainOptions bad = options;
+  }
+
+  bool unknown_option(std::string& d) {
+    auto other = registry_.create(plugin_name_);
+    TrainOptions bad = options_;
     bad.extra["no_such_option"] = "1";
     try {
-      other->train(counts, bad, nullptr);
+      other->train(counts_, bad, nullptr);
     } catch (const Error& e) {
       d = e.what();
       if (d.find("no_such_option") != std::string::npos && d.find("valid") != std::string::npos)
@@ -449,7 +465,54 @@ std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
     }
     d = "expected train() to throw tokenlab::Error for no_such_option=1, it accepted it";
     return false;
-  });
+  }
+
+ public:
+  struct Step {
+    bool (ConformanceRun::*check)(std::string&);
+    bool fatal;
+  };
+  static constexpr Step kSteps[] = {
+      {&ConformanceRun::creates, true},
+      {&ConformanceRun::descriptor_matches, false},
+      {&ConformanceRun::trains, true},
+      {&ConformanceRun::encodes, true},
+      {&ConformanceRun::ids_in_range, false},
+      {&ConformanceRun::ids_decode_to_own_piece, false},
+      {&ConformanceRun::round_trips, false},
+      {&ConformanceRun::unseen_encoded, false},
+      {&ConformanceRun::deterministic_training, false},
+      {&ConformanceRun::save_load, false},
+      {&ConformanceRun::rejects_garbage, false},
+      {&ConformanceRun::concurrent_encoding, false},
+      {&ConformanceRun::empty_word, false},
+      {&ConformanceRun::long_word, false},
+      {&ConformanceRun::unknown_option, false},
+  };
+
+ private:
+  const PluginRegistry& registry_;
+  const std::string plugin_name_;
+  const WordCounts counts_;
+  const std::vector<std::string> words_;
+  TrainOptions options_;
+  std::unique_ptr<Segmenter> segmenter_;
+  std::vector<std::vector<TokenId>> encodings_;  // of words_
+  std::vector<std::vector<TokenId>> unseen_;     // of unseen_words()
+  bool ids_in_range_ = false;
+};
+
+}  // namespace
+
+std::vector<ConformanceCheck> run_conformance(const PluginRegistry& registry,
+                                              const std::string& plugin_name,
+                                              const ConformanceListener& listener) {
+  static_assert(std::size(ConformanceRun::kSteps) == 15);
+  Suite suite(listener);
+  ConformanceRun run(registry, plugin_name);
+  for (const ConformanceRun::Step& step : ConformanceRun::kSteps)
+    if (!suite.run([&](std::string& d) { return (run.*step.check)(d); }) && step.fatal)
+      return suite.skip_rest();
   return suite.done();
 }
 
