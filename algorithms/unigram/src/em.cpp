@@ -225,7 +225,24 @@ class EmTrainer {
   void prune(std::size_t desired) {
     const std::size_t n = pieces_.size();
     const std::vector<double> score = extended_scores();
+    const std::vector<double> freq = viterbi_frequencies(score);
+    const Alternatives alternatives = second_best_segmentations(score);
+    const std::size_t target = std::max(
+        desired, static_cast<std::size_t>(config_.shrinking_factor * static_cast<double>(n)));
+    remove_pieces(pieces_to_keep(freq, alternatives, target));
+    if (observer_ != nullptr && observer_->trace()) {
+      observer_->on_step(
+          {"prune",
+           prune_steps_,
+           {{"size_before", std::to_string(n)}, {"size_after", std::to_string(pieces_.size())}}});
+    }
+    ++prune_steps_;
+  }
 
+  // How often each piece occurs in the Viterbi segmentations of the corpus,
+  // weighted by word counts (summed per worker, so exact for any thread count).
+  [[nodiscard]] std::vector<double> viterbi_frequencies(const std::vector<double>& score) const {
+    const std::size_t n = pieces_.size();
     std::vector<std::vector<std::uint64_t>> frequency(threads_, std::vector<std::uint64_t>(n, 0));
     parallel_for_workers(chunks_.size(), threads_, [&](unsigned worker, std::size_t ci) {
       std::vector<double> best(kMaxWordChars + 1);
@@ -251,21 +268,32 @@ class EmTrainer {
       });
     });
     std::vector<double> freq(n, 0.0);
-    double sum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
       std::uint64_t v = 0;
       for (const auto& f : frequency) v += f[i];
       freq[i] = static_cast<double>(v);
-      sum += freq[i];
     }
+    return freq;
+  }
 
+  // Per piece: whether it stays a candidate at all (false when its own string
+  // segments better without it) and its second-best segmentation (empty when
+  // there is none, or only one through an unknown character: then it is kept).
+  struct Alternatives {
+    std::vector<std::uint8_t> always_keep;
+    std::vector<std::vector<std::uint32_t>> pieces;
+  };
+  [[nodiscard]] Alternatives second_best_segmentations(const std::vector<double>& score) const {
+    const std::size_t n = pieces_.size();
     std::vector<std::pair<std::string_view, std::uint32_t>> entries;
     entries.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
       entries.emplace_back(pieces_[i], static_cast<std::uint32_t>(i));
     const PieceTrie trie(std::move(entries));
-    std::vector<std::uint8_t> always_keep(n, 1);
-    std::vector<std::vector<std::uint32_t>> alternatives(n);
+    Alternatives result{std::vector<std::uint8_t>(n, 1),
+                        std::vector<std::vector<std::uint32_t>>(n)};
+    auto& always_keep = result.always_keep;
+    auto& alternatives = result.pieces;
     parallel_for((n + kChunkPieces - 1) / kChunkPieces, threads_, [&](std::size_t ci) {
       Lattice lattice;
       const std::size_t last = std::min(n, (ci + 1) * kChunkPieces);
@@ -302,7 +330,17 @@ class EmTrainer {
         }
       }
     });
+    return result;
+  }
 
+  // The required characters, the pieces without an alternative, then the
+  // candidates whose removal would cost the most likelihood, up to target.
+  [[nodiscard]] std::vector<std::uint8_t> pieces_to_keep(const std::vector<double>& freq,
+                                                         const Alternatives& alternatives,
+                                                         std::size_t target) const {
+    const std::size_t n = pieces_.size();
+    double sum = 0.0;
+    for (const double f : freq) sum += f;
     std::vector<std::uint8_t> keep(n, 0);
     std::size_t kept = 0;
     std::vector<std::pair<double, std::uint32_t>> candidates;
@@ -314,8 +352,8 @@ class EmTrainer {
         ++kept;
         continue;
       }
-      if (freq[i] == 0.0 || always_keep[i] == 0) continue;
-      if (alternatives[i].empty()) {
+      if (freq[i] == 0.0 || alternatives.always_keep[i] == 0) continue;
+      if (alternatives.pieces[i].empty()) {
         keep[i] = 1;
         ++kept;
         continue;
@@ -324,29 +362,21 @@ class EmTrainer {
       const double share = freq[i] / words;
       const double logprob_piece = std::log(freq[i]) - log_sum;
       const double log_sum_alt =
-          std::log(sum + freq[i] * (static_cast<double>(alternatives[i].size()) - 1.0));
+          std::log(sum + freq[i] * (static_cast<double>(alternatives.pieces[i].size()) - 1.0));
       double logprob_alt = 0.0;
-      for (const auto a : alternatives[i]) logprob_alt += std::log(freq[a] + freq[i]) - log_sum_alt;
+      for (const auto a : alternatives.pieces[i])
+        logprob_alt += std::log(freq[a] + freq[i]) - log_sum_alt;
       candidates.emplace_back(share * (logprob_piece - logprob_alt), static_cast<std::uint32_t>(i));
     }
     std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
-    const std::size_t target = std::max(
-        desired, static_cast<std::size_t>(config_.shrinking_factor * static_cast<double>(n)));
     for (const auto& [loss, i] : candidates) {
       if (kept >= target) break;
       keep[i] = 1;
       ++kept;
     }
-    remove_pieces(keep);
-    if (observer_ != nullptr && observer_->trace()) {
-      observer_->on_step(
-          {"prune",
-           prune_steps_,
-           {{"size_before", std::to_string(n)}, {"size_after", std::to_string(pieces_.size())}}});
-    }
-    ++prune_steps_;
+    return keep;
   }
 
   void remove_pieces(const std::vector<std::uint8_t>& keep) {
