@@ -97,4 +97,18 @@ class TOKENLAB_API Segmenter {
   virtual void export_model(std::ostream& out, const std::string& format) const;
 };
 
+/// name(), version() and capabilities() from Derived's static constants kName,
+/// kVersion and kCapabilities, which TOKENLAB_DEFINE_PLUGIN(Derived) reads too, so
+/// a plugin's identity is written once. Base is Segmenter or a class derived from it.
+///
+///   class Mine final : public DescribedSegmenter<Mine> {
+///     static constexpr const char* kName = "mine"; ...
+template <class Derived, class Base = Segmenter>
+class DescribedSegmenter : public Base {
+ public:
+  [[nodiscard]] std::string name() const override { return Derived::kName; }
+  [[nodiscard]] std::string version() const override { return Derived::kVersion; }
+  [[nodiscard]] Capabilities capabilities() const override { return Derived::kCapabilities; }
+};
+
 }  // namespace tokenlab

@@ -133,12 +133,7 @@ class TOKENLAB_API VocabularySegmenterBase : public Segmenter {
 /// name(), version(), capabilities() and format_version() from Derived's static
 /// constants kName, kVersion, kCapabilities and (optional) kFormatVersion.
 template <class Derived>
-class VocabularySegmenter : public VocabularySegmenterBase {
- public:
-  [[nodiscard]] std::string name() const override { return Derived::kName; }
-  [[nodiscard]] std::string version() const override { return Derived::kVersion; }
-  [[nodiscard]] Capabilities capabilities() const override { return Derived::kCapabilities; }
-
+class VocabularySegmenter : public DescribedSegmenter<Derived, VocabularySegmenterBase> {
  protected:
   [[nodiscard]] std::uint32_t format_version() const override {
     if constexpr (requires { Derived::kFormatVersion; })

@@ -63,24 +63,21 @@ enum class Units : std::uint8_t { kChars = 0, kBytes = 1 };
 /// raw with every byte replaced by byte_display().
 [[nodiscard]] std::string bytes_display(std::string_view raw);
 
-class BpeSegmenter final : public Segmenter {
+class BpeSegmenter final : public DescribedSegmenter<BpeSegmenter> {
  public:
   BpeSegmenter();
   ~BpeSegmenter() override;
   BpeSegmenter(const BpeSegmenter&) = delete;  // the per-thread caches key on identity
   BpeSegmenter& operator=(const BpeSegmenter&) = delete;
 
-  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  // Written once: DescribedSegmenter and the plugin descriptor (TOKENLAB_DEFINE_PLUGIN)
+  // read them.
   static constexpr const char* kName = "bpe";
   static constexpr const char* kVersion = "0.1.0";
   static constexpr const char* kDescription =
       "Byte-pair encoding (Sennrich et al. 2016): chars or bytes, byte fallback, "
       "BPE-dropout, merge traces";
   static constexpr Capabilities kCapabilities = kCapabilitySampling | kCapabilityTrace;
-
-  [[nodiscard]] std::string name() const override { return kName; }
-  [[nodiscard]] std::string version() const override { return kVersion; }
-  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
 
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;

@@ -26,18 +26,16 @@ enum class UnitKind { code_points, graphemes };
 /// Splits a word into units (views into word). Invalid UTF-8 bytes are one unit each.
 void split_units(std::string_view word, UnitKind kind, std::vector<std::string_view>& out);
 
-class CharacterSegmenter final : public Segmenter {
+class CharacterSegmenter final : public DescribedSegmenter<CharacterSegmenter> {
  public:
-  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  // Written once: DescribedSegmenter and the plugin descriptor (TOKENLAB_DEFINE_PLUGIN)
+  // read them.
   static constexpr const char* kName = "character";
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "One token per code point (or grapheme cluster, units=graphemes)";
   static constexpr Capabilities kCapabilities = kCapabilityNone;
 
-  [[nodiscard]] std::string name() const override { return kName; }
-  [[nodiscard]] std::string version() const override { return kVersion; }
-  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;
   void encode(std::string_view word, std::vector<TokenId>& out) const override;

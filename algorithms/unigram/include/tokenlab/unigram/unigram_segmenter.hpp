@@ -39,22 +39,19 @@
 
 namespace tokenlab::unigram {
 
-class UnigramSegmenter final : public Segmenter {
+class UnigramSegmenter final : public DescribedSegmenter<UnigramSegmenter> {
  public:
   UnigramSegmenter();
   ~UnigramSegmenter() override;
 
-  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  // Written once: DescribedSegmenter and the plugin descriptor (TOKENLAB_DEFINE_PLUGIN)
+  // read them.
   static constexpr const char* kName = "unigram";
   static constexpr const char* kVersion = "0.1.0";
   static constexpr const char* kDescription =
       "Unigram language model (Kudo 2018): EM, pruning, sampling, n-best";
   static constexpr Capabilities kCapabilities =
       kCapabilitySampling | kCapabilityNBest | kCapabilityTrace;
-
-  [[nodiscard]] std::string name() const override { return kName; }
-  [[nodiscard]] std::string version() const override { return kVersion; }
-  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
 
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;

@@ -14,18 +14,16 @@
 
 namespace tokenlab::word {
 
-class WordSegmenter final : public Segmenter {
+class WordSegmenter final : public DescribedSegmenter<WordSegmenter> {
  public:
-  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  // Written once: DescribedSegmenter and the plugin descriptor (TOKENLAB_DEFINE_PLUGIN)
+  // read them.
   static constexpr const char* kName = "word";
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "One token per pre-tokenized word; the rest are unknown";
   static constexpr Capabilities kCapabilities = kCapabilityNone;
 
-  [[nodiscard]] std::string name() const override { return kName; }
-  [[nodiscard]] std::string version() const override { return kVersion; }
-  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
   /// Keeps the specials (default "<unk>"), then words by descending count (ties:
   /// first occurrence) with count >= min_frequency, up to vocab_size entries.
   void train(const WordCounts& counts, const TrainOptions& options,

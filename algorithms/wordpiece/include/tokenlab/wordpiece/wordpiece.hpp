@@ -45,23 +45,20 @@
 
 namespace tokenlab::wordpiece {
 
-class WordPieceSegmenter final : public Segmenter {
+class WordPieceSegmenter final : public DescribedSegmenter<WordPieceSegmenter> {
  public:
   WordPieceSegmenter();
   ~WordPieceSegmenter() override;
   WordPieceSegmenter(WordPieceSegmenter&&) noexcept;
   WordPieceSegmenter& operator=(WordPieceSegmenter&&) noexcept;
 
-  // Written once: the plugin descriptor (TOKENLAB_DEFINE_PLUGIN) reads them too.
+  // Written once: DescribedSegmenter and the plugin descriptor (TOKENLAB_DEFINE_PLUGIN)
+  // read them.
   static constexpr const char* kName = "wordpiece";
   static constexpr const char* kVersion = "0.1.0";
   static constexpr const char* kDescription =
       "WordPiece: likelihood-trained merges, BERT greedy longest-match encoding";
   static constexpr Capabilities kCapabilities = kCapabilityTrace;
-
-  [[nodiscard]] std::string name() const override { return kName; }
-  [[nodiscard]] std::string version() const override { return kVersion; }
-  [[nodiscard]] Capabilities capabilities() const override { return kCapabilities; }
 
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;
