@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/lines.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
@@ -42,13 +43,7 @@ std::vector<std::string> read_lines(const std::string& path, std::size_t& bytes)
   const std::string text = all.str();
   bytes = text.size();
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.emplace_back(text, start, end - start);
-    start = end + 1;
-  }
+  for (const std::string_view line : tokenlab::lines_of(text)) lines.emplace_back(line);
   return lines;
 }
 

@@ -12,6 +12,7 @@
 
 #include "json_value.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/lines.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/formats.hpp"
 #include "tokenlab/utf8.hpp"
@@ -143,14 +144,8 @@ PretrainedPipeline read_rank_file(std::string_view content, const std::string& s
                 (encoding.empty() ? std::string() : "; '" + std::string(encoding) + "' is none"));
   auto table = std::make_shared<TokenTable>();
   table->reserve(content.size() / 12);
-  std::size_t line_number = 0;
-  for (std::size_t begin = 0; begin < content.size();) {
-    std::size_t end = content.find('\n', begin);
-    if (end == std::string_view::npos) end = content.size();
-    ++line_number;
-    std::string_view line = content.substr(begin, end - begin);
-    begin = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (const auto& [line_number, raw_line] : numbered_lines(content)) {
+    const std::string_view line = strip_cr(raw_line);
     if (line.empty()) continue;
     const std::string where = source + ": line " + std::to_string(line_number);
     const auto space = line.find(' ');
