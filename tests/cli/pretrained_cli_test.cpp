@@ -140,3 +140,38 @@ TEST_CASE("a byte-level BPE trains on a regex preset as GPT-style tokenizers do"
                   {"o200k", "space"});
   }
 }
+
+TEST_CASE("export writes a tokenizer.json that encodes as the model, and --verify says so",
+          "[cli][pretrained][export]") {
+  TempDir dir;
+  const std::string corpus = data_file("corpus/english.txt");
+  const std::string model = dir / "unigram.tkl";
+  const RunResult trained = run_tokenlab({"train", "-a", "unigram", "-v", "300", "--pre-tokenizer",
+                                          "whitespace", "--corpus", corpus, "-o", model});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  const std::string json = dir / "tokenizer.json";
+  const RunResult exported = run_tokenlab(
+      {"export", "-m", model, "--format", "tokenizer.json", "-o", json, "--verify", corpus});
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  CHECK_THAT(exported.err, Catch::Contains("verify: 0 of"));
+  // The file is a model wherever one is accepted, and gives the model's ids.
+  const std::string text = "The river flows north, past the old mill.\n";
+  const RunResult from_model = run_tokenlab({"encode", "-m", model}, text);
+  const RunResult from_json = run_tokenlab({"encode", "-m", json}, text);
+  REQUIRE(from_model.exit_code == 0);
+  CHECK(from_json.out == from_model.out);
+
+  SECTION("a pipeline HF cannot reproduce is refused, and no file is written") {
+    const std::string unicode_model = dir / "unicode.tkl";
+    REQUIRE(
+        run_tokenlab({"train", "-a", "bpe", "-v", "300", "--corpus", corpus, "-o", unicode_model})
+            .exit_code == 0);
+    const std::string out = dir / "refused.json";
+    check_failure(
+        run_tokenlab({"export", "-m", unicode_model, "--format", "tokenizer.json", "-o", out}),
+        {"--pre-tokenizer unicode/prefix", "nearest exportable choice"});
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}

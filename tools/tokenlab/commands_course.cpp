@@ -12,6 +12,9 @@
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/model_description.hpp"
+#include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+#include "tokenlab/pretrained/tokenizer_json_writer.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/tokenizer.hpp"
 #include "tokenlab/types.hpp"
@@ -374,25 +377,81 @@ int cmd_import(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+namespace {
+
+// The exported file read back through tokenlab's own reader, against the model,
+// line by line: what --verify reports.
+int verify_export(const Tokenizer& model, const std::string& exported, const std::string& format,
+                  const std::string& text_file) {
+  const PretrainedTokenizer back = PretrainedTokenizer::from_bytes(exported, "the export", format);
+  std::ifstream in(text_file, std::ios::binary);
+  if (!in) throw Error(text_file + ": cannot read");
+  std::size_t lines = 0;
+  std::size_t differ = 0;
+  std::size_t shown = 0;
+  std::string line;
+  std::vector<TokenId> ids;
+  while (std::getline(in, line)) {
+    ++lines;
+    if (utf8::find_invalid(line)) continue;  // neither side encodes ill-formed text
+    ids.clear();
+    model.encode(line, ids);
+    const std::vector<TokenId> theirs = back.encode(line);
+    if (ids == theirs) continue;
+    ++differ;
+    if (shown++ < 5)
+      std::cerr << text_file << ":" << lines << ": the " << format << " file encodes \"" << line
+                << "\" differently (" << theirs.size() << " ids, the model " << ids.size() << ")\n";
+  }
+  std::cerr << "verify: " << differ << " of " << lines << " lines of " << text_file
+            << " encode differently through the exported " << format << '\n';
+  return differ == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
 int cmd_export(const std::vector<std::string>& args) {
   std::string format;
   std::string model;
   std::string output;
+  std::string verify;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
-  desc.add_options()("format", po::value(&format)->required(), "vocab.txt")(
+  desc.add_options()("format", po::value(&format)->required(),
+                     "tokenizer.json (Hugging Face tokenizers) or vocab.txt (BERT, WordPiece)")(
       "model,m", po::value(&model)->required(), "model file")(
       "output,o", po::value(&output)->required(), "file to write (- for stdout)")(
+      "verify", po::value(&verify),
+      "TEXT: read the written file back and compare its ids with the model's on every line")(
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
-  if (!parse("export", "--format vocab.txt -m MODEL -o FILE", desc, {}, args, vm)) return kExitOk;
+  if (!parse("export", "--format tokenizer.json|vocab.txt -m MODEL -o FILE [--verify TEXT]", desc,
+             {}, args, vm))
+    return kExitOk;
+  if (format != "tokenizer.json" && format != "vocab.txt")
+    throw UsageError("--format must be tokenizer.json or vocab.txt, got '" + format + "'");
+  if (!verify.empty() && format != "tokenizer.json")
+    throw UsageError("--verify needs --format tokenizer.json");
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
-  check_not_an_input(output, {model});
+  check_not_an_input(output, verify.empty() ? std::vector<std::string>{model}
+                                            : std::vector<std::string>{model, verify});
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
-  with_output(output, [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
-  return kExitOk;
+  if (format == "vocab.txt") {
+    with_output(output,
+                [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
+    return kExitOk;
+  }
+  std::stringstream description;
+  tokenizer.segmenter().export_model(description, kModelDescriptionFormat);
+  // Built whole before anything is written, so a refusal leaves no file behind.
+  const std::string json =
+      write_tokenizer_json(read_model_description(description), tokenizer.normalizer().options(),
+                           tokenizer.pre_tokenizer().options());
+  with_output(output, [&](std::ostream& out) { out << json; });
+  if (verify.empty()) return kExitOk;
+  return verify_export(tokenizer, json, format, verify);
 }
 
 }  // namespace tokenlab::cli

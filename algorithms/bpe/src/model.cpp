@@ -20,6 +20,7 @@
 
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/random.hpp"
@@ -250,6 +251,19 @@ TieBreak BpeSegmenter::tie_break() const noexcept {
 }
 double BpeSegmenter::default_dropout() const noexcept {
   return model_->dropout;
+}
+
+void BpeSegmenter::export_model(std::ostream& out, const std::string& format) const {
+  if (format != kModelDescriptionFormat) throw Error("bpe: cannot export format '" + format + "'");
+  ModelDescription m;
+  m.kind = ModelKind::bpe;
+  m.pieces = model_->vocab.pieces();
+  for (TokenId id = 0; id < model_->vocab.special_count(); ++id) m.specials.push_back(id);
+  m.unknown = model_->vocab.unknown_id();
+  m.byte_fallback = model_->byte_fallback;
+  m.byte_level = model_->units == Units::kBytes;
+  for (const MergeRule& rule : model_->merges) m.merges.emplace_back(rule.left, rule.right);
+  write_model_description(out, m);
 }
 
 }  // namespace tokenlab::bpe

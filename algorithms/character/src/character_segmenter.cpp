@@ -10,6 +10,7 @@
 
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/utf8.hpp"
@@ -187,6 +188,21 @@ void CharacterSegmenter::load(std::istream& in) {
   if (!vocabulary.unknown_id()) reader.fail("no unknown token");
   units_ = units == 1 ? UnitKind::graphemes : UnitKind::code_points;
   vocabulary_ = std::move(vocabulary);
+}
+
+void CharacterSegmenter::export_model(std::ostream& out, const std::string& format) const {
+  if (format != kModelDescriptionFormat)
+    throw Error("character: cannot export format '" + format + "'");
+  if (units_ == UnitKind::graphemes)
+    throw Error(
+        "character: units=graphemes has no equivalent in other tools' formats (they cut text "
+        "into code points); retrain with units=code_points to export");
+  ModelDescription m;
+  m.kind = ModelKind::character;
+  m.pieces = vocabulary_.pieces();
+  for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
+  m.unknown = vocabulary_.unknown_id();
+  write_model_description(out, m);
 }
 
 }  // namespace tokenlab::character

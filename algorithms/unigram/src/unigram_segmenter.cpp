@@ -12,6 +12,7 @@
 
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/unigram/trainer.hpp"
@@ -365,6 +366,19 @@ void UnigramSegmenter::load(std::istream& in) {
   byte_fallback_ = byte_fallback;
   byte_base_ = byte_base;
   rebuild();
+}
+
+void UnigramSegmenter::export_model(std::ostream& out, const std::string& format) const {
+  if (format != kModelDescriptionFormat)
+    throw Error("unigram: cannot export format '" + format + "'");
+  ModelDescription m;
+  m.kind = ModelKind::unigram;
+  m.pieces = vocabulary_.pieces();
+  for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
+  m.unknown = vocabulary_.unknown_id();
+  m.byte_fallback = byte_fallback_;
+  m.scores = scores_;
+  write_model_description(out, m);
 }
 
 }  // namespace tokenlab::unigram

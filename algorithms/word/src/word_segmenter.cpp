@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/word_counts.hpp"
@@ -68,6 +69,16 @@ void WordSegmenter::load(std::istream& in) {
   reader.finish();
   if (!vocabulary.unknown_id()) reader.fail("no unknown token");
   vocabulary_ = std::move(vocabulary);
+}
+
+void WordSegmenter::export_model(std::ostream& out, const std::string& format) const {
+  if (format != kModelDescriptionFormat) throw Error("word: cannot export format '" + format + "'");
+  ModelDescription m;
+  m.kind = ModelKind::word;
+  m.pieces = vocabulary_.pieces();
+  for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
+  m.unknown = vocabulary_.unknown_id();
+  write_model_description(out, m);
 }
 
 }  // namespace tokenlab::word

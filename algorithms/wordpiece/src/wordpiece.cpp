@@ -12,6 +12,7 @@
 #include <boost/serialization/vector.hpp>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/payload.hpp"
 #include "tokenlab/piece_trie.hpp"
@@ -289,6 +290,18 @@ void WordPieceSegmenter::import_model(std::istream& in, const std::string& forma
 }
 
 void WordPieceSegmenter::export_model(std::ostream& out, const std::string& format) const {
+  if (format == kModelDescriptionFormat) {
+    if (!tries_) throw Error("wordpiece: no model (train, load or import one first)");
+    ModelDescription m;
+    m.kind = ModelKind::wordpiece;
+    m.pieces = vocabulary_.pieces();
+    for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
+    m.unknown = unknown_;
+    m.continuation_prefix = prefix_;
+    m.max_input_chars_per_word = max_chars_;
+    write_model_description(out, m);
+    return;
+  }
   if (format != kVocabTxtFormat)
     throw Error("wordpiece: cannot export format '" + format + "' (supported: vocab.txt)");
   export_vocab_txt(out);

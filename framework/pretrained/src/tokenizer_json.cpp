@@ -20,6 +20,7 @@
 #include <rapidjson/error/en.h>
 
 #include "json_value.hpp"
+#include "serde_numbers.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/formats.hpp"
@@ -239,68 +240,29 @@ void read_vocab_object(const Value& vocab, TokenTable& tokens, const std::string
   }
 }
 
-// HF tokenizers reads JSON numbers with serde_json's default parser, which is
-// not correctly rounded: the digits as a u64, converted to double, then one
-// multiplication or division by a power of ten (de.rs f64_from_parts without
-// the float_roundtrip feature). A score can come out one ulp from the correctly
-// rounded value RapidJSON gives, and Viterbi ties between two segmentations then
-// go the other way (HF-trained Unigram, "AmIII" on Wikipedia). Files HF writes
-// hold the shortest round-trip digits of each score (ryu), which std::to_chars
-// gives back from the correctly rounded value, so serde's result is recomputed
-// from those digits.
-double as_serde_json_reads(double value) {
-  if (!std::isfinite(value) || value == 0.0) return value;
-  static const std::array<double, 309> kPow10 = [] {
-    std::array<double, 309> table{};
-    for (std::size_t k = 0; k < table.size(); ++k)
-      table[k] = std::strtod(("1e" + std::to_string(k)).c_str(), nullptr);  // as rustc's literals
-    return table;
-  }();
-  char text[64];
-  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
-  if (ec != std::errc()) return value;
-  const std::string_view digits(text, static_cast<std::size_t>(end - text));
-  const bool negative = digits.front() == '-';
-  std::uint64_t significand = 0;
-  std::int32_t exponent = 0;
-  bool fraction = false;
-  bool overflowed = false;
-  std::size_t i = negative ? 1 : 0;
-  for (; i < digits.size() && digits[i] != 'e'; ++i) {
-    if (digits[i] == '.') {
-      fraction = true;
-      continue;
-    }
-    const auto digit = static_cast<std::uint64_t>(digits[i] - '0');
-    // serde: once the next digit would overflow, integer digits only scale the
-    // exponent and fraction digits are dropped.
-    if (overflowed || significand > (UINT64_MAX - digit) / 10) {
-      overflowed = true;
-      if (!fraction) ++exponent;
-      continue;
-    }
-    significand = significand * 10 + digit;
-    if (fraction) --exponent;
+// The digits of each Unigram score as the file spells them (model.vocab[i][1]),
+// read from an unparsed copy with numbers kept as text: HF reads those digits
+// with serde_json, and digits other than the shortest ones (tokenlab's export
+// writes some) give other doubles than a correctly rounded parse would suggest.
+// Empty when the copy has no such array; the scores are then read as numbers.
+std::vector<std::string> unigram_score_digits(std::string copy) {
+  rapidjson::Document raw;
+  raw.ParseInsitu<rapidjson::kParseNumbersAsStringsFlag>(copy.data());
+  std::vector<std::string> digits;
+  if (raw.HasParseError() || !raw.IsObject()) return digits;
+  const auto model = raw.FindMember("model");
+  if (model == raw.MemberEnd() || !model->value.IsObject()) return digits;
+  const auto vocab = model->value.FindMember("vocab");
+  if (vocab == model->value.MemberEnd() || !vocab->value.IsArray()) return digits;
+  for (const auto& entry : vocab->value.GetArray()) {
+    if (!entry.IsArray() || entry.Size() != 2 || !entry[1].IsString()) return {};
+    digits.emplace_back(entry[1].GetString(), entry[1].GetStringLength());
   }
-  if (i < digits.size()) exponent += std::stoi(std::string(digits.substr(i + 1)));
-  double f = static_cast<double>(significand);
-  for (;;) {
-    const std::size_t magnitude = static_cast<std::size_t>(exponent < 0 ? -exponent : exponent);
-    if (magnitude < kPow10.size()) {
-      if (exponent >= 0)
-        f *= kPow10[magnitude];
-      else
-        f /= kPow10[magnitude];
-      break;
-    }
-    if (f == 0.0 || exponent >= 0) break;
-    f /= 1e308;
-    exponent += 308;
-  }
-  return negative ? -f : f;
+  return digits;
 }
 
-void read_model(const Value& model, PretrainedPipeline& p, const std::string& file) {
+void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,
+                const std::vector<std::string>& score_digits) {
   auto table = std::make_shared<TokenTable>();
   p.tokens = table;
   const auto type_value = model.find("type");
@@ -370,7 +332,9 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
     for (std::size_t i = 0; i < vocab.size(); ++i) {
       const Value entry = vocab.at(i);
       if (entry.size() != 2) entry.fail("expected [token, score]");
-      scores[i] = as_serde_json_reads(entry.at(1).number());
+      const double score = entry.at(1).number();  // checks that it is a number
+      scores[i] = vocab.size() == score_digits.size() ? detail::serde_json_parse(score_digits[i])
+                                                      : detail::as_serde_json_reads(score);
       table->insert(static_cast<TokenId>(i), std::string(entry.at(0).string()),
                     file + ": " + entry.path());
     }
@@ -397,6 +361,11 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   std::vector<std::uint32_t> line_ends;
   for (std::size_t i = content.find('\n'); i != std::string::npos; i = content.find('\n', i + 1))
     line_ends.push_back(static_cast<std::uint32_t>(i));
+  // Unigram scores need their digits as written (unigram_score_digits); only a
+  // file that names the model type pays for the copy.
+  std::vector<std::string> score_digits;
+  if (content.find("\"Unigram\"") != std::string::npos)
+    score_digits = unigram_score_digits(content);
   rapidjson::Document document;
   // In situ: strings stay in content, so a 33 MB file costs little more than itself.
   document.ParseInsitu<rapidjson::kParseFullPrecisionFlag>(content.data());
@@ -415,7 +384,7 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
                      "pre_tokenizer", "post_processor", "decoder", "model"});
   PretrainedPipeline p;
   p.format = "tokenizer.json";
-  read_model(root.member("model"), p, source);
+  read_model(root.member("model"), p, source, score_digits);
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
   if (const auto t = root.find("pre_tokenizer")) add_pre_tokenizers(*t, p.pre_tokenizers);
   if (const auto d = root.find("decoder")) add_decoders(*d, p.decoders);

@@ -98,6 +98,8 @@ class BpeSegmenter final : public DescribedSegmenter<BpeSegmenter> {
 
   void save(std::ostream& out) const override;
   void load(std::istream& in) override;
+  /// Format kModelDescriptionFormat: the model in neutral form, for the exporters.
+  void export_model(std::ostream& out, const std::string& format) const override;
 
   /// The merges in rank order (rank 0 first).
   [[nodiscard]] const std::vector<MergeRule>& merges() const noexcept;

@@ -43,6 +43,8 @@ class CharacterSegmenter final : public DescribedSegmenter<CharacterSegmenter> {
   [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }
   void save(std::ostream& out) const override;
   void load(std::istream& in) override;
+  /// Format kModelDescriptionFormat: the model in neutral form, for the exporters.
+  void export_model(std::ostream& out, const std::string& format) const override;
 
   [[nodiscard]] UnitKind unit_kind() const noexcept { return units_; }
 

@@ -60,6 +60,8 @@ class UnigramSegmenter final : public DescribedSegmenter<UnigramSegmenter> {
   [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }
   void save(std::ostream& out) const override;
   void load(std::istream& in) override;
+  /// Format kModelDescriptionFormat: the model in neutral form, for the exporters.
+  void export_model(std::ostream& out, const std::string& format) const override;
   void encode_sampled(std::string_view word, const SamplingOptions& options,
                       std::uint64_t& rng_state, std::vector<TokenId>& out) const override;
   [[nodiscard]] std::vector<ScoredSegmentation> nbest(std::string_view word,

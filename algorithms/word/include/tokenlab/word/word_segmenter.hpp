@@ -33,6 +33,8 @@ class WordSegmenter final : public DescribedSegmenter<WordSegmenter> {
   [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }
   void save(std::ostream& out) const override;
   void load(std::istream& in) override;
+  /// Format kModelDescriptionFormat: the model in neutral form, for the exporters.
+  void export_model(std::ostream& out, const std::string& format) const override;
 
  private:
   Vocabulary vocabulary_;

@@ -1,0 +1,421 @@
+#include "tokenlab/pretrained/tokenizer_json_writer.hpp"
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <charconv>
+#include <functional>
+#include <string_view>
+
+#include "serde_numbers.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/regex.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab {
+
+namespace {
+
+using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+// GPT-2's printable stand-in for each byte (HF's ByteLevel alphabet): bytes
+// 0x21-0x7E, 0xA1-0xAC and 0xAE-0xFF are themselves, the other 68 map in order
+// to U+0100 and up.
+std::string byte_level_text(std::string_view raw) {
+  static const std::array<char32_t, 256> table = [] {
+    std::array<char32_t, 256> t{};
+    char32_t next = 0x100;
+    for (unsigned b = 0; b < 256; ++b) {
+      const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+      t[b] = printable ? static_cast<char32_t>(b) : next++;
+    }
+    return t;
+  }();
+  std::string out;
+  for (const char c : raw) utf8::append(out, table[static_cast<unsigned char>(c)]);
+  return out;
+}
+
+[[noreturn]] void refuse(const std::string& setting, const std::string& why,
+                         const std::string& nearest) {
+  throw Error("cannot export to tokenizer.json: " + setting + " " + why +
+              "; the nearest exportable choice is " + nearest);
+}
+
+void string(Writer& w, std::string_view text) {
+  if (utf8::find_invalid(text))
+    throw Error("cannot export to tokenizer.json: a piece is not well-formed UTF-8");
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+void key(Writer& w, const char* name) {
+  w.Key(name);
+}
+
+// One component object: {"type": type, fields...}.
+void component(Writer& w, const char* type, const std::function<void()>& fields = {}) {
+  w.StartObject();
+  key(w, "type");
+  w.String(type);
+  if (fields) fields();
+  w.EndObject();
+}
+
+// A list of components as one (null, the component, or a Sequence of them).
+void sequence(Writer& w, const char* list_key, const std::vector<std::function<void()>>& parts) {
+  if (parts.empty()) {
+    w.Null();
+  } else if (parts.size() == 1) {
+    parts.front()();
+  } else {
+    component(w, "Sequence", [&] {
+      key(w, list_key);
+      w.StartArray();
+      for (const auto& part : parts) part();
+      w.EndArray();
+    });
+  }
+}
+
+// Unicode White_Space, which tokenlab's normalizer collapses (u_isUWhiteSpace).
+constexpr const char* kWhiteSpaceRun =
+    "[\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}"
+    "\\x{205F}\\x{3000}]+";
+
+std::string_view preset_pattern(PreTokenizerKind kind) {
+  switch (kind) {
+    case PreTokenizerKind::gpt2:
+      return kGpt2Pattern;
+    case PreTokenizerKind::cl100k:
+      return kCl100kPattern;
+    case PreTokenizerKind::qwen2:
+      return kQwen2Pattern;
+    case PreTokenizerKind::o200k:
+      return kO200kPattern;
+    default:
+      return {};
+  }
+}
+
+std::vector<std::function<void()>> normalizer_parts(Writer& w, const NormalizerOptions& n,
+                                                    const PreTokenizerOptions& p) {
+  std::vector<std::function<void()>> parts;
+  const bool bert_pre = p.kind == PreTokenizerKind::bert;
+  if (n.form == NormalizationForm::bert) {
+    if (!bert_pre)
+      refuse("normalization bert", "isolates CJK ideographs only with the bert pre-tokenizer",
+             "--pre-tokenizer bert (BERT's pipeline), or normalization nfc");
+    parts.emplace_back([&w, n] {
+      component(w, "BertNormalizer", [&] {
+        key(w, "clean_text");
+        w.Bool(true);
+        key(w, "handle_chinese_chars");
+        w.Bool(true);
+        key(w, "strip_accents");
+        w.Bool(n.strip_accents);
+        key(w, "lowercase");
+        w.Bool(n.lowercase);
+      });
+    });
+    return parts;
+  }
+  if (bert_pre)
+    refuse("the bert pre-tokenizer",
+           "needs the bert normalization (HF's BertNormalizer spaces "
+           "out CJK ideographs, which tokenlab's bert pre-tokenizer does)",
+           "--normalizer bert");
+  if (n.strip_accents)
+    refuse("strip-accents",
+           "removes non-spacing marks (Mn) only, and HF's StripAccents also "
+           "removes spacing and enclosing marks (Mc, Me: most Indic vowel signs)",
+           "no strip-accents, or the bert pipeline (BertNormalizer strips Mn only)");
+  if (n.form == NormalizationForm::nfc) parts.emplace_back([&w] { component(w, "NFC"); });
+  if (n.form == NormalizationForm::nfkc) parts.emplace_back([&w] { component(w, "NFKC"); });
+  if (n.lowercase) parts.emplace_back([&w] { component(w, "Lowercase"); });
+  if (!n.keep_whitespace) {
+    parts.emplace_back([&w] {
+      component(w, "Replace", [&] {
+        key(w, "pattern");
+        w.StartObject();
+        key(w, "Regex");
+        w.String(kWhiteSpaceRun);
+        w.EndObject();
+        key(w, "content");
+        w.String(" ");
+      });
+    });
+    parts.emplace_back([&w] {
+      component(w, "Strip", [&] {
+        key(w, "strip_left");
+        w.Bool(true);
+        key(w, "strip_right");
+        w.Bool(true);
+      });
+    });
+  }
+  return parts;
+}
+
+void metaspace(Writer& w) {
+  component(w, "Metaspace", [&] {
+    key(w, "replacement");
+    w.String("\u2581");
+    key(w, "prepend_scheme");
+    w.String("always");
+    key(w, "split");
+    w.Bool(true);
+  });
+}
+
+void byte_level(Writer& w) {
+  component(w, "ByteLevel", [&] {
+    key(w, "add_prefix_space");
+    w.Bool(false);
+    key(w, "trim_offsets");
+    w.Bool(true);
+    key(w, "use_regex");
+    w.Bool(false);
+  });
+}
+
+std::vector<std::function<void()>> pre_tokenizer_parts(Writer& w, const ModelDescription& m,
+                                                       const NormalizerOptions& n,
+                                                       const PreTokenizerOptions& p) {
+  std::vector<std::function<void()>> parts;
+  const std::string setting = "--pre-tokenizer " + p.to_string();
+  if (is_regex_kind(p.kind)) {
+    if (p.marker != MarkerStyle::space)
+      refuse(setting, "adds markers the regex presets do not", "marker space");
+    if (!n.keep_whitespace)
+      refuse("the normalizer", "collapses white space, which the regex presets keep",
+             "+keep-whitespace (what tokenlab sets for these presets)");
+    const std::string pattern(preset_pattern(p.kind));
+    parts.emplace_back([&w, pattern] {
+      component(w, "Split", [&] {
+        key(w, "pattern");
+        w.StartObject();
+        key(w, "Regex");
+        w.String(pattern.data(), static_cast<rapidjson::SizeType>(pattern.size()));
+        w.EndObject();
+        key(w, "behavior");
+        w.String("Isolated");
+        key(w, "invert");
+        w.Bool(false);
+      });
+    });
+    if (m.byte_level) parts.emplace_back([&w] { byte_level(w); });
+    return parts;
+  }
+  if (m.byte_level)
+    refuse("byte-level BPE (units=bytes)",
+           "needs a regex pre-tokenizer to export as HF's ByteLevel",
+           "--pre-tokenizer gpt2, cl100k, qwen2 or o200k");
+  if (n.keep_whitespace)
+    refuse("+keep-whitespace", "is only exportable with the regex presets",
+           "the default white space handling");
+  switch (p.kind) {
+    case PreTokenizerKind::whitespace:
+      if (p.marker == MarkerStyle::prefix) {
+        parts.emplace_back([&w] { metaspace(w); });
+      } else if (p.marker == MarkerStyle::none) {
+        parts.emplace_back([&w] { component(w, "WhitespaceSplit"); });
+      } else {
+        refuse(setting, "has no HF equivalent (Metaspace puts ▁ before words, not after)",
+               "whitespace/prefix");
+      }
+      return parts;
+    case PreTokenizerKind::bert:
+      if (p.marker != MarkerStyle::none) refuse(setting, "adds markers BERT does not", "bert/none");
+      parts.emplace_back([&w] { component(w, "BertPreTokenizer"); });
+      return parts;
+    default:
+      refuse(setting,
+             "splits at script changes and digit boundaries (or by ICU's dictionaries), which "
+             "no HF pre-tokenizer reproduces exactly",
+             "--pre-tokenizer whitespace (SentencePiece-style: ▁ before each word) or a regex "
+             "preset (gpt2, cl100k, qwen2, o200k)");
+  }
+}
+
+std::vector<std::function<void()>> decoder_parts(Writer& w, const ModelDescription& m,
+                                                 const PreTokenizerOptions& p) {
+  std::vector<std::function<void()>> parts;
+  if (m.byte_level) {
+    parts.emplace_back([&w] { byte_level(w); });
+    return parts;
+  }
+  if (m.byte_fallback) parts.emplace_back([&w] { component(w, "ByteFallback"); });
+  if (m.kind == ModelKind::wordpiece) {
+    const std::string prefix = m.continuation_prefix;
+    const bool bert = p.kind == PreTokenizerKind::bert;
+    parts.emplace_back([&w, prefix, bert] {
+      component(w, "WordPiece", [&] {
+        key(w, "prefix");
+        string(w, prefix);
+        key(w, "cleanup");
+        w.Bool(bert);
+      });
+    });
+  }
+  if (p.kind == PreTokenizerKind::whitespace && p.marker == MarkerStyle::prefix)
+    parts.emplace_back([&w] { metaspace(w); });
+  else if (is_regex_kind(p.kind) || m.kind != ModelKind::wordpiece)
+    parts.emplace_back([&w] { component(w, "Fuse"); });
+  return parts;
+}
+
+std::string piece_text(const ModelDescription& m, TokenId id, const std::vector<bool>& special) {
+  return m.byte_level && !special[id] ? byte_level_text(m.pieces[id]) : m.pieces[id];
+}
+
+void model(Writer& w, const ModelDescription& m) {
+  std::vector<bool> special(m.pieces.size(), false);
+  for (const TokenId id : m.specials) special[id] = true;
+  const auto vocab_object = [&] {
+    w.StartObject();
+    for (TokenId id = 0; id < m.pieces.size(); ++id) {
+      const std::string text = piece_text(m, id, special);
+      string(w, text);
+      w.Uint(id);
+    }
+    w.EndObject();
+  };
+  const auto unk_token = [&] {
+    key(w, "unk_token");
+    if (m.unknown)
+      string(w, m.pieces[*m.unknown]);
+    else
+      w.Null();
+  };
+  switch (m.kind) {
+    case ModelKind::bpe:
+    case ModelKind::character:
+      component(w, "BPE", [&] {
+        key(w, "dropout");
+        w.Null();
+        unk_token();
+        key(w, "continuing_subword_prefix");
+        w.Null();
+        key(w, "end_of_word_suffix");
+        w.Null();
+        key(w, "fuse_unk");
+        w.Bool(false);
+        key(w, "byte_fallback");
+        w.Bool(m.byte_fallback);
+        key(w, "ignore_merges");
+        w.Bool(false);
+        key(w, "vocab");
+        vocab_object();
+        key(w, "merges");
+        w.StartArray();
+        for (const auto& [left, right] : m.merges) {
+          w.StartArray();
+          string(w, piece_text(m, left, special));
+          string(w, piece_text(m, right, special));
+          w.EndArray();
+        }
+        w.EndArray();
+      });
+      return;
+    case ModelKind::wordpiece:
+      if (!m.unknown)
+        throw Error("cannot export to tokenizer.json: WordPiece needs an unknown token");
+      component(w, "WordPiece", [&] {
+        unk_token();
+        key(w, "continuing_subword_prefix");
+        string(w, m.continuation_prefix);
+        key(w, "max_input_chars_per_word");
+        w.Uint64(m.max_input_chars_per_word);
+        key(w, "vocab");
+        vocab_object();
+      });
+      return;
+    case ModelKind::unigram:
+      component(w, "Unigram", [&] {
+        key(w, "unk_id");
+        if (m.unknown)
+          w.Uint(*m.unknown);
+        else
+          w.Null();
+        key(w, "vocab");
+        w.StartArray();
+        for (TokenId id = 0; id < m.pieces.size(); ++id) {
+          w.StartArray();
+          string(w, m.pieces[id]);
+          // Digits HF's serde_json reads as exactly the score tokenlab uses:
+          // one ulp off can flip a Viterbi tie (serde_numbers.hpp).
+          const std::string digits = detail::serde_exact_digits(m.scores[id]);
+          w.RawValue(digits.data(), digits.size(), rapidjson::kNumberType);
+          w.EndArray();
+        }
+        w.EndArray();
+        key(w, "byte_fallback");
+        w.Bool(m.byte_fallback);
+      });
+      return;
+    case ModelKind::word:
+      if (!m.unknown)
+        throw Error("cannot export to tokenizer.json: WordLevel needs an unknown token");
+      component(w, "WordLevel", [&] {
+        key(w, "vocab");
+        vocab_object();
+        unk_token();
+      });
+      return;
+  }
+}
+
+}  // namespace
+
+std::string write_tokenizer_json(const ModelDescription& m, const NormalizerOptions& normalizer,
+                                 const PreTokenizerOptions& pre_tokenizer) {
+  if (m.byte_level && m.byte_fallback)
+    throw Error("cannot export to tokenizer.json: a byte-level BPE has no byte fallback");
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.SetIndent(' ', 2);
+  // Built first, so that a refusal comes before any output.
+  const auto normalizers = normalizer_parts(w, normalizer, pre_tokenizer);
+  const auto pre_tokenizers = pre_tokenizer_parts(w, m, normalizer, pre_tokenizer);
+  const auto decoders = decoder_parts(w, m, pre_tokenizer);
+  w.StartObject();
+  key(w, "version");
+  w.String("1.0");
+  key(w, "truncation");
+  w.Null();
+  key(w, "padding");
+  w.Null();
+  key(w, "added_tokens");
+  w.StartArray();
+  for (const TokenId id : m.specials) {
+    w.StartObject();
+    key(w, "id");
+    w.Uint(id);
+    key(w, "content");
+    string(w, m.pieces[id]);
+    for (const char* flag : {"single_word", "lstrip", "rstrip", "normalized"}) {
+      key(w, flag);
+      w.Bool(false);
+    }
+    key(w, "special");
+    w.Bool(true);
+    w.EndObject();
+  }
+  w.EndArray();
+  key(w, "normalizer");
+  sequence(w, "normalizers", normalizers);
+  key(w, "pre_tokenizer");
+  sequence(w, "pretokenizers", pre_tokenizers);
+  key(w, "post_processor");
+  w.Null();
+  key(w, "decoder");
+  sequence(w, "decoders", decoders);
+  key(w, "model");
+  model(w, m);
+  w.EndObject();
+  std::string out(buffer.GetString(), buffer.GetSize());
+  out += '\n';
+  return out;
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,175 @@
+// tokenizer.json export (tokenizer_json_writer.hpp): models trained here, written
+// as tokenizer.json and read back through tokenlab's own reader, give the ids the
+// trained model gives, line for line; settings HF cannot reproduce are refused.
+// (The same files against HF tokenizers itself: tests/references/export_exactness.sh.)
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pretrained_support.hpp"
+#include "tokenlab/bpe/bpe_segmenter.hpp"
+#include "tokenlab/character/character_segmenter.hpp"
+#include "tokenlab/model_description.hpp"
+#include "tokenlab/pretrained/tokenizer_json_writer.hpp"
+#include "tokenlab/tokenizer.hpp"
+#include "tokenlab/unigram/unigram_segmenter.hpp"
+#include "tokenlab/word/word_segmenter.hpp"
+#include "tokenlab/word_counts.hpp"
+#include "tokenlab/wordpiece/wordpiece.hpp"
+
+using namespace tokenlab;
+
+namespace {
+
+const std::vector<std::string>& training_lines() {
+  static const std::vector<std::string> lines = {
+      "The lowest newest widest wider lower low, the newer low.",
+      "It was the best of times, it was the worst of times; it was the age of wisdom.",
+      "Numbers like 1,234.56 and 2026 appear; so do e-mail addresses and URLs (www.example.org).",
+      "यह एक परीक्षण वाक्य है। हिंदी में लिखा गया पाठ भी यहाँ है।",
+      "これはテストの文です。日本語の文章も少しあります。",
+      "The quick brown fox jumps over the lazy dog.   Tabs\tand  spaces   collapse.",
+  };
+  return lines;
+}
+
+// Held-out lines: seen words, unseen words, unseen characters (emoji, Greek).
+const std::vector<std::string>& test_lines() {
+  static const std::vector<std::string> lines = {
+      "The widest of the lowest times.",    "Unseen words: zebra, quixotic, Zürich!",
+      "Ελληνικά και 🙂 emoji", "हिंदी पाठ और テスト",
+      "  leading and trailing spaces  ",    "",
+  };
+  return lines;
+}
+
+Tokenizer trained(std::shared_ptr<Segmenter> segmenter, NormalizerOptions n, PreTokenizerOptions p,
+                  std::size_t vocab_size, std::map<std::string, std::string> extra = {}) {
+  const Normalizer normalizer(n);
+  const PreTokenizer pre(p);
+  WordCounts counts;
+  std::string normalized;
+  for (const auto& line : training_lines()) {
+    normalizer.normalize(line, normalized);
+    for (const auto& word : pre.split(normalized)) counts.add(word);
+  }
+  TrainOptions options;
+  options.vocab_size = vocab_size;
+  options.character_coverage = 1.0;
+  options.extra = std::move(extra);
+  segmenter->train(counts, options, nullptr);
+  return Tokenizer(n, p, std::move(segmenter));
+}
+
+std::string exported(const Tokenizer& t) {
+  std::stringstream description;
+  t.segmenter().export_model(description, kModelDescriptionFormat);
+  return write_tokenizer_json(read_model_description(description), t.normalizer().options(),
+                              t.pre_tokenizer().options());
+}
+
+void check_round_trip(const Tokenizer& t) {
+  const std::string json = exported(t);
+  const PretrainedTokenizer back = test::tokenizer_json(json);
+  for (const auto& line : training_lines()) {
+    INFO("line: " << line);
+    CHECK(back.encode(line) == t.encode(line));
+  }
+  for (const auto& line : test_lines()) {
+    INFO("line: " << line);
+    CHECK(back.encode(line) == t.encode(line));
+  }
+}
+
+const PreTokenizerOptions kSentencePiece{PreTokenizerKind::whitespace, MarkerStyle::prefix};
+
+}  // namespace
+
+TEST_CASE("export: BPE over characters, SentencePiece-style, with byte fallback", "[export]") {
+  check_round_trip(trained(std::make_shared<bpe::BpeSegmenter>(), {}, kSentencePiece, 600,
+                           {{"byte_fallback", "true"}}));
+}
+
+TEST_CASE("export: BPE over characters without byte fallback: unknown characters", "[export]") {
+  check_round_trip(trained(std::make_shared<bpe::BpeSegmenter>(), {}, kSentencePiece, 300,
+                           {{"byte_fallback", "false"}}));
+}
+
+TEST_CASE("export: byte-level BPE with the o200k pre-tokenizer", "[export]") {
+  check_round_trip(trained(std::make_shared<bpe::BpeSegmenter>(),
+                           {.form = NormalizationForm::none, .keep_whitespace = true},
+                           {PreTokenizerKind::o200k, MarkerStyle::space}, 400,
+                           {{"units", "bytes"}}));
+}
+
+TEST_CASE("export: unigram, SentencePiece-style", "[export]") {
+  check_round_trip(trained(std::make_shared<unigram::UnigramSegmenter>(), {}, kSentencePiece, 500));
+}
+
+TEST_CASE("export: WordPiece with BERT's pipeline", "[export]") {
+  check_round_trip(trained(std::make_shared<wordpiece::WordPieceSegmenter>(),
+                           {.form = NormalizationForm::bert, .lowercase = true},
+                           {PreTokenizerKind::bert, MarkerStyle::none}, 400));
+}
+
+TEST_CASE("export: WordPiece, SentencePiece-style", "[export]") {
+  check_round_trip(trained(std::make_shared<wordpiece::WordPieceSegmenter>(),
+                           {.form = NormalizationForm::nfkc, .lowercase = true}, kSentencePiece,
+                           400));
+}
+
+TEST_CASE("export: word and character baselines", "[export]") {
+  check_round_trip(trained(std::make_shared<word::WordSegmenter>(), {}, kSentencePiece, 40));
+  check_round_trip(
+      trained(std::make_shared<character::CharacterSegmenter>(), {}, kSentencePiece, 60));
+}
+
+TEST_CASE("export: settings HF cannot reproduce are refused, naming the nearest choice",
+          "[export]") {
+  const auto refusal = [](NormalizerOptions n, PreTokenizerOptions p) {
+    return test::error_of(
+        [&] { (void)exported(trained(std::make_shared<bpe::BpeSegmenter>(), n, p, 300)); });
+  };
+  CHECK_THAT(refusal({}, {PreTokenizerKind::unicode, MarkerStyle::prefix}),
+             Catch::Contains("--pre-tokenizer unicode/prefix") &&
+                 Catch::Contains("nearest exportable choice is --pre-tokenizer whitespace"));
+  CHECK_THAT(refusal({.strip_accents = true}, kSentencePiece),
+             Catch::Contains("strip-accents") && Catch::Contains("Mc, Me"));
+  CHECK_THAT(refusal({}, {PreTokenizerKind::whitespace, MarkerStyle::suffix}),
+             Catch::Contains("whitespace/suffix") && Catch::Contains("whitespace/prefix"));
+  CHECK_THAT(refusal({}, {PreTokenizerKind::bert, MarkerStyle::none}),
+             Catch::Contains("--normalizer bert"));
+  CHECK_THAT(test::error_of([&] {
+               (void)exported(trained(std::make_shared<bpe::BpeSegmenter>(), {}, kSentencePiece,
+                                      300, {{"units", "bytes"}}));
+             }),
+             Catch::Contains("byte-level BPE") && Catch::Contains("o200k"));
+}
+
+TEST_CASE("export: a model description survives its text form", "[export]") {
+  ModelDescription m;
+  m.kind = ModelKind::unigram;
+  m.pieces = {"<unk>", "\u2581low", "er", std::string("\xff\x00", 2)};
+  m.specials = {0};
+  m.unknown = 0;
+  m.byte_fallback = true;
+  m.scores = {0.0, -1.25, -0.1, -1e-300};
+  m.merges = {{1, 2}};
+  m.continuation_prefix = "##";
+  m.max_input_chars_per_word = 100;
+  std::stringstream text;
+  write_model_description(text, m);
+  const ModelDescription back = read_model_description(text);
+  CHECK(back.pieces == m.pieces);
+  CHECK(back.scores == m.scores);  // exact: hexadecimal floats
+  CHECK(back.merges == m.merges);
+  CHECK(back.unknown == m.unknown);
+  CHECK(back.specials == m.specials);
+  CHECK(back.continuation_prefix == "##");
+  std::stringstream bad("tokenlab-model-description 1\nkind tree\n");
+  CHECK_THAT(test::error_of([&] { (void)read_model_description(bad); }),
+             Catch::Contains("line 2") && Catch::Contains("unknown kind 'tree'"));
+}

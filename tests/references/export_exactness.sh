@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Exported tokenizer.json files against Hugging Face tokenizers: each built-in
+# segmenter is trained on real text (English Wikipedia and Hindi; Japanese too for
+# BPE and unigram), exported with `tokenlab export --format tokenizer.json`, and
+# the file is loaded into HF tokenizers (npm @anush008/tokenizers 0.6.0,
+# Tokenizer.fromFile). On every line of all 45 NTREX-128 languages and of the
+# first 10 MB of English Wikipedia, HF's ids must equal `tokenlab encode` of the
+# trained model. `tokenlab export --verify` (tokenlab's own reader) must agree too.
+#
+# usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]
+# Exits 0 if every line of every model is identical, 1 otherwise, 77 (SKIPPED)
+# when node, the npm references (tools/fetch-references) or the corpora are missing.
+set -uo pipefail
+(($# >= 3)) || { echo "usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]" >&2; exit 2; }
+tokenlab=$1 shared=$2 work=$3
+shift 3
+[[ $tokenlab != */* ]] || tokenlab=$(cd "$(dirname "$tokenlab")" && pwd)/$(basename "$tokenlab")
+[[ ! -d $shared ]] || shared=$(cd "$shared" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+modules=${TOKENLAB_REFERENCES:-${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/references}/node_modules
+ntrex=$shared/corpora/parallel/ntrex128
+wiki=$shared/corpora/en/wikipedia-en.txt.xz
+
+skip() { echo "SKIPPED: $*"; exit 77; }
+[[ -d $ntrex && -f $wiki && -f $shared/corpora/mono/hi.txt ]] || skip "corpora not found in $shared/corpora"
+command -v node >/dev/null || skip "node not found"
+[[ -d $modules/@anush008/tokenizers ]] || skip "HF tokenizers missing from $modules: run tools/fetch-references"
+export TOKENLAB_REFERENCES_MODULES=$modules
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+cd "$work" || exit 1
+
+# NAME: algorithm, then train options. The pipelines are the exportable ones:
+# SentencePiece-style (whitespace, ▁ before each word), BERT's, and a GPT regex.
+declare -A spec=(
+  [bpe-sp]="bpe --pre-tokenizer whitespace"
+  [bpe-bytes-o200k]="bpe --pre-tokenizer o200k --option units=bytes"
+  [bpe-chars-cl100k]="bpe --pre-tokenizer cl100k --normalization none"
+  [unigram-sp]="unigram --pre-tokenizer whitespace"
+  [wordpiece-bert]="wordpiece --normalization bert --lowercase --pre-tokenizer bert --marker none"
+  [wordpiece-sp]="wordpiece --pre-tokenizer whitespace"
+  [word-sp]="word --pre-tokenizer whitespace"
+  [character-sp]="character --pre-tokenizer whitespace"
+)
+names=("$@")
+((${#names[@]})) || names=(bpe-sp bpe-bytes-o200k bpe-chars-cl100k unigram-sp wordpiece-bert wordpiece-sp word-sp character-sp)
+
+# ---- texts --------------------------------------------------------------------------
+if [[ ! -f ntrex.txt || ! -f wiki10m.txt || ! -f train-en-hi.txt || ! -f train-en-hi-ja.txt ]]; then
+  cat "$ntrex"/*.txt > ntrex.txt
+  { xz -dc "$wiki" 2>/dev/null || true; } | head -c 10000000 > wiki10m.txt
+  truncate -s $(($(wc -c < wiki10m.txt) - $(tail -n 1 wiki10m.txt | wc -c))) wiki10m.txt
+  # Training text: Wikipedia after the 10 MB the tests encode, then Hindi (and Japanese).
+  { xz -dc "$wiki" 2>/dev/null || true; } | tail -c +10000001 | head -n 5000 | tail -n +2 > train.tmp
+  cat "$shared/corpora/mono/hi.txt" >> train.tmp
+  mv train.tmp train-en-hi.txt
+  cat train-en-hi.txt "$shared/corpora/mono/ja.txt" > train-en-hi-ja.txt
+fi
+
+# Columns side by side, U+001F between them: no corpus line holds it.
+sep=$'\x1f'
+status=0
+for name in "${names[@]}"; do
+  [[ -v spec[$name] ]] || { echo "error: unknown model '$name'" >&2; exit 2; }
+  read -r algorithm options <<< "${spec[$name]}"
+  corpus=train-en-hi.txt
+  [[ $algorithm == bpe || $algorithm == unigram ]] && corpus=train-en-hi-ja.txt
+  # shellcheck disable=SC2086  # options are words
+  "$tokenlab" train -a "$algorithm" -v 8000 --corpus "$corpus" $options -o "$name.tkl" 2> "$name.train.log" ||
+    { echo "FAIL: $name: training failed"; cat "$name.train.log"; status=1; continue; }
+  if ! "$tokenlab" export -m "$name.tkl" --format tokenizer.json -o "$name.json" \
+      --verify ntrex.txt 2> "$name.verify.log"; then
+    echo "FAIL: $name: export --verify"; cat "$name.verify.log"; status=1; continue
+  fi
+  echo "$name: $(tail -n 1 "$name.verify.log")"
+  for text in ntrex wiki10m; do
+    node "$here/pretrained_reference.js" hf "$name.json" "$text.txt" "$name.$text.ref.ids" \
+      "$name.$text.ref.decoded" || { echo "FAIL: $name: HF could not run the export"; status=1; continue; }
+    "$tokenlab" encode -m "$name.tkl" -i "$text.txt" -o "$name.$text.ids"
+    lines=$(wc -l < "$text.txt")
+    differ=$(paste -d "$sep" "$name.$text.ref.ids" "$name.$text.ids" | awk -F "$sep" '$1 != $2' | wc -l)
+    echo "$name $text: $differ of $lines lines differ between HF tokenizers and tokenlab"
+    if ((differ > 0)); then
+      status=1
+      paste -d "$sep" "$text.txt" "$name.$text.ref.ids" "$name.$text.ids" |
+        awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    HF:       %.200s\n    tokenlab: %.200s\n", NR, $1, $2, $3 }'
+    fi
+  done
+done
+((status == 0)) && echo "all identical"
+exit $status
