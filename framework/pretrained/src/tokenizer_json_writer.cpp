@@ -9,7 +9,6 @@
 
 #include "serde_numbers.hpp"
 #include "tokenlab/error.hpp"
-#include "tokenlab/regex.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
@@ -81,21 +80,6 @@ void sequence(Writer& w, const char* list_key, const std::vector<std::function<v
 constexpr const char* kWhiteSpaceRun =
     "[\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}"
     "\\x{205F}\\x{3000}]+";
-
-std::string_view preset_pattern(PreTokenizerKind kind) {
-  switch (kind) {
-    case PreTokenizerKind::gpt2:
-      return kGpt2Pattern;
-    case PreTokenizerKind::cl100k:
-      return kCl100kPattern;
-    case PreTokenizerKind::qwen2:
-      return kQwen2Pattern;
-    case PreTokenizerKind::o200k:
-      return kO200kPattern;
-    default:
-      return {};
-  }
-}
 
 std::vector<std::function<void()>> normalizer_parts(Writer& w, const NormalizerOptions& n,
                                                     const PreTokenizerOptions& p) {
@@ -189,7 +173,7 @@ std::vector<std::function<void()>> pre_tokenizer_parts(Writer& w, const ModelDes
     if (!n.keep_whitespace)
       refuse("the normalizer", "collapses white space, which the regex presets keep",
              "+keep-whitespace (what tokenlab sets for these presets)");
-    const std::string pattern(preset_pattern(p.kind));
+    const std::string pattern(regex_pattern(p.kind));
     parts.emplace_back([&w, pattern] {
       component(w, "Split", [&] {
         key(w, "pattern");

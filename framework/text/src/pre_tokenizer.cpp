@@ -188,9 +188,7 @@ Classified classify(char32_t cp) {
 
 }  // namespace
 
-namespace {
-
-std::string_view pattern_of(PreTokenizerKind kind) {
+std::string_view regex_pattern(PreTokenizerKind kind) noexcept {
   switch (kind) {
     case PreTokenizerKind::gpt2:
       return kGpt2Pattern;
@@ -198,16 +196,18 @@ std::string_view pattern_of(PreTokenizerKind kind) {
       return kCl100kPattern;
     case PreTokenizerKind::qwen2:
       return kQwen2Pattern;
-    default:
+    case PreTokenizerKind::o200k:
       return kO200kPattern;
+    default:
+      return {};
   }
 }
 
-}  // namespace
+namespace {}  // namespace
 
 PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {
   if (is_regex_kind(options_.kind))
-    regex_ = std::make_shared<const Regex>(std::string(pattern_of(options_.kind)));
+    regex_ = std::make_shared<const Regex>(std::string(regex_pattern(options_.kind)));
 }
 
 void PreTokenizer::emit(std::string_view word, bool space_before, bool space_after,

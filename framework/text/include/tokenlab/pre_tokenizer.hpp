@@ -54,6 +54,10 @@ enum class MarkerStyle { prefix, suffix, none, space };
          kind == PreTokenizerKind::qwen2 || kind == PreTokenizerKind::o200k;
 }
 
+/// The pattern of a regex preset kind (regex.hpp's kGpt2Pattern...), exactly as
+/// tiktoken and HF tokenizers spell it; empty for the other kinds.
+[[nodiscard]] TOKENLAB_API std::string_view regex_pattern(PreTokenizerKind kind) noexcept;
+
 struct TOKENLAB_API PreTokenizerOptions {
   PreTokenizerKind kind = PreTokenizerKind::unicode;
   MarkerStyle marker = MarkerStyle::prefix;
