@@ -5,7 +5,8 @@
 # the file is loaded into HF tokenizers (npm @anush008/tokenizers 0.6.0,
 # Tokenizer.fromFile). On every line of all 45 NTREX-128 languages and of the
 # first 10 MB of English Wikipedia, HF's ids must equal `tokenlab encode` of the
-# trained model. `tokenlab export --verify` (tokenlab's own reader) must agree too.
+# trained model, and HF's decoded text must equal `tokenlab decode`. `tokenlab
+# export --verify` (tokenlab's own reader) must agree too.
 #
 # usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]
 # Exits 0 if every line of every model is identical, 1 otherwise, 77 (SKIPPED)
@@ -83,6 +84,15 @@ for name in "${names[@]}"; do
     if ((differ > 0)); then
       status=1
       paste -d "$sep" "$text.txt" "$name.$text.ref.ids" "$name.$text.ids" |
+        awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    HF:       %.200s\n    tokenlab: %.200s\n", NR, $1, $2, $3 }'
+    fi
+    # Decoding: HF's decoders on its ids against `tokenlab decode` on tokenlab's.
+    "$tokenlab" decode -m "$name.tkl" -i "$name.$text.ids" -o "$name.$text.decoded"
+    differ=$(paste -d "$sep" "$name.$text.ref.decoded" "$name.$text.decoded" | awk -F "$sep" '$1 != $2' | wc -l)
+    echo "$name $text decode: $differ of $lines decoded lines differ"
+    if ((differ > 0)); then
+      status=1
+      paste -d "$sep" "$text.txt" "$name.$text.ref.decoded" "$name.$text.decoded" |
         awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    HF:       %.200s\n    tokenlab: %.200s\n", NR, $1, $2, $3 }'
     fi
   done

@@ -3,6 +3,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <cctype>
 #include <charconv>
 #include <functional>
 #include <string_view>
@@ -221,6 +222,34 @@ std::vector<std::function<void()>> pre_tokenizer_parts(Writer& w, const ModelDes
   }
 }
 
+void replace(Writer& w, const char* pattern_kind, const std::string& pattern,
+             const std::string& content) {
+  component(w, "Replace", [&] {
+    key(w, "pattern");
+    w.StartObject();
+    key(w, pattern_kind);
+    string(w, pattern);
+    w.EndObject();
+    key(w, "content");
+    string(w, content);
+  });
+}
+
+// A literal as a regex (ASCII punctuation escaped; onig and ICU read the rest as itself).
+std::string regex_literal(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x80 && !std::isalnum(b)) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// Decoders that give tokenlab's decode: its pieces joined, WordPiece's prefix
+// dropped, markers back to spaces (trimmed at the start, as tokenlab trims),
+// the unknown token written as U+2047 ⁇ as tokenlab and SentencePiece write it
+// (WordPiece keeps its [UNK] text), byte pieces back to bytes.
 std::vector<std::function<void()>> decoder_parts(Writer& w, const ModelDescription& m,
                                                  const PreTokenizerOptions& p) {
   std::vector<std::function<void()>> parts;
@@ -230,20 +259,15 @@ std::vector<std::function<void()>> decoder_parts(Writer& w, const ModelDescripti
   }
   if (m.byte_fallback) parts.emplace_back([&w] { component(w, "ByteFallback"); });
   if (m.kind == ModelKind::wordpiece) {
-    const std::string prefix = m.continuation_prefix;
-    const bool bert = p.kind == PreTokenizerKind::bert;
-    parts.emplace_back([&w, prefix, bert] {
-      component(w, "WordPiece", [&] {
-        key(w, "prefix");
-        string(w, prefix);
-        key(w, "cleanup");
-        w.Bool(bert);
-      });
-    });
+    const std::string prefix = "^" + regex_literal(m.continuation_prefix);
+    parts.emplace_back([&w, prefix] { replace(w, "Regex", prefix, ""); });
+  } else if (m.unknown) {
+    const std::string unknown = m.pieces[*m.unknown];
+    parts.emplace_back([&w, unknown] { replace(w, "String", unknown, "\u2047"); });
   }
   if (p.kind == PreTokenizerKind::whitespace && p.marker == MarkerStyle::prefix)
     parts.emplace_back([&w] { metaspace(w); });
-  else if (is_regex_kind(p.kind) || m.kind != ModelKind::wordpiece)
+  else
     parts.emplace_back([&w] { component(w, "Fuse"); });
   return parts;
 }
