@@ -255,11 +255,7 @@ double BpeSegmenter::default_dropout() const noexcept {
 
 void BpeSegmenter::export_model(std::ostream& out, const std::string& format) const {
   if (format != kModelDescriptionFormat) throw Error("bpe: cannot export format '" + format + "'");
-  ModelDescription m;
-  m.kind = ModelKind::bpe;
-  m.pieces = model_->vocab.pieces();
-  for (TokenId id = 0; id < model_->vocab.special_count(); ++id) m.specials.push_back(id);
-  m.unknown = model_->vocab.unknown_id();
+  ModelDescription m = describe_vocabulary(ModelKind::bpe, model_->vocab);
   m.byte_fallback = model_->byte_fallback;
   m.byte_level = model_->units == Units::kBytes;
   for (const MergeRule& rule : model_->merges) m.merges.emplace_back(rule.left, rule.right);

@@ -197,11 +197,7 @@ void CharacterSegmenter::export_model(std::ostream& out, const std::string& form
     throw Error(
         "character: units=graphemes has no equivalent in other tools' formats (they cut text "
         "into code points); retrain with units=code_points to export");
-  ModelDescription m;
-  m.kind = ModelKind::character;
-  m.pieces = vocabulary_.pieces();
-  for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
-  m.unknown = vocabulary_.unknown_id();
+  ModelDescription m = describe_vocabulary(ModelKind::character, vocabulary_);
   write_model_description(out, m);
 }
 

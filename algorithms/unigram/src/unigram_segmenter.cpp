@@ -371,11 +371,7 @@ void UnigramSegmenter::load(std::istream& in) {
 void UnigramSegmenter::export_model(std::ostream& out, const std::string& format) const {
   if (format != kModelDescriptionFormat)
     throw Error("unigram: cannot export format '" + format + "'");
-  ModelDescription m;
-  m.kind = ModelKind::unigram;
-  m.pieces = vocabulary_.pieces();
-  for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
-  m.unknown = vocabulary_.unknown_id();
+  ModelDescription m = describe_vocabulary(ModelKind::unigram, vocabulary_);
   m.byte_fallback = byte_fallback_;
   m.scores = scores_;
   write_model_description(out, m);

@@ -73,11 +73,7 @@ void WordSegmenter::load(std::istream& in) {
 
 void WordSegmenter::export_model(std::ostream& out, const std::string& format) const {
   if (format != kModelDescriptionFormat) throw Error("word: cannot export format '" + format + "'");
-  ModelDescription m;
-  m.kind = ModelKind::word;
-  m.pieces = vocabulary_.pieces();
-  for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
-  m.unknown = vocabulary_.unknown_id();
+  ModelDescription m = describe_vocabulary(ModelKind::word, vocabulary_);
   write_model_description(out, m);
 }
 

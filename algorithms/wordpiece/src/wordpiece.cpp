@@ -292,11 +292,8 @@ void WordPieceSegmenter::import_model(std::istream& in, const std::string& forma
 void WordPieceSegmenter::export_model(std::ostream& out, const std::string& format) const {
   if (format == kModelDescriptionFormat) {
     if (!tries_) throw Error("wordpiece: no model (train, load or import one first)");
-    ModelDescription m;
-    m.kind = ModelKind::wordpiece;
-    m.pieces = vocabulary_.pieces();
-    for (TokenId id = 0; id < vocabulary_.special_count(); ++id) m.specials.push_back(id);
-    m.unknown = unknown_;
+    ModelDescription m = describe_vocabulary(ModelKind::wordpiece, vocabulary_);
+    m.unknown = unknown_;  // also set for an imported vocab.txt
     m.continuation_prefix = prefix_;
     m.max_input_chars_per_word = max_chars_;
     write_model_description(out, m);

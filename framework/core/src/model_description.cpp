@@ -84,6 +84,15 @@ class LineReader {
 
 }  // namespace
 
+ModelDescription describe_vocabulary(ModelKind kind, const Vocabulary& vocabulary) {
+  ModelDescription m;
+  m.kind = kind;
+  m.pieces = vocabulary.pieces();
+  for (TokenId id = 0; id < vocabulary.special_count(); ++id) m.specials.push_back(id);
+  m.unknown = vocabulary.unknown_id();
+  return m;
+}
+
 void write_model_description(std::ostream& out, const ModelDescription& m) {
   out << kHeader << '\n';
   out << "kind " << kind_name(m.kind) << '\n';

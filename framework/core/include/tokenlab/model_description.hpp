@@ -25,6 +25,7 @@
 
 #include "tokenlab/export.hpp"
 #include "tokenlab/types.hpp"
+#include "tokenlab/vocabulary.hpp"
 
 namespace tokenlab {
 
@@ -58,6 +59,10 @@ struct TOKENLAB_API ModelDescription {
   std::string continuation_prefix;
   std::size_t max_input_chars_per_word = 0;
 };
+
+/// A description of kind with the vocabulary's pieces, its specials (the first
+/// special_count() ids) and its unknown token; the plugin adds the rest.
+TOKENLAB_API ModelDescription describe_vocabulary(ModelKind kind, const Vocabulary& vocabulary);
 
 TOKENLAB_API void write_model_description(std::ostream& out, const ModelDescription& model);
 /// Throws Error naming the line and what is wrong; checks ids against the pieces.
