@@ -61,6 +61,17 @@ fi
 # Columns side by side, U+001F between them: no corpus line holds it.
 sep=$'\x1f'
 status=0
+# compare WHAT TEXT HF TOKENLAB: counts the lines where the two files differ and
+# shows the first three with the input line; any difference fails the test.
+compare() {
+  local what=$1 text=$2 hf=$3 ours=$4 differ
+  differ=$(paste -d "$sep" "$hf" "$ours" | awk -F "$sep" '$1 != $2' | wc -l)
+  echo "$what: $differ of $(wc -l < "$text") lines differ between HF tokenizers and tokenlab"
+  ((differ == 0)) && return
+  status=1
+  paste -d "$sep" "$text" "$hf" "$ours" |
+    awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    HF:       %.200s\n    tokenlab: %.200s\n", NR, $1, $2, $3 }'
+}
 for name in "${names[@]}"; do
   [[ -v spec[$name] ]] || { echo "error: unknown model '$name'" >&2; exit 2; }
   read -r algorithm options <<< "${spec[$name]}"
@@ -78,23 +89,10 @@ for name in "${names[@]}"; do
     node "$here/pretrained_reference.js" hf "$name.json" "$text.txt" "$name.$text.ref.ids" \
       "$name.$text.ref.decoded" || { echo "FAIL: $name: HF could not run the export"; status=1; continue; }
     "$tokenlab" encode -m "$name.tkl" -i "$text.txt" -o "$name.$text.ids"
-    lines=$(wc -l < "$text.txt")
-    differ=$(paste -d "$sep" "$name.$text.ref.ids" "$name.$text.ids" | awk -F "$sep" '$1 != $2' | wc -l)
-    echo "$name $text: $differ of $lines lines differ between HF tokenizers and tokenlab"
-    if ((differ > 0)); then
-      status=1
-      paste -d "$sep" "$text.txt" "$name.$text.ref.ids" "$name.$text.ids" |
-        awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    HF:       %.200s\n    tokenlab: %.200s\n", NR, $1, $2, $3 }'
-    fi
+    compare "$name $text ids" "$text.txt" "$name.$text.ref.ids" "$name.$text.ids"
     # Decoding: HF's decoders on its ids against `tokenlab decode` on tokenlab's.
     "$tokenlab" decode -m "$name.tkl" -i "$name.$text.ids" -o "$name.$text.decoded"
-    differ=$(paste -d "$sep" "$name.$text.ref.decoded" "$name.$text.decoded" | awk -F "$sep" '$1 != $2' | wc -l)
-    echo "$name $text decode: $differ of $lines decoded lines differ"
-    if ((differ > 0)); then
-      status=1
-      paste -d "$sep" "$text.txt" "$name.$text.ref.decoded" "$name.$text.decoded" |
-        awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    HF:       %.200s\n    tokenlab: %.200s\n", NR, $1, $2, $3 }'
-    fi
+    compare "$name $text decoded text" "$text.txt" "$name.$text.ref.decoded" "$name.$text.decoded"
   done
 done
 ((status == 0)) && echo "all identical"
