@@ -175,3 +175,45 @@ TEST_CASE("export writes a tokenizer.json that encodes as the model, and --verif
     CHECK_FALSE(std::filesystem::exists(out));
   }
 }
+
+TEST_CASE(
+    "export --format tiktoken writes ranks and says the pattern; tiktoken-json carries it all",
+    "[cli][pretrained][export]") {
+  TempDir dir;
+  const std::string corpus = data_file("corpus/english.txt");
+  const std::string model = dir / "bytes.tkl";
+  const RunResult trained = run_tokenlab({"train", "-a", "bpe", "-v", "400", "--pre-tokenizer",
+                                          "o200k", "--normalization", "none", "--option",
+                                          "units=bytes", "--corpus", corpus, "-o", model});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  const std::string ranks = dir / "bytes.tiktoken";
+  const RunResult exported = run_tokenlab(
+      {"export", "-m", model, "--format", "tiktoken", "-o", ranks, "--verify", corpus});
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  CHECK_THAT(exported.err,
+             Catch::Contains("the pattern o200k_base") && Catch::Contains("verify: 0 of"));
+  CHECK(read_bytes(ranks).substr(0, 7) == "AA== 0\n");
+  // The encoder JSON is a model wherever one is accepted, and gives the model's ids.
+  const std::string json = dir / "bytes.tiktoken.json";
+  REQUIRE(
+      run_tokenlab({"export", "-m", model, "--format", "tiktoken-json", "-o", json}).exit_code ==
+      0);
+  const std::string text = "The river flows north, past the old mill.\n";
+  const RunResult from_model = run_tokenlab({"encode", "-m", model}, text);
+  const RunResult from_json = run_tokenlab({"encode", "-m", json}, text);
+  REQUIRE(from_model.exit_code == 0);
+  CHECK(from_json.out == from_model.out);
+
+  SECTION("a character-level BPE is refused, and no file is written") {
+    const std::string chars = dir / "chars.tkl";
+    REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "300", "--pre-tokenizer", "o200k", "--corpus",
+                          corpus, "-o", chars})
+                .exit_code == 0);
+    const std::string out = dir / "refused.tiktoken";
+    check_failure(run_tokenlab({"export", "-m", chars, "--format", "tiktoken", "-o", out}),
+                  {"character-level BPE", "units=bytes"});
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}

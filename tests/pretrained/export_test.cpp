@@ -10,65 +10,25 @@
 #include <string>
 #include <vector>
 
+#include "export_support.hpp"
 #include "pretrained_support.hpp"
 #include "tokenlab/bpe/bpe_segmenter.hpp"
 #include "tokenlab/character/character_segmenter.hpp"
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/pretrained/tokenizer_json_writer.hpp"
-#include "tokenlab/tokenizer.hpp"
 #include "tokenlab/unigram/unigram_segmenter.hpp"
 #include "tokenlab/word/word_segmenter.hpp"
-#include "tokenlab/word_counts.hpp"
 #include "tokenlab/wordpiece/wordpiece.hpp"
 
 using namespace tokenlab;
+using test::test_lines;
+using test::trained;
+using test::training_lines;
 
 namespace {
 
-const std::vector<std::string>& training_lines() {
-  static const std::vector<std::string> lines = {
-      "The lowest newest widest wider lower low, the newer low.",
-      "It was the best of times, it was the worst of times; it was the age of wisdom.",
-      "Numbers like 1,234.56 and 2026 appear; so do e-mail addresses and URLs (www.example.org).",
-      "यह एक परीक्षण वाक्य है। हिंदी में लिखा गया पाठ भी यहाँ है।",
-      "これはテストの文です。日本語の文章も少しあります。",
-      "The quick brown fox jumps over the lazy dog.   Tabs\tand  spaces   collapse.",
-  };
-  return lines;
-}
-
-// Held-out lines: seen words, unseen words, unseen characters (emoji, Greek).
-const std::vector<std::string>& test_lines() {
-  static const std::vector<std::string> lines = {
-      "The widest of the lowest times.",    "Unseen words: zebra, quixotic, Zürich!",
-      "Ελληνικά και 🙂 emoji", "हिंदी पाठ और テスト",
-      "  leading and trailing spaces  ",    "",
-  };
-  return lines;
-}
-
-Tokenizer trained(std::shared_ptr<Segmenter> segmenter, NormalizerOptions n, PreTokenizerOptions p,
-                  std::size_t vocab_size, std::map<std::string, std::string> extra = {}) {
-  const Normalizer normalizer(n);
-  const PreTokenizer pre(p);
-  WordCounts counts;
-  std::string normalized;
-  for (const auto& line : training_lines()) {
-    normalizer.normalize(line, normalized);
-    for (const auto& word : pre.split(normalized)) counts.add(word);
-  }
-  TrainOptions options;
-  options.vocab_size = vocab_size;
-  options.character_coverage = 1.0;
-  options.extra = std::move(extra);
-  segmenter->train(counts, options, nullptr);
-  return Tokenizer(n, p, std::move(segmenter));
-}
-
 std::string exported(const Tokenizer& t) {
-  std::stringstream description;
-  t.segmenter().export_model(description, kModelDescriptionFormat);
-  return write_tokenizer_json(read_model_description(description), t.normalizer().options(),
+  return write_tokenizer_json(test::description_of(t), t.normalizer().options(),
                               t.pre_tokenizer().options());
 }
 
@@ -88,7 +48,7 @@ void check_round_trip(const Tokenizer& t) {
   }
 }
 
-const PreTokenizerOptions kSentencePiece{PreTokenizerKind::whitespace, MarkerStyle::prefix};
+const PreTokenizerOptions kSentencePiece = test::kSentencePiece;
 
 }  // namespace
 

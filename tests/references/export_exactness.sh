@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Exported tokenizer.json files against Hugging Face tokenizers: each built-in
+# Exported tokenizers against the libraries they are exported for: each built-in
 # segmenter is trained on real text (English Wikipedia and Hindi; Japanese too for
-# BPE and unigram), exported with `tokenlab export --format tokenizer.json`, and
-# the file is loaded into HF tokenizers (npm @anush008/tokenizers 0.6.0,
-# Tokenizer.fromFile). On every line of all 45 NTREX-128 languages and of the
-# first 10 MB of English Wikipedia, HF's ids must equal `tokenlab encode` of the
-# trained model, and HF's decoded text must equal `tokenlab decode`. `tokenlab
-# export --verify` (tokenlab's own reader) must agree too.
+# BPE and unigram) and exported with `tokenlab export`:
+#   - tokenizer.json, loaded into Hugging Face tokenizers (npm @anush008/tokenizers
+#     0.6.0, Tokenizer.fromFile);
+#   - tiktoken, the rank file with tiktoken's own pattern and the encoder JSON,
+#     loaded into npm tiktoken 1.0.22 (new Tiktoken(ranks, specials, pat_str));
+#   - sentencepiece, the .model file, run by spm_encode and spm_decode.
+# On every line of all 45 NTREX-128 languages and of the first 10 MB of English
+# Wikipedia, the reference's ids must equal `tokenlab encode` of the trained
+# model, and its decoded text must equal `tokenlab decode`. `tokenlab export
+# --verify` (tokenlab's own readers) must agree too.
 #
 # usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]
 # Exits 0 if every line of every model is identical, 1 otherwise, 77 (SKIPPED)
-# when node, the npm references (tools/fetch-references) or the corpora are missing.
+# when node, the npm references (tools/fetch-references), spm_encode or the
+# corpora are missing.
 set -uo pipefail
 (($# >= 3)) || { echo "usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]" >&2; exit 2; }
 tokenlab=$1 shared=$2 work=$3
@@ -25,7 +30,9 @@ wiki=$shared/corpora/en/wikipedia-en.txt.xz
 skip() { echo "SKIPPED: $*"; exit 77; }
 [[ -d $ntrex && -f $wiki && -f $shared/corpora/mono/hi.txt ]] || skip "corpora not found in $shared/corpora"
 command -v node >/dev/null || skip "node not found"
-[[ -d $modules/@anush008/tokenizers ]] || skip "HF tokenizers missing from $modules: run tools/fetch-references"
+[[ -d $modules/@anush008/tokenizers && -d $modules/tiktoken ]] ||
+  skip "HF tokenizers or tiktoken missing from $modules: run tools/fetch-references"
+command -v spm_encode >/dev/null || skip "spm_encode not found (Debian: sentencepiece)"
 export TOKENLAB_REFERENCES_MODULES=$modules
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -36,6 +43,7 @@ cd "$work" || exit 1
 declare -A spec=(
   [bpe-sp]="bpe --pre-tokenizer whitespace"
   [bpe-bytes-o200k]="bpe --pre-tokenizer o200k --option units=bytes"
+  [bpe-bytes-cl100k-raw]="bpe --pre-tokenizer cl100k --normalization none --option units=bytes"
   [bpe-chars-cl100k]="bpe --pre-tokenizer cl100k --normalization none"
   [unigram-sp]="unigram --pre-tokenizer whitespace"
   [wordpiece-bert]="wordpiece --normalization bert --lowercase --pre-tokenizer bert --marker none"
@@ -43,8 +51,12 @@ declare -A spec=(
   [word-sp]="word --pre-tokenizer whitespace"
   [character-sp]="character --pre-tokenizer whitespace"
 )
+# The formats each model is exported to (tokenizer.json when not listed).
+declare -A formats=(
+  [bpe-bytes-cl100k-raw]="tokenizer.json tiktoken tiktoken-json"
+)
 names=("$@")
-((${#names[@]})) || names=(bpe-sp bpe-bytes-o200k bpe-chars-cl100k unigram-sp wordpiece-bert wordpiece-sp word-sp character-sp)
+((${#names[@]})) || names=(bpe-sp bpe-bytes-o200k bpe-bytes-cl100k-raw bpe-chars-cl100k unigram-sp wordpiece-bert wordpiece-sp word-sp character-sp)
 
 # ---- texts --------------------------------------------------------------------------
 if [[ ! -f ntrex.txt || ! -f wiki10m.txt || ! -f train-en-hi.txt || ! -f train-en-hi-ja.txt ]]; then
@@ -61,17 +73,34 @@ fi
 # Columns side by side, U+001F between them: no corpus line holds it.
 sep=$'\x1f'
 status=0
-# compare WHAT TEXT HF TOKENLAB: counts the lines where the two files differ and
-# shows the first three with the input line; any difference fails the test.
+# compare WHAT TEXT REFERENCE TOKENLAB: counts the lines where the two files
+# differ and shows the first three with the input line; any difference fails.
 compare() {
-  local what=$1 text=$2 hf=$3 ours=$4 differ
-  differ=$(paste -d "$sep" "$hf" "$ours" | awk -F "$sep" '$1 != $2' | wc -l)
-  echo "$what: $differ of $(wc -l < "$text") lines differ between HF tokenizers and tokenlab"
+  local what=$1 text=$2 theirs=$3 ours=$4 differ
+  differ=$(paste -d "$sep" "$theirs" "$ours" | awk -F "$sep" '$1 != $2' | wc -l)
+  echo "$what: $differ of $(wc -l < "$text") lines differ between the reference and tokenlab"
   ((differ == 0)) && return
   status=1
-  paste -d "$sep" "$text" "$hf" "$ours" |
-    awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    HF:       %.200s\n    tokenlab: %.200s\n", NR, $1, $2, $3 }'
+  paste -d "$sep" "$text" "$theirs" "$ours" |
+    awk -F "$sep" '$2 != $3 && n++ < 3 { printf "  line %d: %.200s\n    reference: %.200s\n    tokenlab:  %.200s\n", NR, $1, $2, $3 }'
 }
+# reference FORMAT FILE TEXT IDS DECODED: the reference library's ids and decoded
+# text for every line of TEXT, from the exported FILE.
+reference() {
+  local format=$1 file=$2 text=$3 ids=$4 decoded=$5
+  case $format in
+    tokenizer.json) node "$here/pretrained_reference.js" hf "$file" "$text" "$ids" "$decoded" ;;
+    tiktoken) node "$here/pretrained_reference.js" tiktoken "$file:$(cat "$file.pattern")" \
+                "$text" "$ids" "$decoded" ;;
+    tiktoken-json) node "$here/pretrained_reference.js" tiktoken "$file" "$text" "$ids" "$decoded" ;;
+    sentencepiece)
+      spm_encode --model "$file" --output_format id < "$text" > "$ids" &&
+        spm_decode --model "$file" --input_format id < "$ids" > "$decoded" ;;
+  esac
+}
+# The file name each format is written to (npm tiktoken wants .json for JSON).
+declare -A suffix=([tokenizer.json]=json [tiktoken]=tiktoken [tiktoken-json]=tiktoken.json
+  [sentencepiece]=model)
 for name in "${names[@]}"; do
   [[ -v spec[$name] ]] || { echo "error: unknown model '$name'" >&2; exit 2; }
   read -r algorithm options <<< "${spec[$name]}"
@@ -80,19 +109,28 @@ for name in "${names[@]}"; do
   # shellcheck disable=SC2086  # options are words
   "$tokenlab" train -a "$algorithm" -v 8000 --corpus "$corpus" $options -o "$name.tkl" 2> "$name.train.log" ||
     { echo "FAIL: $name: training failed"; cat "$name.train.log"; status=1; continue; }
-  if ! "$tokenlab" export -m "$name.tkl" --format tokenizer.json -o "$name.json" \
-      --verify ntrex.txt 2> "$name.verify.log"; then
-    echo "FAIL: $name: export --verify"; cat "$name.verify.log"; status=1; continue
-  fi
-  echo "$name: $(tail -n 1 "$name.verify.log")"
   for text in ntrex wiki10m; do
-    node "$here/pretrained_reference.js" hf "$name.json" "$text.txt" "$name.$text.ref.ids" \
-      "$name.$text.ref.decoded" || { echo "FAIL: $name: HF could not run the export"; status=1; continue; }
     "$tokenlab" encode -m "$name.tkl" -i "$text.txt" -o "$name.$text.ids"
-    compare "$name $text ids" "$text.txt" "$name.$text.ref.ids" "$name.$text.ids"
-    # Decoding: HF's decoders on its ids against `tokenlab decode` on tokenlab's.
     "$tokenlab" decode -m "$name.tkl" -i "$name.$text.ids" -o "$name.$text.decoded"
-    compare "$name $text decoded text" "$text.txt" "$name.$text.ref.decoded" "$name.$text.decoded"
+  done
+  for format in ${formats[$name]:-tokenizer.json}; do
+    file=$name.${suffix[$format]}
+    if ! "$tokenlab" export -m "$name.tkl" --format "$format" -o "$file" \
+        --verify ntrex.txt 2> "$file.verify.log"; then
+      echo "FAIL: $name: export --format $format --verify"; cat "$file.verify.log"; status=1; continue
+    fi
+    echo "$name $format: $(tail -n 1 "$file.verify.log")"
+    # The rank file's pattern, as export names it to the user.
+    [[ $format != tiktoken ]] ||
+      sed -n 's/.*use them with the pattern \([a-z0-9_]*\).*/\1/p' "$file.verify.log" > "$file.pattern"
+    for text in ntrex wiki10m; do
+      reference "$format" "$file" "$text.txt" "$file.$text.ref.ids" "$file.$text.ref.decoded" ||
+        { echo "FAIL: $name: the reference could not run the $format export"; status=1; continue; }
+      compare "$name $format $text ids" "$text.txt" "$file.$text.ref.ids" "$name.$text.ids"
+      # Decoding: the reference's decoder on its ids against `tokenlab decode` on tokenlab's.
+      compare "$name $format $text decoded text" "$text.txt" "$file.$text.ref.decoded" \
+        "$name.$text.decoded"
+    done
   done
 done
 ((status == 0)) && echo "all identical"

@@ -12,8 +12,9 @@
 //   node pretrained_reference.js tiktoken ENCODING IN OUT_IDS [OUT_DECODED]
 //       tiktoken encode(line, "all") (every special token allowed) and decode;
 //       ENCODING is gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base or o200k_base
-//       (get_encoding: the ranks built into the WASM), or a path to one of the
-//       package's encoders/*.json (the file tokenlab reads)
+//       (get_encoding: the ranks built into the WASM), a path to an encoder JSON
+//       (the package's encoders/*.json, or tokenlab export --format tiktoken-json),
+//       or RANKS.tiktoken:NAME, a rank file with the pattern of encoding NAME
 //   node pretrained_reference.js load-hf TOKENIZER_JSON
 //       time Tokenizer.fromFile alone; prints "load SECONDS"
 //   node pretrained_reference.js time-hf TOKENIZER_JSON IN
@@ -106,6 +107,15 @@ function loadTiktoken(encoding) {
     const json = JSON.parse(fs.readFileSync(encoding, "utf8"));
     return new tiktoken.Tiktoken(json.bpe_ranks, json.special_tokens, json.pat_str);
   }
+  // RANKS.tiktoken:NAME: a rank file with the pattern of tiktoken's encoding NAME,
+  // as a user pairs an exported rank file with tiktoken's pattern (no specials).
+  const ranks = encoding.match(/^(.*\.tiktoken):(\w+)$/);
+  if (ranks) {
+    const own = JSON.parse(
+      fs.readFileSync(require.resolve(path.join(modules || "", "tiktoken", "encoders",
+        `${ranks[2]}.json`)), "utf8"));
+    return new tiktoken.Tiktoken(fs.readFileSync(ranks[1], "utf8"), {}, own.pat_str);
+  }
   return tiktoken.get_encoding(encoding);
 }
 
@@ -145,7 +155,7 @@ function timeHfLoad(file) {
 
 const USAGE = `usage: node pretrained_reference.js
   hf TOKENIZER_JSON IN OUT_IDS [OUT_DECODED]
-  tiktoken ENCODING|ENCODER_JSON IN OUT_IDS [OUT_DECODED]
+  tiktoken ENCODING|ENCODER_JSON|RANKS.tiktoken:ENCODING IN OUT_IDS [OUT_DECODED]
   load-hf TOKENIZER_JSON
   time-hf TOKENIZER_JSON IN
   time-tiktoken ENCODING|ENCODER_JSON IN`;

@@ -14,6 +14,7 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+#include "tokenlab/pretrained/tiktoken_writer.hpp"
 #include "tokenlab/pretrained/tokenizer_json_writer.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/tokenizer.hpp"
@@ -408,6 +409,39 @@ int verify_export(const Tokenizer& model, const std::string& exported, const std
   return differ == 0 ? kExitOk : kExitFailure;
 }
 
+// tiktoken merges any two adjacent parts whose bytes are a token; the model
+// merges only its trained pairs. Where that can give other ids, say so.
+void check_tiktoken_conflicts(const ModelDescription& description, bool approximate) {
+  const TiktokenConflicts conflicts = tiktoken_conflicts(description);
+  if (conflicts.count == 0) return;
+  const std::string& example = description.pieces[conflicts.example];
+  const std::string message = std::to_string(conflicts.count) +
+                              " tokens are reached by tiktoken's merge rule (any adjacent parts "
+                              "whose bytes are a token) other than by their trained merges, so "
+                              "tiktoken would encode them, and text containing them, differently "
+                              "(the first: \"" +
+                              utf8::replace_invalid(example) + "\", id " +
+                              std::to_string(conflicts.example) + ")";
+  if (!approximate)
+    throw Error("cannot export to tiktoken exactly: " + message +
+                "; --approximate writes it anyway, and --verify TEXT counts the lines that differ");
+  std::cerr << "warning: approximate tiktoken export: " << message << '\n';
+}
+
+// A rank file carries neither the pattern nor the special tokens: say them, in
+// the form tiktoken's constructor takes.
+void print_tiktoken_usage(const TiktokenExport& tiktoken, const std::string& output) {
+  std::string specials;
+  for (const auto& [content, id] : tiktoken.specials)
+    specials += (specials.empty() ? "" : ", ") + ("\"" + content + "\": " + std::to_string(id));
+  std::cerr << output << ": tiktoken ranks; use them with the pattern " << tiktoken.pattern_name;
+  if (tiktoken.pattern_name == "qwen2")
+    std::cerr << " (no tiktoken encoding has it: pat_str=" << tiktoken.pattern << ")";
+  else
+    std::cerr << " (tiktoken.get_encoding(\"" << tiktoken.pattern_name << "\")._pat_str)";
+  std::cerr << " and special_tokens={" << specials << "}\n";
+}
+
 }  // namespace
 
 int cmd_export(const std::vector<std::string>& args) {
@@ -415,23 +449,34 @@ int cmd_export(const std::vector<std::string>& args) {
   std::string model;
   std::string output;
   std::string verify;
+  bool approximate = false;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
   desc.add_options()("format", po::value(&format)->required(),
-                     "tokenizer.json (Hugging Face tokenizers) or vocab.txt (BERT, WordPiece)")(
+                     "tokenizer.json (Hugging Face tokenizers), tiktoken (a rank file), "
+                     "tiktoken-json (npm tiktoken's encoder JSON) or vocab.txt (BERT, WordPiece)")(
       "model,m", po::value(&model)->required(), "model file")(
       "output,o", po::value(&output)->required(), "file to write (- for stdout)")(
       "verify", po::value(&verify),
       "TEXT: read the written file back and compare its ids with the model's on every line")(
-      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+      "approximate", po::bool_switch(&approximate),
+      "write a tiktoken file even where tiktoken's merge rule may encode some text "
+      "differently; --verify TEXT then counts the lines")("plugin-dir", po::value(&plugin_dirs),
+                                                          "extra plugin directory (repeatable)");
   po::variables_map vm;
-  if (!parse("export", "--format tokenizer.json|vocab.txt -m MODEL -o FILE [--verify TEXT]", desc,
-             {}, args, vm))
+  if (!parse("export",
+             "--format tokenizer.json|tiktoken|tiktoken-json|vocab.txt -m MODEL -o FILE "
+             "[--verify TEXT]",
+             desc, {}, args, vm))
     return kExitOk;
-  if (format != "tokenizer.json" && format != "vocab.txt")
-    throw UsageError("--format must be tokenizer.json or vocab.txt, got '" + format + "'");
-  if (!verify.empty() && format != "tokenizer.json")
-    throw UsageError("--verify needs --format tokenizer.json");
+  const std::set<std::string> formats = {"tokenizer.json", "tiktoken", "tiktoken-json",
+                                         "vocab.txt"};
+  if (!formats.contains(format))
+    throw UsageError(
+        "--format must be tokenizer.json, tiktoken, tiktoken-json or vocab.txt, got '" + format +
+        "'");
+  if (!verify.empty() && format == "vocab.txt")
+    throw UsageError("--verify needs --format tokenizer.json, tiktoken or tiktoken-json");
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
@@ -443,15 +488,29 @@ int cmd_export(const std::vector<std::string>& args) {
                 [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
     return kExitOk;
   }
-  std::stringstream description;
-  tokenizer.segmenter().export_model(description, kModelDescriptionFormat);
+  std::stringstream description_text;
+  tokenizer.segmenter().export_model(description_text, kModelDescriptionFormat);
+  const ModelDescription description = read_model_description(description_text);
+  const NormalizerOptions& normalizer = tokenizer.normalizer().options();
+  const PreTokenizerOptions& pre_tokenizer = tokenizer.pre_tokenizer().options();
   // Built whole before anything is written, so a refusal leaves no file behind.
-  const std::string json =
-      write_tokenizer_json(read_model_description(description), tokenizer.normalizer().options(),
-                           tokenizer.pre_tokenizer().options());
-  with_output(output, [&](std::ostream& out) { out << json; });
+  std::string written;
+  std::string read_back;  // what --verify reads: the same content, in a form that carries it all
+  std::string read_back_format = format;
+  if (format == "tokenizer.json") {
+    written = write_tokenizer_json(description, normalizer, pre_tokenizer);
+    read_back = written;
+  } else {
+    const TiktokenExport tiktoken = write_tiktoken(description, normalizer, pre_tokenizer);
+    check_tiktoken_conflicts(description, approximate);
+    read_back = tiktoken.encoder_json();
+    read_back_format = "tiktoken";
+    written = format == "tiktoken" ? tiktoken.ranks : read_back;
+    if (format == "tiktoken") print_tiktoken_usage(tiktoken, output);
+  }
+  with_output(output, [&](std::ostream& out) { out << written; });
   if (verify.empty()) return kExitOk;
-  return verify_export(tokenizer, json, format, verify);
+  return verify_export(tokenizer, read_back, read_back_format, verify);
 }
 
 }  // namespace tokenlab::cli
