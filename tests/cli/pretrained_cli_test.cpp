@@ -217,3 +217,38 @@ TEST_CASE(
     CHECK_FALSE(std::filesystem::exists(out));
   }
 }
+
+TEST_CASE("export --format sentencepiece writes a .model that encodes as the model",
+          "[cli][pretrained][export]") {
+  TempDir dir;
+  const std::string corpus = data_file("corpus/english.txt");
+  const std::string model = dir / "unigram.tkl";
+  const RunResult trained =
+      run_tokenlab({"train", "-a", "unigram", "-v", "300", "--pre-tokenizer", "whitespace",
+                    "--normalization", "nfkc", "--corpus", corpus, "-o", model});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  const std::string spm = dir / "unigram.model";
+  const RunResult exported = run_tokenlab(
+      {"export", "-m", model, "--format", "sentencepiece", "-o", spm, "--verify", corpus});
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  CHECK_THAT(exported.err, Catch::Contains("verify: 0 of"));
+  // Full-width letters and a tab: the charsmap normalizes them as tokenlab does.
+  const std::string text = "The river flows \uFF4E\uFF4F\uFF52\uFF54\uFF48,\tpast the old mill.\n";
+  const RunResult from_model = run_tokenlab({"encode", "-m", model}, text);
+  const RunResult from_spm = run_tokenlab({"encode", "-m", spm}, text);
+  REQUIRE(from_model.exit_code == 0);
+  CHECK(from_spm.out == from_model.out);
+
+  SECTION("a WordPiece model is refused, and no file is written") {
+    const std::string wordpiece = dir / "wordpiece.tkl";
+    REQUIRE(run_tokenlab({"train", "-a", "wordpiece", "-v", "300", "--pre-tokenizer", "whitespace",
+                          "--corpus", corpus, "-o", wordpiece})
+                .exit_code == 0);
+    const std::string out = dir / "refused.model";
+    check_failure(run_tokenlab({"export", "-m", wordpiece, "--format", "sentencepiece", "-o", out}),
+                  {"neither unigram nor BPE", "tokenizer.json"});
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}

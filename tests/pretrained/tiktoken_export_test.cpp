@@ -13,6 +13,7 @@
 #include "pretrained_support.hpp"
 #include "tokenlab/bpe/bpe_segmenter.hpp"
 #include "tokenlab/pretrained/formats.hpp"
+#include "tokenlab/pretrained/rank_merges.hpp"
 #include "tokenlab/pretrained/tiktoken_writer.hpp"
 #include "tokenlab/regex.hpp"
 #include "tokenlab/unigram/unigram_segmenter.hpp"
@@ -121,13 +122,15 @@ TEST_CASE("tiktoken export: tokens tiktoken's merge rule reaches otherwise are f
           "[export][tiktoken]") {
   // Trained: "b"+"c", then "a"+"b", then "ab"+"c". The merges encode "abc" as
   // "a" "bc" (bc ranks first and a+bc is no merge); tiktoken finds "abc" a token.
-  const TiktokenConflicts conflicts =
-      tiktoken_conflicts(hand_made({{"b", "c"}, {"a", "b"}, {"ab", "c"}}));
+  const RankMergeConflicts conflicts =
+      rank_merge_conflicts(hand_made({{"b", "c"}, {"a", "b"}, {"ab", "c"}}), RankRule::tiktoken);
   CHECK(conflicts.count == 1);
   CHECK(conflicts.example == 258);
   // Trained the other way round, both rules agree.
-  CHECK(tiktoken_conflicts(hand_made({{"a", "b"}, {"b", "c"}, {"ab", "c"}})).count == 0);
+  CHECK(rank_merge_conflicts(hand_made({{"a", "b"}, {"b", "c"}, {"ab", "c"}}), RankRule::tiktoken)
+            .count == 0);
   // Models trained here: none.
-  CHECK(tiktoken_conflicts(test::description_of(byte_level(PreTokenizerKind::o200k, 800))).count ==
-        0);
+  CHECK(rank_merge_conflicts(test::description_of(byte_level(PreTokenizerKind::o200k, 800)),
+                             RankRule::tiktoken)
+            .count == 0);
 }

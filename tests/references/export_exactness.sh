@@ -46,6 +46,8 @@ declare -A spec=(
   [bpe-bytes-cl100k-raw]="bpe --pre-tokenizer cl100k --normalization none --option units=bytes"
   [bpe-chars-cl100k]="bpe --pre-tokenizer cl100k --normalization none"
   [unigram-sp]="unigram --pre-tokenizer whitespace"
+  [unigram-sp-nfkc]="unigram --pre-tokenizer whitespace --normalization nfkc --option byte_fallback=true"
+  [bpe-sp-raw]="bpe --pre-tokenizer whitespace --normalization none --option byte_fallback=true"
   [wordpiece-bert]="wordpiece --normalization bert --lowercase --pre-tokenizer bert --marker none"
   [wordpiece-sp]="wordpiece --pre-tokenizer whitespace"
   [word-sp]="word --pre-tokenizer whitespace"
@@ -53,10 +55,14 @@ declare -A spec=(
 )
 # The formats each model is exported to (tokenizer.json when not listed).
 declare -A formats=(
+  [bpe-sp]="tokenizer.json sentencepiece"
+  [bpe-sp-raw]="tokenizer.json sentencepiece"
   [bpe-bytes-cl100k-raw]="tokenizer.json tiktoken tiktoken-json"
+  [unigram-sp]="tokenizer.json sentencepiece"
+  [unigram-sp-nfkc]="tokenizer.json sentencepiece"
 )
 names=("$@")
-((${#names[@]})) || names=(bpe-sp bpe-bytes-o200k bpe-bytes-cl100k-raw bpe-chars-cl100k unigram-sp wordpiece-bert wordpiece-sp word-sp character-sp)
+((${#names[@]})) || names=(bpe-sp bpe-sp-raw bpe-bytes-o200k bpe-bytes-cl100k-raw bpe-chars-cl100k unigram-sp unigram-sp-nfkc wordpiece-bert wordpiece-sp word-sp character-sp)
 
 # ---- texts --------------------------------------------------------------------------
 if [[ ! -f ntrex.txt || ! -f wiki10m.txt || ! -f train-en-hi.txt || ! -f train-en-hi-ja.txt ]]; then

@@ -89,6 +89,33 @@ TEST_CASE("Training on the fixture corpus reaches the requested vocabulary size"
   }
 }
 
+TEST_CASE("Trained scores lie on the 1/256 grid, so equal totals tie exactly", "[unigram][train]") {
+  UnigramSegmenter s;
+  TrainOptions options;
+  options.vocab_size = 120;
+  s.train(unigram_test::fixture_counts(), options, nullptr);
+  for (const double score : s.scores()) {
+    CAPTURE(score);
+    CHECK(score / kScoreGrid == std::round(score / kScoreGrid));
+  }
+  CHECK(on_score_grid(-1.0 / 3.0) == -85.0 / 256.0);
+  CHECK(on_score_grid(-0.001) == 0.0);
+
+  // On the grid "0" "00" and "00" "0" total exactly alike after any prefix; the
+  // earliest start of the last piece decides, whatever the order of additions.
+  UnigramSegmenter zeros;
+  zeros.set_model({"<unk>"},
+                  {{kMarker + "x", on_score_grid(-7.3)},
+                   {"0", on_score_grid(-4.1)},
+                   {"00", on_score_grid(-5.7)}},
+                  false);
+  std::vector<TokenId> ids;
+  zeros.encode(kMarker + "x000", ids);
+  std::vector<std::string> pieces;
+  for (const auto id : ids) pieces.push_back(zeros.vocabulary().piece(id));
+  CHECK(pieces == std::vector<std::string>{kMarker + "x", "0", "00"});
+}
+
 TEST_CASE("Training is deterministic whatever the thread count", "[unigram][train][determinism]") {
   const WordCounts counts = unigram_test::synthetic_counts(3000, 99);
   TrainOptions options;

@@ -14,6 +14,8 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+#include "tokenlab/pretrained/rank_merges.hpp"
+#include "tokenlab/pretrained/sentencepiece_writer.hpp"
 #include "tokenlab/pretrained/tiktoken_writer.hpp"
 #include "tokenlab/pretrained/tokenizer_json_writer.hpp"
 #include "tokenlab/report.hpp"
@@ -409,23 +411,24 @@ int verify_export(const Tokenizer& model, const std::string& exported, const std
   return differ == 0 ? kExitOk : kExitFailure;
 }
 
-// tiktoken merges any two adjacent parts whose bytes are a token; the model
+// tiktoken and SentencePiece merge any two adjacent parts that make a token; the model
 // merges only its trained pairs. Where that can give other ids, say so.
-void check_tiktoken_conflicts(const ModelDescription& description, bool approximate) {
-  const TiktokenConflicts conflicts = tiktoken_conflicts(description);
+void check_rank_merges(const ModelDescription& description, RankRule rule, bool approximate) {
+  if (description.kind != ModelKind::bpe) return;
+  const std::string format = rule == RankRule::tiktoken ? "tiktoken" : "sentencepiece";
+  const RankMergeConflicts conflicts = rank_merge_conflicts(description, rule);
   if (conflicts.count == 0) return;
   const std::string& example = description.pieces[conflicts.example];
-  const std::string message = std::to_string(conflicts.count) +
-                              " tokens are reached by tiktoken's merge rule (any adjacent parts "
-                              "whose bytes are a token) other than by their trained merges, so "
-                              "tiktoken would encode them, and text containing them, differently "
-                              "(the first: \"" +
-                              utf8::replace_invalid(example) + "\", id " +
-                              std::to_string(conflicts.example) + ")";
+  const std::string message =
+      std::to_string(conflicts.count) + " tokens are reached by " + format +
+      "'s merge rule (any adjacent parts that make a token) other than by their trained merges, "
+      "so " +
+      format + " would encode them, and text containing them, differently (the first: \"" +
+      utf8::replace_invalid(example) + "\", id " + std::to_string(conflicts.example) + ")";
   if (!approximate)
-    throw Error("cannot export to tiktoken exactly: " + message +
+    throw Error("cannot export to " + format + " exactly: " + message +
                 "; --approximate writes it anyway, and --verify TEXT counts the lines that differ");
-  std::cerr << "warning: approximate tiktoken export: " << message << '\n';
+  std::cerr << "warning: approximate " << format << " export: " << message << '\n';
 }
 
 // A rank file carries neither the pattern nor the special tokens: say them, in
@@ -454,29 +457,34 @@ int cmd_export(const std::vector<std::string>& args) {
   po::options_description desc("options");
   desc.add_options()("format", po::value(&format)->required(),
                      "tokenizer.json (Hugging Face tokenizers), tiktoken (a rank file), "
-                     "tiktoken-json (npm tiktoken's encoder JSON) or vocab.txt (BERT, WordPiece)")(
+                     "tiktoken-json (npm tiktoken's encoder JSON), sentencepiece (a .model "
+                     "ModelProto) or vocab.txt (BERT, WordPiece)")(
       "model,m", po::value(&model)->required(), "model file")(
       "output,o", po::value(&output)->required(), "file to write (- for stdout)")(
       "verify", po::value(&verify),
       "TEXT: read the written file back and compare its ids with the model's on every line")(
       "approximate", po::bool_switch(&approximate),
-      "write a tiktoken file even where tiktoken's merge rule may encode some text "
-      "differently; --verify TEXT then counts the lines")("plugin-dir", po::value(&plugin_dirs),
-                                                          "extra plugin directory (repeatable)");
+      "write a BPE as tiktoken or sentencepiece even where their merge rule may encode some "
+      "text differently; --verify TEXT then counts the lines")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("export",
-             "--format tokenizer.json|tiktoken|tiktoken-json|vocab.txt -m MODEL -o FILE "
+             "--format tokenizer.json|tiktoken|tiktoken-json|sentencepiece|vocab.txt -m MODEL "
+             "-o FILE "
              "[--verify TEXT]",
              desc, {}, args, vm))
     return kExitOk;
   const std::set<std::string> formats = {"tokenizer.json", "tiktoken", "tiktoken-json",
-                                         "vocab.txt"};
+                                         "sentencepiece", "vocab.txt"};
   if (!formats.contains(format))
     throw UsageError(
-        "--format must be tokenizer.json, tiktoken, tiktoken-json or vocab.txt, got '" + format +
-        "'");
+        "--format must be tokenizer.json, tiktoken, tiktoken-json, sentencepiece or vocab.txt, "
+        "got '" +
+        format + "'");
   if (!verify.empty() && format == "vocab.txt")
-    throw UsageError("--verify needs --format tokenizer.json, tiktoken or tiktoken-json");
+    throw UsageError(
+        "--verify needs --format tokenizer.json, tiktoken, tiktoken-json or "
+        "sentencepiece");
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
@@ -500,9 +508,13 @@ int cmd_export(const std::vector<std::string>& args) {
   if (format == "tokenizer.json") {
     written = write_tokenizer_json(description, normalizer, pre_tokenizer);
     read_back = written;
+  } else if (format == "sentencepiece") {
+    written = write_sentencepiece(description, normalizer, pre_tokenizer);
+    check_rank_merges(description, RankRule::sentencepiece, approximate);
+    read_back = written;
   } else {
     const TiktokenExport tiktoken = write_tiktoken(description, normalizer, pre_tokenizer);
-    check_tiktoken_conflicts(description, approximate);
+    check_rank_merges(description, RankRule::tiktoken, approximate);
     read_back = tiktoken.encoder_json();
     read_back_format = "tiktoken";
     written = format == "tiktoken" ? tiktoken.ranks : read_back;

@@ -1,5 +1,7 @@
 // Unigram EM and pruning over the corpus of distinct words (seeding.cpp makes
 // the seed vocabulary).
+#include <cmath>
+
 #include "corpus.hpp"
 
 namespace tokenlab::unigram {
@@ -440,7 +442,7 @@ class EmTrainer {
                             "): EM keeps only pieces expected at least 0.5 times");
     std::vector<ScoredPiece> result;
     result.reserve(order.size());
-    for (const auto i : order) result.push_back({pieces_[i], scores_[i]});
+    for (const auto i : order) result.push_back({pieces_[i], on_score_grid(scores_[i])});
     return result;
   }
 
@@ -458,6 +460,10 @@ class EmTrainer {
 };
 
 }  // namespace
+
+double on_score_grid(double score) noexcept {
+  return std::round(score / kScoreGrid) * kScoreGrid;
+}
 
 double digamma(double x) noexcept {
   double result = 0.0;

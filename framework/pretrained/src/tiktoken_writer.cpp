@@ -5,8 +5,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
-#include <unordered_map>
 
 #include "tokenlab/error.hpp"
 
@@ -54,77 +52,7 @@ void check_pipeline(const ModelDescription& m, const NormalizerOptions& n,
            "+keep-whitespace (what tokenlab sets for the regex presets)");
 }
 
-using Parts = std::vector<std::string_view>;
-
-// BPE as tokenlab (and HF) run it: only the trained pairs merge, lowest rank first.
-std::vector<TokenId> merge_by_rules(std::string_view bytes, const ModelDescription& m,
-                                    const std::unordered_map<std::string_view, TokenId>& ids,
-                                    const std::unordered_map<std::uint64_t, std::size_t>& rules) {
-  std::vector<TokenId> parts;
-  for (const char c : bytes) parts.push_back(ids.at(std::string_view(&c, 1)));
-  for (;;) {
-    std::size_t best = parts.size();
-    std::size_t best_rank = SIZE_MAX;
-    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-      const auto rule = rules.find((std::uint64_t{parts[i]} << 32) | parts[i + 1]);
-      if (rule != rules.end() && rule->second < best_rank) {
-        best = i;
-        best_rank = rule->second;
-      }
-    }
-    if (best == parts.size()) return parts;
-    parts[best] =
-        ids.at(m.pieces[m.merges[best_rank].first] + m.pieces[m.merges[best_rank].second]);
-    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-  }
-}
-
-// BPE as tiktoken runs it: a piece that is a token is that token; otherwise any
-// two adjacent parts whose bytes are a token merge, lowest rank first.
-std::vector<TokenId> merge_by_ranks(std::string_view bytes,
-                                    const std::unordered_map<std::string_view, TokenId>& ids) {
-  if (const auto whole = ids.find(bytes); whole != ids.end()) return {whole->second};
-  Parts parts;
-  for (std::size_t i = 0; i < bytes.size(); ++i) parts.push_back(bytes.substr(i, 1));
-  for (;;) {
-    std::size_t best = parts.size();
-    TokenId best_rank = 0;
-    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-      const std::string_view joined(parts[i].data(), parts[i].size() + parts[i + 1].size());
-      const auto rank = ids.find(joined);
-      if (rank != ids.end() && (best == parts.size() || rank->second < best_rank)) {
-        best = i;
-        best_rank = rank->second;
-      }
-    }
-    if (best == parts.size()) break;
-    parts[best] = std::string_view(parts[best].data(), parts[best].size() + parts[best + 1].size());
-    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-  }
-  std::vector<TokenId> out;
-  for (const auto part : parts) out.push_back(ids.at(part));
-  return out;
-}
-
 }  // namespace
-
-TiktokenConflicts tiktoken_conflicts(const ModelDescription& m) {
-  std::vector<bool> special(m.pieces.size(), false);
-  for (const TokenId id : m.specials) special[id] = true;
-  std::unordered_map<std::string_view, TokenId> ids;
-  for (TokenId id = 0; id < m.pieces.size(); ++id)
-    if (!special[id]) ids.emplace(m.pieces[id], id);
-  std::unordered_map<std::uint64_t, std::size_t> rules;
-  for (std::size_t rank = 0; rank < m.merges.size(); ++rank)
-    rules.emplace((std::uint64_t{m.merges[rank].first} << 32) | m.merges[rank].second, rank);
-  TiktokenConflicts conflicts;
-  for (TokenId id = 0; id < m.pieces.size(); ++id) {
-    if (special[id] || m.pieces[id].size() < 2) continue;
-    if (merge_by_rules(m.pieces[id], m, ids, rules) == merge_by_ranks(m.pieces[id], ids)) continue;
-    if (conflicts.count++ == 0) conflicts.example = id;
-  }
-  return conflicts;
-}
 
 std::string encode_base64(std::string_view bytes) {
   static constexpr std::string_view kAlphabet =

@@ -64,7 +64,18 @@ struct SeedVocabulary {
 [[nodiscard]] SeedVocabulary make_seed_pieces(const WordCounts& counts,
                                               const TrainerConfig& config);
 
-/// The whole training run. observer may be null.
+/// The grid a trained model's scores lie on: log probabilities rounded to a
+/// multiple of 1/256 nat (at most 0.2% in probability). On it every sum of
+/// scores is exact, in double and, up to 2^15 in magnitude, in float too, so a
+/// Viterbi path no longer depends on the order of additions: two segmentations
+/// of equal total, such as "0 00" and "00 0" of "000", tie exactly and the
+/// earliest-start rule decides, as it does in HF tokenizers (f64, per word) and
+/// in SentencePiece (f32, per line). Off the grid, rounding would decide such
+/// ties, differently in each.
+inline constexpr double kScoreGrid = 1.0 / 256.0;
+[[nodiscard]] double on_score_grid(double score) noexcept;
+
+/// The whole training run, scores on the grid. observer may be null.
 [[nodiscard]] std::vector<ScoredPiece> train_pieces(const WordCounts& counts,
                                                     const TrainerConfig& config,
                                                     TrainingObserver* observer);

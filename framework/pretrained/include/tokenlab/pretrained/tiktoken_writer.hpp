@@ -15,8 +15,9 @@
 //     qwen2, o200k), normalization none, white space kept, is exported; other
 //     settings are refused with the setting and the nearest exportable choice;
 //   - a vocabulary in which a token can also be reached from a pair that was not
-//     its merge could encode some text differently; tiktoken_conflicts() counts
-//     such tokens, and the exporter refuses them unless asked to approximate.
+//     its merge could encode some text differently; rank_merge_conflicts()
+//     (rank_merges.hpp) finds such tokens, and the exporter refuses them unless
+//     asked to approximate.
 #pragma once
 
 #include <string>
@@ -53,14 +54,6 @@ struct TOKENLAB_PRETRAINED_API TiktokenExport {
 TOKENLAB_PRETRAINED_API TiktokenExport write_tiktoken(const ModelDescription& model,
                                                       const NormalizerOptions& normalizer,
                                                       const PreTokenizerOptions& pre_tokenizer);
-
-/// The tokens whose own bytes tiktoken's rule encodes differently from the
-/// trained merges: where tiktoken could disagree with the model.
-struct TiktokenConflicts {
-  std::size_t count = 0;
-  TokenId example = 0;  // the first such token, when count > 0
-};
-TOKENLAB_PRETRAINED_API TiktokenConflicts tiktoken_conflicts(const ModelDescription& model);
 
 /// Base64 with padding, as tiktoken's rank files spell token bytes.
 TOKENLAB_PRETRAINED_API std::string encode_base64(std::string_view bytes);
