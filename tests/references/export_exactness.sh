@@ -10,7 +10,8 @@
 # On every line of all 45 NTREX-128 languages and of the first 10 MB of English
 # Wikipedia, the reference's ids must equal `tokenlab encode` of the trained
 # model, and its decoded text must equal `tokenlab decode`. `tokenlab export
-# --verify` (tokenlab's own readers) must agree too.
+# --verify` (tokenlab's own readers) must agree too, and so must the model that
+# `tokenlab import` makes of the exported file.
 #
 # usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]
 # Exits 0 if every line of every model is identical, 1 otherwise, 77 (SKIPPED)
@@ -129,6 +130,15 @@ for name in "${names[@]}"; do
     # The rank file's pattern, as export names it to the user.
     [[ $format != tiktoken ]] ||
       sed -n 's/.*use them with the pattern \([a-z0-9_]*\).*/\1/p' "$file.verify.log" > "$file.pattern"
+    # import(export(m)) encodes as m: the file made a tokenlab model again.
+    import_format=auto
+    [[ $format != tiktoken ]] || import_format=tiktoken:$(cat "$file.pattern")
+    if "$tokenlab" import "$file" --format "$import_format" -o "$file.tkl" 2> "$file.import.log" &&
+        "$tokenlab" encode -m "$file.tkl" -i ntrex.txt -o "$file.ntrex.imported.ids"; then
+      compare "$name $format imported ntrex ids" ntrex.txt "$file.ntrex.imported.ids" "$name.ntrex.ids"
+    else
+      echo "FAIL: $name: tokenlab import of the $format export"; cat "$file.import.log"; status=1
+    fi
     for text in ntrex wiki10m; do
       reference "$format" "$file" "$text.txt" "$file.$text.ref.ids" "$file.$text.ref.decoded" ||
         { echo "FAIL: $name: the reference could not run the $format export"; status=1; continue; }

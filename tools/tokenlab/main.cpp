@@ -36,7 +36,9 @@ const std::map<std::string, Command>& commands() {
         "make a model from a real tokenizer (tokenizer.json, tiktoken, .model, "
         "BERT vocab.txt)"}},
       {"inspect", {cmd_inspect, "describe a model: type, vocabulary, pipeline, special tokens"}},
-      {"export", {cmd_export, "write a model in a foreign format (BERT vocab.txt)"}},
+      {"export",
+       {cmd_export,
+        "write a model for other libraries (tokenizer.json, tiktoken, .model, vocab.txt)"}},
   };
   return table;
 }

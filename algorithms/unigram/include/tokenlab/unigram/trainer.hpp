@@ -66,7 +66,7 @@ struct SeedVocabulary {
 
 /// The grid a trained model's scores lie on: log probabilities rounded to a
 /// multiple of 1/256 nat (at most 0.2% in probability). On it every sum of
-/// scores is exact, in double and, up to 2^15 in magnitude, in float too, so a
+/// scores is exact, in double and, below 2^16 in magnitude, in float too, so a
 /// Viterbi path no longer depends on the order of additions: two segmentations
 /// of equal total, such as "0 00" and "00 0" of "000", tie exactly and the
 /// earliest-start rule decides, as it does in HF tokenizers (f64, per word) and
