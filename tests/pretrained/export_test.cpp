@@ -113,6 +113,23 @@ TEST_CASE("export: settings HF cannot reproduce are refused, naming the nearest 
              Catch::Contains("byte-level BPE") && Catch::Contains("o200k"));
 }
 
+TEST_CASE("export: a BPE's dropout is written only when asked for", "[export]") {
+  const Tokenizer with_dropout = trained(std::make_shared<bpe::BpeSegmenter>(), {}, kSentencePiece,
+                                         300, {{"byte_fallback", "false"}, {"dropout", "0.1"}});
+  const ModelDescription m = test::description_of(with_dropout);
+  const auto& n = with_dropout.normalizer().options();
+  const auto& p = with_dropout.pre_tokenizer().options();
+  // By default HF encodes deterministically, as `tokenlab encode` does.
+  CHECK_THAT(write_tokenizer_json(m, n, p), Catch::Contains("\"dropout\": null"));
+  CHECK_THAT(write_tokenizer_json(m, n, p, {.dropout = true}),
+             Catch::Contains("\"dropout\": 0.1,"));
+  const Tokenizer without = trained(std::make_shared<bpe::BpeSegmenter>(), {}, kSentencePiece, 300);
+  CHECK_THAT(test::error_of([&] {
+               (void)write_tokenizer_json(test::description_of(without), n, p, {.dropout = true});
+             }),
+             Catch::Contains("it has none") && Catch::Contains("--option dropout=P"));
+}
+
 TEST_CASE("export: a model description survives its text form", "[export]") {
   ModelDescription m;
   m.kind = ModelKind::unigram;
@@ -124,6 +141,7 @@ TEST_CASE("export: a model description survives its text form", "[export]") {
   m.merges = {{1, 2}};
   m.continuation_prefix = "##";
   m.max_input_chars_per_word = 100;
+  m.dropout = 0.1;
   std::stringstream text;
   write_model_description(text, m);
   const ModelDescription back = read_model_description(text);
@@ -133,6 +151,7 @@ TEST_CASE("export: a model description survives its text form", "[export]") {
   CHECK(back.unknown == m.unknown);
   CHECK(back.specials == m.specials);
   CHECK(back.continuation_prefix == "##");
+  CHECK(back.dropout == 0.1);
   std::stringstream bad("tokenlab-model-description 1\nkind tree\n");
   CHECK_THAT(test::error_of([&] { (void)read_model_description(bad); }),
              Catch::Contains("line 2") && Catch::Contains("unknown kind 'tree'"));

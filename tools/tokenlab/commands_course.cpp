@@ -454,6 +454,7 @@ int cmd_export(const std::vector<std::string>& args) {
   std::string output;
   std::string verify;
   bool approximate = false;
+  bool dropout = false;
   std::vector<std::string> plugin_dirs;
   po::options_description desc("options");
   desc.add_options()("format", po::value(&format)->required(),
@@ -467,7 +468,10 @@ int cmd_export(const std::vector<std::string>& args) {
       "approximate", po::bool_switch(&approximate),
       "write a BPE as tiktoken or sentencepiece even where their merge rule may encode some "
       "text differently; --verify TEXT then counts the lines")(
-      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+      "dropout", po::bool_switch(&dropout),
+      "tokenizer.json: write the BPE model's default dropout, so that HF samples a "
+      "segmentation on every encode (for training data)")("plugin-dir", po::value(&plugin_dirs),
+                                                          "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("export",
              "--format tokenizer.json|tiktoken|tiktoken-json|sentencepiece|vocab.txt -m MODEL "
@@ -486,6 +490,10 @@ int cmd_export(const std::vector<std::string>& args) {
     throw UsageError(
         "--verify needs --format tokenizer.json, tiktoken, tiktoken-json or "
         "sentencepiece");
+  if (dropout && format != "tokenizer.json")
+    throw UsageError("--dropout needs --format tokenizer.json (the other formats hold none)");
+  if (dropout && !verify.empty())
+    throw UsageError("--dropout with --verify: with dropout every encode is a sample");
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
@@ -507,7 +515,7 @@ int cmd_export(const std::vector<std::string>& args) {
   std::string read_back;  // what --verify reads: the same content, in a form that carries it all
   std::string read_back_format = format;
   if (format == "tokenizer.json") {
-    written = write_tokenizer_json(description, normalizer, pre_tokenizer);
+    written = write_tokenizer_json(description, normalizer, pre_tokenizer, {.dropout = dropout});
     read_back = written;
   } else if (format == "sentencepiece") {
     written = write_sentencepiece(description, normalizer, pre_tokenizer);

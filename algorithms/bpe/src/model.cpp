@@ -258,6 +258,7 @@ void BpeSegmenter::export_model(std::ostream& out, const std::string& format) co
   ModelDescription m = describe_vocabulary(ModelKind::bpe, model_->vocab);
   m.byte_fallback = model_->byte_fallback;
   m.byte_level = model_->units == Units::kBytes;
+  m.dropout = model_->dropout;
   for (const MergeRule& rule : model_->merges) m.merges.emplace_back(rule.left, rule.right);
   write_model_description(out, m);
 }

@@ -112,6 +112,12 @@ void write_model_description(std::ostream& out, const ModelDescription& m) {
   for (const TokenId id : m.specials) out << id << '\n';
   out << "merges " << m.merges.size() << '\n';
   for (const auto& [left, right] : m.merges) out << left << ' ' << right << '\n';
+  // Optional lines come last, so that descriptions from older plugins still read.
+  if (m.dropout > 0.0) {
+    char dropout[64];
+    std::snprintf(dropout, sizeof dropout, "%a", m.dropout);
+    out << "dropout " << dropout << '\n';
+  }
   out << "end\n";
 }
 
@@ -197,9 +203,15 @@ ModelDescription read_model_description(std::istream& in) {
     const TokenId left = id(line);
     m.merges.emplace_back(left, id(line));
   }
-  {
+  for (;;) {
     auto line = r.next();
-    if (line.str() != "end") r.fail("expected 'end'");
+    if (line.str() == "end") break;
+    if (r.field<std::string>(line, "a key") != "dropout") r.fail("expected 'dropout' or 'end'");
+    const auto text = r.field<std::string>(line, "a probability");
+    char* end = nullptr;
+    m.dropout = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !(m.dropout >= 0.0 && m.dropout <= 1.0))
+      r.fail("bad dropout '" + text + "'");
   }
   if (unknown >= 0) {
     if (static_cast<std::uint64_t>(unknown) >= m.pieces.size())

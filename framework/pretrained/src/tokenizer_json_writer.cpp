@@ -276,7 +276,7 @@ std::string piece_text(const ModelDescription& m, TokenId id, const std::vector<
   return m.byte_level && !special[id] ? byte_level_text(m.pieces[id]) : m.pieces[id];
 }
 
-void model(Writer& w, const ModelDescription& m) {
+void model(Writer& w, const ModelDescription& m, const TokenizerJsonOptions& options) {
   std::vector<bool> special(m.pieces.size(), false);
   for (const TokenId id : m.specials) special[id] = true;
   const auto vocab_object = [&] {
@@ -300,7 +300,10 @@ void model(Writer& w, const ModelDescription& m) {
     case ModelKind::character:
       component(w, "BPE", [&] {
         key(w, "dropout");
-        w.Null();
+        if (options.dropout)
+          w.Double(m.dropout);
+        else
+          w.Null();
         unk_token();
         key(w, "continuing_subword_prefix");
         w.Null();
@@ -376,7 +379,11 @@ void model(Writer& w, const ModelDescription& m) {
 }  // namespace
 
 std::string write_tokenizer_json(const ModelDescription& m, const NormalizerOptions& normalizer,
-                                 const PreTokenizerOptions& pre_tokenizer) {
+                                 const PreTokenizerOptions& pre_tokenizer,
+                                 const TokenizerJsonOptions& options) {
+  if (options.dropout && !(m.kind == ModelKind::bpe && m.dropout > 0.0))
+    throw Error(
+        "cannot export the model's BPE-dropout: it has none (train with --option dropout=P)");
   if (m.byte_level && m.byte_fallback)
     throw Error("cannot export to tokenizer.json: a byte-level BPE has no byte fallback");
   rapidjson::StringBuffer buffer;
@@ -419,7 +426,7 @@ std::string write_tokenizer_json(const ModelDescription& m, const NormalizerOpti
   key(w, "decoder");
   sequence(w, "decoders", decoders);
   key(w, "model");
-  model(w, m);
+  model(w, m, options);
   w.EndObject();
   std::string out(buffer.GetString(), buffer.GetSize());
   out += '\n';

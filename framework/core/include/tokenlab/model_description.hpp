@@ -51,6 +51,8 @@ struct TOKENLAB_API ModelDescription {
   bool byte_fallback = false;
   /// BPE: the base units are bytes (the pieces are raw bytes), not characters.
   bool byte_level = false;
+  /// BPE: the model's default BPE-dropout (tokenlab applies it when sampling).
+  double dropout = 0.0;
   /// BPE: the merges in rank order, as (left id, right id).
   std::vector<std::pair<TokenId, TokenId>> merges;
   /// Unigram: the log probability of every id (0 for specials and byte pieces).

@@ -32,8 +32,17 @@
 
 namespace tokenlab {
 
+struct TokenizerJsonOptions {
+  /// Write a BPE model's default BPE-dropout as the model's "dropout", so that
+  /// HF samples a segmentation on every encode (for training data), as tokenlab
+  /// samples with it; otherwise null, and HF encodes as tokenlab's encode does.
+  /// Throws Error when the model has no dropout to write.
+  bool dropout = false;
+};
+
 TOKENLAB_PRETRAINED_API std::string write_tokenizer_json(const ModelDescription& model,
                                                          const NormalizerOptions& normalizer,
-                                                         const PreTokenizerOptions& pre_tokenizer);
+                                                         const PreTokenizerOptions& pre_tokenizer,
+                                                         const TokenizerJsonOptions& options = {});
 
 }  // namespace tokenlab
