@@ -141,38 +141,64 @@ TEST_CASE("a byte-level BPE trains on a regex preset as GPT-style tokenizers do"
   }
 }
 
-TEST_CASE("export writes a tokenizer.json that encodes as the model, and --verify says so",
-          "[cli][pretrained][export]") {
-  TempDir dir;
-  const std::string corpus = data_file("corpus/english.txt");
-  const std::string model = dir / "unigram.tkl";
-  const RunResult trained = run_tokenlab({"train", "-a", "unigram", "-v", "300", "--pre-tokenizer",
-                                          "whitespace", "--corpus", corpus, "-o", model});
+namespace {
+
+// Trains a model on the English fixture with the given train arguments.
+std::string train_fixture_model(const TempDir& dir, const std::string& name,
+                                std::vector<std::string> args) {
+  const std::string model = dir / name;
+  args.insert(args.begin(), "train");
+  for (const std::string& extra :
+       std::vector<std::string>{"--corpus", data_file("corpus/english.txt"), "-o", model})
+    args.push_back(extra);
+  const RunResult trained = run_tokenlab(args);
   INFO(trained.err);
   REQUIRE(trained.exit_code == 0);
-  const std::string json = dir / "tokenizer.json";
-  const RunResult exported = run_tokenlab(
-      {"export", "-m", model, "--format", "tokenizer.json", "-o", json, "--verify", corpus});
+  return model;
+}
+
+// Exports model with --verify on the fixture; returns what the export printed.
+std::string export_verified(const std::string& model, const std::string& format,
+                            const std::string& out) {
+  const RunResult exported = run_tokenlab({"export", "-m", model, "--format", format, "-o", out,
+                                           "--verify", data_file("corpus/english.txt")});
   INFO(exported.err);
   REQUIRE(exported.exit_code == 0);
   CHECK_THAT(exported.err, Catch::Contains("verify: 0 of"));
-  // The file is a model wherever one is accepted, and gives the model's ids.
-  const std::string text = "The river flows north, past the old mill.\n";
+  return exported.err;
+}
+
+// The exported file is a model wherever one is accepted, and gives the model's ids.
+void check_same_encoding(const std::string& model, const std::string& exported,
+                         const std::string& text) {
   const RunResult from_model = run_tokenlab({"encode", "-m", model}, text);
-  const RunResult from_json = run_tokenlab({"encode", "-m", json}, text);
+  const RunResult from_export = run_tokenlab({"encode", "-m", exported}, text);
   REQUIRE(from_model.exit_code == 0);
-  CHECK(from_json.out == from_model.out);
+  CHECK(from_export.out == from_model.out);
+}
+
+// A refused export fails naming what is wrong, and leaves no file.
+void check_refused(const std::string& model, const std::string& format, const std::string& out,
+                   const std::vector<std::string>& message) {
+  check_failure(run_tokenlab({"export", "-m", model, "--format", format, "-o", out}), message);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
+
+TEST_CASE("export writes a tokenizer.json that encodes as the model, and --verify says so",
+          "[cli][pretrained][export]") {
+  TempDir dir;
+  const std::string model = train_fixture_model(
+      dir, "unigram.tkl", {"-a", "unigram", "-v", "300", "--pre-tokenizer", "whitespace"});
+  const std::string json = dir / "tokenizer.json";
+  export_verified(model, "tokenizer.json", json);
+  check_same_encoding(model, json, "The river flows north, past the old mill.\n");
 
   SECTION("a pipeline HF cannot reproduce is refused, and no file is written") {
-    const std::string unicode_model = dir / "unicode.tkl";
-    REQUIRE(
-        run_tokenlab({"train", "-a", "bpe", "-v", "300", "--corpus", corpus, "-o", unicode_model})
-            .exit_code == 0);
-    const std::string out = dir / "refused.json";
-    check_failure(
-        run_tokenlab({"export", "-m", unicode_model, "--format", "tokenizer.json", "-o", out}),
-        {"--pre-tokenizer unicode/prefix", "nearest exportable choice"});
-    CHECK_FALSE(std::filesystem::exists(out));
+    check_refused(train_fixture_model(dir, "unicode.tkl", {"-a", "bpe", "-v", "300"}),
+                  "tokenizer.json", dir / "refused.json",
+                  {"--pre-tokenizer unicode/prefix", "nearest exportable choice"});
   }
 }
 
@@ -180,75 +206,40 @@ TEST_CASE(
     "export --format tiktoken writes ranks and says the pattern; tiktoken-json carries it all",
     "[cli][pretrained][export]") {
   TempDir dir;
-  const std::string corpus = data_file("corpus/english.txt");
-  const std::string model = dir / "bytes.tkl";
-  const RunResult trained = run_tokenlab({"train", "-a", "bpe", "-v", "400", "--pre-tokenizer",
-                                          "o200k", "--normalization", "none", "--option",
-                                          "units=bytes", "--corpus", corpus, "-o", model});
-  INFO(trained.err);
-  REQUIRE(trained.exit_code == 0);
+  const std::string model =
+      train_fixture_model(dir, "bytes.tkl",
+                          {"-a", "bpe", "-v", "400", "--pre-tokenizer", "o200k", "--normalization",
+                           "none", "--option", "units=bytes"});
   const std::string ranks = dir / "bytes.tiktoken";
-  const RunResult exported = run_tokenlab(
-      {"export", "-m", model, "--format", "tiktoken", "-o", ranks, "--verify", corpus});
-  INFO(exported.err);
-  REQUIRE(exported.exit_code == 0);
-  CHECK_THAT(exported.err,
-             Catch::Contains("the pattern o200k_base") && Catch::Contains("verify: 0 of"));
+  CHECK_THAT(export_verified(model, "tiktoken", ranks), Catch::Contains("the pattern o200k_base"));
   CHECK(read_bytes(ranks).substr(0, 7) == "AA== 0\n");
-  // The encoder JSON is a model wherever one is accepted, and gives the model's ids.
   const std::string json = dir / "bytes.tiktoken.json";
-  REQUIRE(
-      run_tokenlab({"export", "-m", model, "--format", "tiktoken-json", "-o", json}).exit_code ==
-      0);
-  const std::string text = "The river flows north, past the old mill.\n";
-  const RunResult from_model = run_tokenlab({"encode", "-m", model}, text);
-  const RunResult from_json = run_tokenlab({"encode", "-m", json}, text);
-  REQUIRE(from_model.exit_code == 0);
-  CHECK(from_json.out == from_model.out);
+  export_verified(model, "tiktoken-json", json);
+  check_same_encoding(model, json, "The river flows north, past the old mill.\n");
 
   SECTION("a character-level BPE is refused, and no file is written") {
-    const std::string chars = dir / "chars.tkl";
-    REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "300", "--pre-tokenizer", "o200k", "--corpus",
-                          corpus, "-o", chars})
-                .exit_code == 0);
-    const std::string out = dir / "refused.tiktoken";
-    check_failure(run_tokenlab({"export", "-m", chars, "--format", "tiktoken", "-o", out}),
-                  {"character-level BPE", "units=bytes"});
-    CHECK_FALSE(std::filesystem::exists(out));
+    check_refused(train_fixture_model(dir, "chars.tkl",
+                                      {"-a", "bpe", "-v", "300", "--pre-tokenizer", "o200k"}),
+                  "tiktoken", dir / "refused.tiktoken", {"character-level BPE", "units=bytes"});
   }
 }
 
 TEST_CASE("export --format sentencepiece writes a .model that encodes as the model",
           "[cli][pretrained][export]") {
   TempDir dir;
-  const std::string corpus = data_file("corpus/english.txt");
-  const std::string model = dir / "unigram.tkl";
-  const RunResult trained =
-      run_tokenlab({"train", "-a", "unigram", "-v", "300", "--pre-tokenizer", "whitespace",
-                    "--normalization", "nfkc", "--corpus", corpus, "-o", model});
-  INFO(trained.err);
-  REQUIRE(trained.exit_code == 0);
+  const std::string model = train_fixture_model(
+      dir, "unigram.tkl",
+      {"-a", "unigram", "-v", "300", "--pre-tokenizer", "whitespace", "--normalization", "nfkc"});
   const std::string spm = dir / "unigram.model";
-  const RunResult exported = run_tokenlab(
-      {"export", "-m", model, "--format", "sentencepiece", "-o", spm, "--verify", corpus});
-  INFO(exported.err);
-  REQUIRE(exported.exit_code == 0);
-  CHECK_THAT(exported.err, Catch::Contains("verify: 0 of"));
+  export_verified(model, "sentencepiece", spm);
   // Full-width letters and a tab: the charsmap normalizes them as tokenlab does.
-  const std::string text = "The river flows \uFF4E\uFF4F\uFF52\uFF54\uFF48,\tpast the old mill.\n";
-  const RunResult from_model = run_tokenlab({"encode", "-m", model}, text);
-  const RunResult from_spm = run_tokenlab({"encode", "-m", spm}, text);
-  REQUIRE(from_model.exit_code == 0);
-  CHECK(from_spm.out == from_model.out);
+  check_same_encoding(model, spm,
+                      "The river flows \uFF4E\uFF4F\uFF52\uFF54\uFF48,\tpast the old mill.\n");
 
   SECTION("a WordPiece model is refused, and no file is written") {
-    const std::string wordpiece = dir / "wordpiece.tkl";
-    REQUIRE(run_tokenlab({"train", "-a", "wordpiece", "-v", "300", "--pre-tokenizer", "whitespace",
-                          "--corpus", corpus, "-o", wordpiece})
-                .exit_code == 0);
-    const std::string out = dir / "refused.model";
-    check_failure(run_tokenlab({"export", "-m", wordpiece, "--format", "sentencepiece", "-o", out}),
-                  {"neither unigram nor BPE", "tokenizer.json"});
-    CHECK_FALSE(std::filesystem::exists(out));
+    check_refused(
+        train_fixture_model(dir, "wordpiece.tkl",
+                            {"-a", "wordpiece", "-v", "300", "--pre-tokenizer", "whitespace"}),
+        "sentencepiece", dir / "refused.model", {"neither unigram nor BPE", "tokenizer.json"});
   }
 }
