@@ -162,6 +162,9 @@ void add_key_value(std::map<std::string, std::string>& options, const std::strin
 /// check_output_is_not_input); "-" and empty names are standard streams.
 void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
 
+/// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_list(const std::string& text);
+
 int cmd_plugins(const std::vector<std::string>& args);
 int cmd_count(const std::vector<std::string>& args);
 int cmd_train(const std::vector<std::string>& args);
@@ -180,5 +183,6 @@ int import_pretrained(const std::string& input, const std::string& format,
                       const std::string& output);
 int cmd_export(const std::vector<std::string>& args);
 int cmd_new_plugin(const std::vector<std::string>& args);
+int cmd_lab(const std::vector<std::string>& args);
 
 }  // namespace tokenlab::cli

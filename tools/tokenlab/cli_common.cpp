@@ -170,4 +170,13 @@ void Progress::done() {
   dirty_ = false;
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 }  // namespace tokenlab::cli

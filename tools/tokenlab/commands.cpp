@@ -33,15 +33,6 @@ namespace tokenlab::cli {
 
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 WordCounts count_corpus(const std::vector<std::string>& files, const PipelineOptions& pipeline) {
   CorpusReader reader(files, CorpusOptions{.invalid_utf8 = pipeline.invalid_utf8_policy()});
   Progress progress;

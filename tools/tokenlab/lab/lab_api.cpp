@@ -1,0 +1,388 @@
+#include "lab_api.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "bpe_walkthrough.hpp"
+#include "lab_assets.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab::lab {
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void string(Writer& w, std::string_view text) {
+  // Display pieces may hold bytes that are not UTF-8 (a byte-level piece that
+  // cuts a character); JSON must be text.
+  const std::string valid = utf8::replace_invalid(text);
+  w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+}
+
+Response json_response(const std::function<void(Writer&)>& body) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  body(w);
+  return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize())};
+}
+
+// A request body's JSON object; a 400 Error names what is wrong.
+class Body {
+ public:
+  explicit Body(const std::string& text) {
+    document_.Parse(text.c_str(), text.size());
+    if (document_.HasParseError())
+      throw Error("the request body is not JSON: byte " +
+                  std::to_string(document_.GetErrorOffset()) + ": " +
+                  rapidjson::GetParseError_En(document_.GetParseError()));
+    if (!document_.IsObject()) throw Error("the request body must be a JSON object");
+  }
+  [[nodiscard]] bool has(const char* key) const { return document_.HasMember(key); }
+  [[nodiscard]] std::string text(const char* key) const {
+    const auto it = document_.FindMember(key);
+    if (it == document_.MemberEnd()) throw Error(std::string("'") + key + "' is missing");
+    if (!it->value.IsString()) throw Error(std::string("'") + key + "' must be a string");
+    return {it->value.GetString(), it->value.GetStringLength()};
+  }
+  [[nodiscard]] std::uint64_t number(const char* key, std::uint64_t fallback,
+                                     std::uint64_t max) const {
+    const auto it = document_.FindMember(key);
+    if (it == document_.MemberEnd()) return fallback;
+    if (!it->value.IsUint64() || it->value.GetUint64() > max)
+      throw Error(std::string("'") + key + "' must be a whole number from 0 to " +
+                  std::to_string(max));
+    return it->value.GetUint64();
+  }
+  [[nodiscard]] std::vector<std::string> names(const char* key) const {
+    std::vector<std::string> out;
+    const auto it = document_.FindMember(key);
+    if (it == document_.MemberEnd()) return out;
+    if (!it->value.IsArray()) throw Error(std::string("'") + key + "' must be a list of names");
+    for (const auto& v : it->value.GetArray()) {
+      if (!v.IsString()) throw Error(std::string("'") + key + "' must be a list of names");
+      out.emplace_back(v.GetString(), v.GetStringLength());
+    }
+    return out;
+  }
+
+ private:
+  rapidjson::Document document_;
+};
+
+// 404 names an unknown tokenizer (and what there is).
+class NotFound : public Error {
+ public:
+  using Error::Error;
+};
+class TooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
+const LabTokenizer& find_tokenizer(const LabCatalog& catalog, const std::string& name) {
+  if (const LabTokenizer* t = catalog.find(name)) return *t;
+  std::string known;
+  for (const auto& t : catalog.all()) known += (known.empty() ? "" : ", ") + t.name();
+  throw NotFound("no tokenizer is named '" + name + "' (loaded: " + known + ")");
+}
+
+void pair_json(Writer& w, const PairCount& p) {
+  w.StartObject();
+  w.Key("left");
+  string(w, p.left);
+  w.Key("right");
+  string(w, p.right);
+  w.Key("count");
+  w.Uint64(p.count);
+  w.EndObject();
+}
+
+void strings_json(Writer& w, const std::vector<std::string>& list) {
+  w.StartArray();
+  for (const auto& s : list) string(w, s);
+  w.EndArray();
+}
+
+}  // namespace
+
+void SweepState::set_progress(double fraction, const std::string& stage) {
+  const std::lock_guard lock(mutex_);
+  progress_ = fraction;
+  stage_ = stage;
+}
+
+void SweepState::finish(std::vector<SweepPoint> points) {
+  const std::lock_guard lock(mutex_);
+  points_ = std::move(points);
+  progress_ = 1.0;
+  stage_ = "done";
+  done_ = true;
+}
+
+void SweepState::fail(const std::string& message) {
+  const std::lock_guard lock(mutex_);
+  error_ = message;
+  done_ = true;
+}
+
+std::string SweepState::json() const {
+  const std::lock_guard lock(mutex_);
+  return json_response([&](Writer& w) {
+           w.StartObject();
+           w.Key("status");
+           w.String(!error_.empty() ? "failed" : done_ ? "ready" : "running");
+           w.Key("progress");
+           w.Double(progress_);
+           w.Key("stage");
+           string(w, stage_);
+           if (!error_.empty()) {
+             w.Key("error");
+             string(w, error_);
+           }
+           w.Key("points");
+           w.StartArray();
+           for (const SweepPoint& p : points_) {
+             w.StartObject();
+             w.Key("algorithm");
+             string(w, p.algorithm);
+             w.Key("vocab_size");
+             w.Uint64(p.vocab_size);
+             w.Key("requested");
+             w.Uint64(p.requested);
+             w.Key("tokens_per_word");
+             w.Double(p.tokens_per_word);
+             w.Key("characters_per_token");
+             w.Double(p.characters_per_token);
+             w.Key("unknown_rate");
+             w.Double(p.unknown_rate);
+             w.Key("held_out_words");
+             w.Uint64(p.held_out_words);
+             w.EndObject();
+           }
+           w.EndArray();
+           w.EndObject();
+         })
+      .body;
+}
+
+Response error_response(int status, const std::string& message) {
+  Response r = json_response([&](Writer& w) {
+    w.StartObject();
+    w.Key("error");
+    string(w, message);
+    w.EndObject();
+  });
+  r.status = status;
+  return r;
+}
+
+LabApi::LabApi(const LabCatalog& catalog, const SegmenterSource& plugins, const SweepState& sweep,
+               std::vector<std::string> opening_texts)
+    : catalog_(catalog),
+      plugins_(plugins),
+      sweep_(sweep),
+      opening_texts_(std::move(opening_texts)) {}
+
+Response LabApi::handle(const Request& request) const {
+  const std::string path = request.target.substr(0, request.target.find('?'));
+  const auto only = [&](const char* method) {
+    if (request.method != method)
+      throw std::pair<int, std::string>(405, path + " takes " + method + ", not " + request.method);
+  };
+  try {
+    if (path.starts_with("/api/")) {
+      if (path == "/api/tokenizers") {
+        only("GET");
+        return tokenizers();
+      }
+      if (path == "/api/sweep") {
+        only("GET");
+        return {200, "application/json", sweep_.json()};
+      }
+      if (request.body.size() > kMaxBodyBytes)
+        return error_response(
+            413, "the request body is over " + std::to_string(kMaxBodyBytes) + " bytes");
+      if (path == "/api/encode") {
+        only("POST");
+        return encode(request.body);
+      }
+      if (path == "/api/bpe") {
+        only("POST");
+        return bpe(request.body);
+      }
+      if (path == "/api/sample") {
+        only("POST");
+        return sample(request.body);
+      }
+      return error_response(404, "no endpoint " + path);
+    }
+    if (const auto asset = find_asset(path)) {
+      only("GET");
+      return {200, std::string(asset->content_type), std::string(asset->body)};
+    }
+    return error_response(404, "nothing is served at " + path);
+  } catch (const std::pair<int, std::string>& status) {
+    return error_response(status.first, status.second);
+  } catch (const NotFound& e) {
+    return error_response(404, e.what());
+  } catch (const TooLarge& e) {
+    return error_response(413, e.what());
+  } catch (const std::exception& e) {
+    return error_response(400, e.what());
+  }
+}
+
+Response LabApi::tokenizers() const {
+  return json_response([&](Writer& w) {
+    w.StartObject();
+    w.Key("tokenizers");
+    w.StartArray();
+    for (const LabTokenizer& t : catalog_.all()) {
+      w.StartObject();
+      w.Key("name");
+      string(w, t.name());
+      w.Key("algorithm");
+      string(w, t.algorithm());
+      w.Key("pretrained");
+      w.Bool(t.pretrained());
+      w.Key("vocab_size");
+      w.Uint64(t.vocabulary_size());
+      w.Key("sampling");
+      w.Bool(t.can_sample());
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("opening_texts");
+    strings_json(w, opening_texts_);
+    w.Key("max_text_bytes");
+    w.Uint64(kMaxTextBytes);
+    w.EndObject();
+  });
+}
+
+Response LabApi::encode(const std::string& text_body) const {
+  const Body body(text_body);
+  const std::string text = body.text("text");
+  if (text.size() > kMaxTextBytes)
+    throw TooLarge("the text is " + std::to_string(text.size()) + " bytes; the lab takes " +
+                   std::to_string(kMaxTextBytes) + " at most");
+  std::vector<const LabTokenizer*> chosen;
+  for (const auto& name : body.names("tokenizers"))
+    chosen.push_back(&find_tokenizer(catalog_, name));
+  if (!body.has("tokenizers"))
+    for (const auto& t : catalog_.all()) chosen.push_back(&t);
+  std::vector<Chips> cut;
+  for (const LabTokenizer* t : chosen) cut.push_back(t->chips(text));
+  return json_response([&](Writer& w) {
+    w.StartObject();
+    w.Key("results");
+    w.StartArray();
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      const Chips& c = cut[i];
+      std::size_t unknown = 0;
+      w.StartObject();
+      w.Key("name");
+      string(w, chosen[i]->name());
+      w.Key("tokens");
+      w.StartArray();
+      for (const Chip& chip : c.tokens) {
+        w.StartArray();  // [id, text, word, flags]: compact, the page reads it
+        w.Uint(chip.id);
+        string(w, chip.text);
+        w.Uint64(chip.word);
+        w.Uint((chip.unknown ? 1U : 0U) | (chip.byte_fallback ? 2U : 0U));
+        w.EndArray();
+        unknown += chip.unknown ? 1 : 0;
+      }
+      w.EndArray();
+      w.Key("token_count");
+      w.Uint64(c.tokens.size());
+      w.Key("word_count");
+      w.Uint64(c.words);
+      w.Key("characters");
+      w.Uint64(c.characters);
+      w.Key("unknown");
+      w.Uint64(unknown);
+      w.Key("characters_per_token");
+      w.Double(c.tokens.empty()
+                   ? 0.0
+                   : static_cast<double>(c.characters) / static_cast<double>(c.tokens.size()));
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
+Response LabApi::bpe(const std::string& text_body) const {
+  const Body body(text_body);
+  const std::string words =
+      body.has("words") ? body.text("words") : "low:5 lower:2 newest:6 widest:3 wider:2";
+  if (words.size() > 8192) throw TooLarge("the word list is over 8192 bytes");
+  const std::string encode = body.has("encode") ? body.text("encode") : "";
+  if (encode.find_first_of(" \t\n:") != std::string::npos)
+    throw Error("'encode' must be one word, without a count");
+  const BpeWalkthrough walk = walk_bpe(plugins_, words, body.number("merges", 10, 500), encode);
+  return json_response([&](Writer& w) {
+    w.StartObject();
+    w.Key("start_tokens");
+    w.Uint64(walk.start_tokens);
+    w.Key("start_symbols");
+    w.Uint64(walk.start_symbols);
+    w.Key("alphabet");
+    strings_json(w, walk.alphabet);
+    w.Key("encoded_at_start");
+    strings_json(w, walk.encoded_at_start);
+    w.Key("note");
+    string(w, walk.note);
+    w.Key("steps");
+    w.StartArray();
+    for (const BpeStep& s : walk.steps) {
+      w.StartObject();
+      w.Key("index");
+      w.Uint64(s.index);
+      w.Key("merged");
+      pair_json(w, s.merged);
+      w.Key("tokens");
+      w.Uint64(s.tokens);
+      w.Key("vocabulary");
+      w.Uint64(s.vocabulary);
+      w.Key("pairs");
+      w.StartArray();
+      for (const auto& p : s.pairs) pair_json(w, p);
+      w.EndArray();
+      w.Key("tied");
+      w.StartArray();
+      for (const auto& p : s.tied) pair_json(w, p);
+      w.EndArray();
+      w.Key("encoded");
+      strings_json(w, s.encoded);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
+Response LabApi::sample(const std::string& text_body) const {
+  const Body body(text_body);
+  const LabTokenizer& t = find_tokenizer(catalog_, body.text("tokenizer"));
+  const std::string word = body.text("word");
+  if (word.size() > 256) throw TooLarge("the word is over 256 bytes");
+  const auto samples =
+      t.sample(word, body.number("count", 10, 100), body.number("seed", 1, UINT32_MAX));
+  return json_response([&](Writer& w) {
+    w.StartObject();
+    w.Key("samples");
+    w.StartArray();
+    for (const auto& s : samples) strings_json(w, s);
+    w.EndArray();
+    w.EndObject();
+  });
+}
+
+}  // namespace tokenlab::lab
