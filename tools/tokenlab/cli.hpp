@@ -184,5 +184,6 @@ int import_pretrained(const std::string& input, const std::string& format,
 int cmd_export(const std::vector<std::string>& args);
 int cmd_new_plugin(const std::vector<std::string>& args);
 int cmd_lab(const std::vector<std::string>& args);
+int cmd_diff_vocab(const std::vector<std::string>& args);
 
 }  // namespace tokenlab::cli

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <thread>
 
@@ -198,16 +199,25 @@ int cmd_lab(const std::vector<std::string>& args) {
     catalog.add(lab::LabTokenizer(
         name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file))));
   }
-  if (lab.pretrained)
+  if (lab.pretrained) {
+    // Read in parallel: Gemma 3's tokenizer.json alone is 33 MB.
+    std::vector<std::pair<std::string, std::future<std::shared_ptr<const PretrainedTokenizer>>>>
+        reading;
     for (const auto& [name, file] : cached_pretrained()) {
       if (catalog.find(name)) continue;
+      reading.emplace_back(
+          name, std::async(std::launch::async, [file = file] {
+            return std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file));
+          }));
+    }
+    for (auto& [name, future] : reading) {
       try {
-        catalog.add(lab::LabTokenizer(
-            name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file))));
+        catalog.add(lab::LabTokenizer(name, future.get()));
       } catch (const std::exception& e) {
-        std::cerr << "lab: skipped " << file.string() << ": " << e.what() << '\n';
+        std::cerr << "lab: skipped the cached tokenizer " << name << ": " << e.what() << '\n';
       }
     }
+  }
 
   lab::SweepState sweep;
   std::atomic<bool> stop_sweep = false;

@@ -29,6 +29,7 @@ const std::map<std::string, Command>& commands() {
       {"sweep", {cmd_sweep, "repeat compare over vocabulary sizes and plot the curves"}},
       {"check-plugin", {cmd_check_plugin, "run the conformance suite on a plugin file"}},
       {"new-plugin", {cmd_new_plugin, "write a ready-to-build out-of-tree plugin to start from"}},
+      {"diff-vocab", {cmd_diff_vocab, "the whole words only one of two vocabularies holds"}},
       {"lab", {cmd_lab, "serve the course page on 127.0.0.1: tokens live, BPE by hand, sizes"}},
       {"trace", {cmd_trace, "print every training step (the textbook tables)"}},
       {"nbest", {cmd_nbest, "show the k best segmentations of each word (unigram)"}},
