@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "lab/lab_server.hpp"
-#include "tokenlab/error.hpp"
 #include "lab_support.hpp"
+#include "tokenlab/error.hpp"
 
 using namespace tokenlab;
 using namespace tokenlab::lab;
