@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,42 @@ TEST_CASE("tokenlab count writes the golden TSV whatever the thread count", "[cl
     INFO(s.err);
     REQUIRE(s.exit_code == 0);
     CHECK(read_bytes(dir / "stdin.tsv") == golden);
+  }
+}
+
+TEST_CASE("train --counts refuses counts made with another pipeline, naming both", "[cli][count]") {
+  TempDir dir;
+  const std::string counts = dir / "whitespace.tsv";
+  REQUIRE(run_tokenlab({"count", "--corpus", kSmall, "--pre-tokenizer", "whitespace", "-o", counts})
+              .exit_code == 0);
+  const RunResult r =
+      run_tokenlab({"train", "-a", "bpe", "-v", "40", "--counts", counts, "-o", dir / "m.tkl"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err,
+             Catch::Contains("counted with normalizer=nfc pre-tokenizer=whitespace/prefix") &&
+                 Catch::Contains("train was given normalizer=nfc pre-tokenizer=unicode/prefix"));
+  CHECK_FALSE(std::filesystem::exists(dir / "m.tkl"));
+  const RunResult same = run_tokenlab({"train", "-a", "bpe", "-v", "40", "--counts", counts,
+                                       "--pre-tokenizer", "whitespace", "-o", dir / "m.tkl"});
+  INFO(same.err);
+  CHECK(same.exit_code == 0);
+
+  SECTION("a file that records nothing trains, with a note") {
+    const std::string old = dir / "old.tsv";
+    std::ofstream(old) << "\u2581The\t2\n\u2581cat\t2\n";
+    const RunResult o =
+        run_tokenlab({"train", "-a", "bpe", "-v", "20", "--counts", old, "-o", dir / "old.tkl"});
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.err, Catch::Contains("records no settings"));
+  }
+  SECTION("count --merge refuses shards counted differently") {
+    const std::string unicode = dir / "unicode.tsv";
+    REQUIRE(run_tokenlab({"count", "--corpus", kSmall, "-o", unicode}).exit_code == 0);
+    const RunResult m =
+        run_tokenlab({"count", "--merge", unicode, counts, "-o", dir / "merged.tsv"});
+    CHECK(m.exit_code == 1);
+    CHECK_THAT(m.err, Catch::Contains("cannot be added"));
+    CHECK_FALSE(std::filesystem::exists(dir / "merged.tsv"));
   }
 }
 

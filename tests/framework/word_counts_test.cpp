@@ -306,3 +306,49 @@ TEST_CASE("words holding white space are escaped in the TSV, and only then", "[w
                       Catch::StartsWith("bad.tsv:3:") && Catch::Contains("backslash"));
   }
 }
+
+TEST_CASE("counts record how their words were made, and refuse to mix with other counts",
+          "[word_counts]") {
+  WordCounts counts;
+  counts.add("\u2581the", 3);
+  counts.set_settings("normalizer=nfc pre-tokenizer=unicode/prefix");
+  std::ostringstream out;
+  counts.save_tsv(out);
+  CHECK(out.str() ==
+        "#tokenlab-counts normalizer=nfc pre-tokenizer=unicode/prefix\n\u2581the\t3\n");
+  std::istringstream in(out.str());
+  const WordCounts loaded = WordCounts::load_tsv(in, "recorded.tsv");
+  CHECK(loaded.settings() == "normalizer=nfc pre-tokenizer=unicode/prefix");
+  CHECK(loaded.count_of("\u2581the") == 3);
+
+  SECTION("with escapes the header says both") {
+    WordCounts spaced;
+    spaced.add(" the\t", 1);
+    spaced.set_settings("normalizer=none+keep-whitespace pre-tokenizer=o200k/space");
+    std::ostringstream o;
+    spaced.save_tsv(o);
+    CHECK(o.str().starts_with(
+        "#tokenlab-counts escaped normalizer=none+keep-whitespace pre-tokenizer=o200k/space\n"));
+    std::istringstream i(o.str());
+    const WordCounts back = WordCounts::load_tsv(i, "spaced.tsv");
+    CHECK(back.entries()[0].word == " the\t");
+    CHECK(back.settings() == "normalizer=none+keep-whitespace pre-tokenizer=o200k/space");
+  }
+  SECTION("merging counts made another way is an error naming both ways") {
+    WordCounts other;
+    other.add("the", 1);
+    other.set_settings("normalizer=nfc pre-tokenizer=whitespace/none");
+    WordCounts merged = loaded;
+    CHECK_THROWS_WITH(merged.merge(other, "shard2.tsv"),
+                      Catch::StartsWith("shard2.tsv: counted with normalizer=nfc "
+                                        "pre-tokenizer=whitespace/none") &&
+                          Catch::Contains("pre-tokenizer=unicode/prefix"));
+  }
+  SECTION("counts that record nothing (older files) take the recorded settings") {
+    WordCounts old;
+    old.add("\u2581a", 1);
+    old.merge(loaded, "new.tsv");
+    CHECK(old.settings() == loaded.settings());
+  }
+  CHECK_THROWS(counts.set_settings("a\tb"));
+}

@@ -111,6 +111,9 @@ struct PipelineOptions {
   [[nodiscard]] NormalizerOptions normalizer() const;
   [[nodiscard]] PreTokenizerOptions pre_tokenizer_options() const;
   [[nodiscard]] InvalidUtf8Policy invalid_utf8_policy() const;
+  /// What a counts file records of these settings: "normalizer=nfc
+  /// pre-tokenizer=unicode/prefix" (WordCounts::settings).
+  [[nodiscard]] std::string counts_settings() const;
 };
 
 /// Loads plugins from --plugin-dir, $TOKENLAB_PLUGIN_PATH and beside the executable.

@@ -170,6 +170,11 @@ void Progress::done() {
   dirty_ = false;
 }
 
+std::string PipelineOptions::counts_settings() const {
+  return "normalizer=" + normalizer().to_string() +
+         " pre-tokenizer=" + pre_tokenizer_options().to_string();
+}
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   std::string item;

@@ -43,6 +43,7 @@ WordCounts count_corpus(const std::vector<std::string>& files, const PipelineOpt
   };
   WordCounts counts = count_words(reader, Normalizer(pipeline.normalizer()),
                                   PreTokenizer(pipeline.pre_tokenizer_options()), options);
+  counts.set_settings(pipeline.counts_settings());
   progress.done();
   return counts;
 }
@@ -126,6 +127,29 @@ int cmd_plugins(const std::vector<std::string>& args) {
   }
   return kExitOk;
 }
+
+namespace {
+
+// Counts made with another normalizer or pre-tokenizer would train a tokenizer
+// for words encode never produces: refuse them, naming both settings.
+void check_counts_settings(const WordCounts& counts, const std::vector<std::string>& files,
+                           const PipelineOptions& pipeline) {
+  const std::string expected = pipeline.counts_settings();
+  if (counts.settings().empty()) {
+    std::cerr << "note: " << files.front()
+              << " records no settings (an older tokenlab wrote it); training as if it was "
+                 "counted with "
+              << expected << '\n';
+    return;
+  }
+  if (counts.settings() != expected)
+    throw Error(files.front() + ": counted with " + counts.settings() + ", and train was given " +
+                expected +
+                ": give train the --normalization, --lowercase, --pre-tokenizer and --marker "
+                "the counts were made with, or count again");
+}
+
+}  // namespace
 
 int cmd_count(const std::vector<std::string>& args) {
   std::vector<std::string> corpus;
@@ -223,6 +247,7 @@ int cmd_train(const std::vector<std::string>& args) {
     for (const auto& f : counts_files)
       counts.merge(WordCounts::load_tsv(std::filesystem::path(f)), f);
     if (counts.empty()) throw Error("the counts files hold no words");
+    check_counts_settings(counts, counts_files, pipeline);
   }
   validate(train_options);
   if (const std::string note = describe(leave_out_long_words(counts)); !note.empty())

@@ -87,6 +87,11 @@ void WordCounts::add(std::string_view word, std::uint64_t count) {
 }
 
 void WordCounts::merge(const WordCounts& other, const std::string& source) {
+  if (!other.settings_.empty() && !settings_.empty() && other.settings_ != settings_)
+    throw Error((source.empty() ? std::string("counts") : source) + ": counted with " +
+                other.settings_ + ", and the counts before it with " + settings_ +
+                ": they cut words differently and cannot be added");
+  if (settings_.empty()) settings_ = other.settings_;
   try {
     for (std::size_t i = 0; i < other.entries_.size(); ++i)
       add(other.entries_[i].word, other.entries_[i].count);
@@ -94,6 +99,12 @@ void WordCounts::merge(const WordCounts& other, const std::string& source) {
     if (source.empty()) throw;
     throw Error(source + ": " + e.what());
   }
+}
+
+void WordCounts::set_settings(std::string settings) {
+  if (settings.find_first_of("\t\r\n") != std::string::npos)
+    throw Error("counts settings must not hold tabs or line breaks");
+  settings_ = std::move(settings);
 }
 
 std::uint64_t WordCounts::count_of(std::string_view word) const noexcept {
@@ -178,7 +189,12 @@ std::optional<std::string> unescaped(std::string_view word) {
 void WordCounts::save_tsv(std::ostream& out) const {
   const bool escaped = std::any_of(entries_.begin(), entries_.end(),
                                    [](const Entry& e) { return needs_escaping(e.word); });
-  if (escaped) out << kEscapedTsvHeader << '\n';
+  if (escaped || !settings_.empty()) {
+    out << kTsvHeader;
+    if (escaped) out << " escaped";
+    if (!settings_.empty()) out << ' ' << settings_;
+    out << '\n';
+  }
   std::string line;
   for (const auto& e : entries_) {
     line.clear();
@@ -206,8 +222,18 @@ WordCounts WordCounts::load_tsv(std::istream& in, const std::string& name) {
   while (std::getline(in, line)) {
     ++line_number;
     const auto where = [&] { return name + ":" + std::to_string(line_number) + ": "; };
-    if (line_number == 1 && line == kEscapedTsvHeader) {
-      escaped = true;
+    if (line_number == 1 && line.starts_with(kTsvHeader) && line.find('\t') == std::string::npos &&
+        (line.size() == kTsvHeader.size() || line[kTsvHeader.size()] == ' ')) {
+      // "#tokenlab-counts [escaped] [settings]"
+      std::string_view rest = std::string_view(line).substr(kTsvHeader.size());
+      while (rest.starts_with(' ')) rest.remove_prefix(1);
+      if (rest == "escaped" || rest.starts_with("escaped ")) {
+        escaped = true;
+        rest.remove_prefix(std::min<std::size_t>(rest.size(), 8));
+      }
+      if (auto bad = utf8::find_invalid(rest))
+        throw Error(where() + "invalid UTF-8 in the header at byte " + std::to_string(*bad));
+      counts.settings_ = std::string(rest);
       continue;
     }
     if (line.empty()) continue;

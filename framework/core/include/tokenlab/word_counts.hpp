@@ -25,7 +25,11 @@
 
 namespace tokenlab {
 
-/// The first line of a counts TSV whose words are escaped (see save_tsv).
+/// The first line of a counts TSV that says how it is written and how its words
+/// were made: "#tokenlab-counts", then " escaped" if the words are escaped (see
+/// save_tsv), then the settings, if recorded ("normalizer=nfc pre-tokenizer=...").
+inline constexpr std::string_view kTsvHeader = "#tokenlab-counts";
+/// The header of an escaped file without settings (as written before settings were).
 inline constexpr std::string_view kEscapedTsvHeader = "#tokenlab-counts escaped";
 
 class TOKENLAB_API WordCounts {
@@ -39,8 +43,18 @@ class TOKENLAB_API WordCounts {
   /// beyond 2^64-1 is an Error naming the word (nothing is added): never a wrap.
   void add(std::string_view word, std::uint64_t count = 1);
   /// Adds every entry of other, in other's order (first occurrence preserved).
-  /// On overflow the Error names source (e.g. the counts file), if given.
+  /// On overflow the Error names source (e.g. the counts file), if given. Counts
+  /// recorded with other settings than these are an Error naming both; counts
+  /// that record none take these (or give theirs to counts that have none).
   void merge(const WordCounts& other, const std::string& source = {});
+
+  /// How the words were made, as the counter recorded it: space-separated
+  /// key=value pairs without tabs or line breaks, "" when not recorded. The
+  /// CLI's count records the normalizer and the pre-tokenizer, and train
+  /// --counts refuses counts made another way.
+  [[nodiscard]] const std::string& settings() const noexcept { return settings_; }
+  /// Throws Error if settings holds a tab, CR or LF.
+  void set_settings(std::string settings);
 
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
   [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
@@ -49,10 +63,11 @@ class TOKENLAB_API WordCounts {
   /// Sum of all counts (the number of word occurrences).
   [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
 
-  /// TSV: "word<TAB>count\n" per entry, in order. When a word holds a tab, CR or
-  /// LF (only pre-tokenizers that keep white space, the regex presets, make such
-  /// words), the file starts with the line kEscapedTsvHeader and every word is
-  /// written with \\, \t, \r and \n escapes; otherwise words are written as they are.
+  /// TSV: "word<TAB>count\n" per entry, in order, after a kTsvHeader line when
+  /// there are settings or escapes. When a word holds a tab, CR or LF (only
+  /// pre-tokenizers that keep white space, the regex presets, make such words),
+  /// the header says "escaped" and every word is written with \\, \t, \r and \n
+  /// escapes; otherwise words are written as they are.
   void save_tsv(std::ostream& out) const;
   /// Writes atomically (temporary file, then rename).
   void save_tsv(const std::filesystem::path& path) const;
@@ -73,6 +88,7 @@ class TOKENLAB_API WordCounts {
   std::vector<std::uint32_t> tags_;   // hash tag of entries_[i]
   std::vector<std::uint32_t> slots_;  // 0 = empty, else entry index + 1
   std::uint64_t total_ = 0;
+  std::string settings_;
 };
 
 }  // namespace tokenlab
