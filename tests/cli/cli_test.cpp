@@ -69,6 +69,31 @@ TEST_CASE("tokenlab count writes the golden TSV whatever the thread count", "[cl
   }
 }
 
+TEST_CASE("count --max-memory writes the same TSV as counting in memory", "[cli][count]") {
+  TempDir dir;
+  const RunResult in_memory = run_tokenlab({"count", "--corpus", kEnglish, "-o", dir / "a.tsv"});
+  REQUIRE(in_memory.exit_code == 0);
+  const RunResult spilled = run_tokenlab({"count", "--corpus", kEnglish, "--max-memory", "1M",
+                                          "--spill-dir", dir.path().string(), "-o", dir / "b.tsv"});
+  INFO(spilled.err);
+  REQUIRE(spilled.exit_code == 0);
+  CHECK(read_bytes(dir / "b.tsv") == read_bytes(dir / "a.tsv"));
+  const RunResult merged = run_tokenlab({"count", "--merge", dir / "a.tsv", dir / "b.tsv",
+                                         "--max-memory", "1M", "-o", dir / "c.tsv"});
+  INFO(merged.err);
+  REQUIRE(merged.exit_code == 0);
+  SECTION("a bad size is a usage error, and a missing spill directory an error; no output") {
+    const RunResult bad =
+        run_tokenlab({"count", "--corpus", kEnglish, "--max-memory", "lots", "-o", dir / "x.tsv"});
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--max-memory") && Catch::Contains("not a number"));
+    const RunResult small =
+        run_tokenlab({"count", "--corpus", kEnglish, "--max-memory", "4K", "-o", dir / "x.tsv"});
+    CHECK(small.exit_code == 2);
+    CHECK_FALSE(std::filesystem::exists(dir / "x.tsv"));
+  }
+}
+
 TEST_CASE("train --counts refuses counts made with another pipeline, naming both", "[cli][count]") {
   TempDir dir;
   const std::string counts = dir / "whitespace.tsv";

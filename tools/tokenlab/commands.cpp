@@ -23,6 +23,7 @@
 #include "tokenlab/model_file.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
+#include "tokenlab/spilling_counter.hpp"
 #include "tokenlab/tokenizer.hpp"
 #include "tokenlab/training_counts.hpp"
 #include "tokenlab/utf8.hpp"
@@ -155,6 +156,8 @@ int cmd_count(const std::vector<std::string>& args) {
   std::vector<std::string> corpus;
   std::vector<std::string> merge;
   std::string output;
+  std::string max_memory;
+  std::string spill_dir;
   PipelineOptions pipeline;
   po::options_description desc("options");
   desc.add_options()("corpus", po::value(&corpus)->multitoken(),
@@ -162,32 +165,95 @@ int cmd_count(const std::vector<std::string>& args) {
       "merge", po::value(&merge)->multitoken(),
       "instead of a corpus: counts files to merge (shards counted on other machines)")(
       "output,o", po::value(&output)->required(),
-      "counts file to write (TSV: word<TAB>count; - for stdout)");
+      "counts file to write (TSV: word<TAB>count; - for stdout)")(
+      "max-memory", po::value(&max_memory),
+      "SIZE (as 512M, 2G): hold at most this much of the table in memory, spilling "
+      "sorted runs to temporary files; the output is the same")(
+      "spill-dir", po::value(&spill_dir),
+      "with --max-memory: where the (unnamed) spill files go (default $TMPDIR, else /tmp)");
   pipeline.add_to(desc);
   po::positional_options_description positional;
   positional.add("corpus", -1);
   po::variables_map vm;
-  if (!parse("count", "(--corpus FILE... | --merge COUNTS.tsv...) -o COUNTS.tsv [options]", desc,
-             positional, args, vm))
+  if (!parse("count",
+             "(--corpus FILE... | --merge COUNTS.tsv...) -o COUNTS.tsv [--max-memory SIZE] "
+             "[options]",
+             desc, positional, args, vm))
     return kExitOk;
   if (corpus.empty() == merge.empty()) throw UsageError("give exactly one of --corpus and --merge");
+  if (!spill_dir.empty() && max_memory.empty()) throw UsageError("--spill-dir needs --max-memory");
   check_output_path(output);
   check_not_an_input(output, concat(corpus, merge));
   const auto start = std::chrono::steady_clock::now();
-  WordCounts counts;
-  if (!corpus.empty()) {
-    counts = count_corpus(corpus, pipeline);
+  std::uint64_t distinct = 0;
+  std::uint64_t total = 0;
+  std::string spilled;
+  if (!max_memory.empty()) {
+    // Bounded memory: blocks or shard entries stream through the spilling counter.
+    std::uint64_t budget = 0;
+    try {
+      budget = parse_memory_size(max_memory);
+    } catch (const Error& e) {
+      throw UsageError(std::string("--max-memory: ") + e.what());
+    }
+    if (budget < (std::uint64_t{1} << 20))
+      throw UsageError("--max-memory must be at least 1M, got '" + max_memory + "'");
+    SpillingCounter counter(budget, spill_dir);
+    if (!corpus.empty()) {
+      counter.set_settings(pipeline.counts_settings(), "the corpus");
+      Progress progress;
+      CorpusReader reader(corpus, CorpusOptions{.invalid_utf8 = pipeline.invalid_utf8_policy()});
+      CountOptions options;
+      options.threads = pipeline.threads;
+      options.on_block_counts = [&](const WordCounts& block) { counter.add(block); };
+      (void)count_words(reader, Normalizer(pipeline.normalizer()),
+                        PreTokenizer(pipeline.pre_tokenizer_options()), options);
+      progress.done();
+    } else {
+      for (const auto& file : merge) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(file, ec))
+          throw Error(file + ": is a directory, not a counts file");
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw Error(file + ": cannot open counts file");
+        TsvReader reader(in, file);
+        std::string word;
+        std::uint64_t count = 0;
+        bool first = true;
+        while (reader.next(word, count)) {
+          if (first) counter.set_settings(reader.settings(), file);
+          first = false;
+          try {
+            counter.add_entry(word, count);
+          } catch (const Error& e) {
+            throw Error(file + ":" + std::to_string(reader.line_number()) + ": " + e.what());
+          }
+        }
+      }
+    }
+    SpillingCounter::Summary summary;
+    with_output(output, [&](std::ostream& out) { summary = counter.write_tsv(out); });
+    distinct = summary.distinct;
+    total = summary.total;
+    spilled = ", " + std::to_string(summary.spilled_runs) + " runs spilled";
   } else {
-    // Shards merge in the order given, so first-occurrence order is that of the
-    // concatenated corpus when the shards are its consecutive parts.
-    for (const auto& file : merge)
-      counts.merge(WordCounts::load_tsv(std::filesystem::path(file)), file);
+    WordCounts counts;
+    if (!corpus.empty()) {
+      counts = count_corpus(corpus, pipeline);
+    } else {
+      // Shards merge in the order given, so first-occurrence order is that of the
+      // concatenated corpus when the shards are its consecutive parts.
+      for (const auto& file : merge)
+        counts.merge(WordCounts::load_tsv(std::filesystem::path(file)), file);
+    }
+    with_output(output, [&](std::ostream& out) { counts.save_tsv(out); });
+    distinct = counts.size();
+    total = counts.total();
   }
-  with_output(output, [&](std::ostream& out) { counts.save_tsv(out); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cerr << counts.size() << " distinct words, " << counts.total() << " occurrences, " << seconds
-            << " s -> " << output << '\n';
+  std::cerr << distinct << " distinct words, " << total << " occurrences" << spilled << ", "
+            << seconds << " s -> " << output << '\n';
   return kExitOk;
 }
 

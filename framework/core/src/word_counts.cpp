@@ -126,10 +126,8 @@ void WordCounts::reserve(std::size_t n) {
 
 namespace {
 
-// A word with one of these cannot stand in a line as it is. Only the pre-tokenizers
-// that keep white space in their pieces (the regex presets) make such words.
 bool needs_escaping(std::string_view word) noexcept {
-  return word.find_first_of("\t\r\n") != std::string_view::npos;
+  return tsv_needs_escaping(word);
 }
 
 void append_escaped(std::string& out, std::string_view word) {
@@ -186,6 +184,22 @@ std::optional<std::string> unescaped(std::string_view word) {
 
 }  // namespace
 
+bool tsv_needs_escaping(std::string_view word) noexcept {
+  // Only the pre-tokenizers that keep white space in their pieces (the regex
+  // presets) make such words.
+  return word.find_first_of("\t\r\n") != std::string_view::npos;
+}
+
+void append_tsv_line(std::string& out, std::string_view word, std::uint64_t count, bool escaped) {
+  if (escaped)
+    append_escaped(out, word);
+  else
+    out.append(word);
+  out += '\t';
+  out += std::to_string(count);
+  out += '\n';
+}
+
 void WordCounts::save_tsv(std::ostream& out) const {
   const bool escaped = std::any_of(entries_.begin(), entries_.end(),
                                    [](const Entry& e) { return needs_escaping(e.word); });
@@ -198,13 +212,7 @@ void WordCounts::save_tsv(std::ostream& out) const {
   std::string line;
   for (const auto& e : entries_) {
     line.clear();
-    if (escaped)
-      append_escaped(line, e.word);
-    else
-      line.assign(e.word);
-    line += '\t';
-    line += std::to_string(e.count);
-    line += '\n';
+    append_tsv_line(line, e.word, e.count, escaped);
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
   }
 }
@@ -213,57 +221,67 @@ void WordCounts::save_tsv(const std::filesystem::path& path) const {
   write_file_atomically(path, [&](std::ostream& out) { save_tsv(out); });
 }
 
-WordCounts WordCounts::load_tsv(std::istream& in, const std::string& name) {
-  WordCounts counts;
-  std::string line;
-  std::uint64_t line_number = 0;
-  bool escaped = false;
-  std::string word_buffer;
-  while (std::getline(in, line)) {
-    ++line_number;
-    const auto where = [&] { return name + ":" + std::to_string(line_number) + ": "; };
-    if (line_number == 1 && line.starts_with(kTsvHeader) && line.find('\t') == std::string::npos &&
-        (line.size() == kTsvHeader.size() || line[kTsvHeader.size()] == ' ')) {
+TsvReader::TsvReader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {}
+
+bool TsvReader::next(std::string& word, std::uint64_t& count) {
+  while (std::getline(in_, line_)) {
+    ++line_number_;
+    const auto where = [&] { return name_ + ":" + std::to_string(line_number_) + ": "; };
+    if (line_number_ == 1 && line_.starts_with(kTsvHeader) &&
+        line_.find('\t') == std::string::npos &&
+        (line_.size() == kTsvHeader.size() || line_[kTsvHeader.size()] == ' ')) {
       // "#tokenlab-counts [escaped] [settings]"
-      std::string_view rest = std::string_view(line).substr(kTsvHeader.size());
+      std::string_view rest = std::string_view(line_).substr(kTsvHeader.size());
       while (rest.starts_with(' ')) rest.remove_prefix(1);
       if (rest == "escaped" || rest.starts_with("escaped ")) {
-        escaped = true;
+        escaped_ = true;
         rest.remove_prefix(std::min<std::size_t>(rest.size(), 8));
       }
       if (auto bad = utf8::find_invalid(rest))
         throw Error(where() + "invalid UTF-8 in the header at byte " + std::to_string(*bad));
-      counts.settings_ = std::string(rest);
+      settings_ = std::string(rest);
       continue;
     }
-    if (line.empty()) continue;
-    const auto tab = line.rfind('\t');
+    if (line_.empty()) continue;
+    const auto tab = line_.rfind('\t');
     if (tab == std::string::npos || tab == 0)
       throw Error(where() + "expected 'word<TAB>count', found no tab");
-    std::string_view word(line.data(), tab);
-    if (word.find('\t') != std::string_view::npos) throw Error(where() + "word contains a tab");
-    if (escaped) {
-      auto plain = unescaped(word);
+    const std::string_view raw(line_.data(), tab);
+    if (raw.find('\t') != std::string_view::npos) throw Error(where() + "word contains a tab");
+    if (escaped_) {
+      auto plain = unescaped(raw);
       if (!plain)
         throw Error(where() + "a backslash that is not \\\\, \\t, \\r or \\n in an escaped file");
-      word_buffer = std::move(*plain);
-      word = word_buffer;
+      word = std::move(*plain);
+    } else {
+      word.assign(raw);
     }
     if (auto bad = utf8::find_invalid(word))
       throw Error(where() + "invalid UTF-8 at byte " + std::to_string(*bad));
-    std::uint64_t count = 0;
-    const char* first = line.data() + tab + 1;
-    const char* last = line.data() + line.size();
+    const char* first = line_.data() + tab + 1;
+    const char* last = line_.data() + line_.size();
     auto [ptr, ec] = std::from_chars(first, last, count);
     if (ec != std::errc() || ptr != last || count == 0)
       throw Error(where() + "count '" + std::string(first, last) + "' is not a positive integer");
+    return true;
+  }
+  if (in_.bad()) throw Error(name_ + ": read error");
+  return false;
+}
+
+WordCounts WordCounts::load_tsv(std::istream& in, const std::string& name) {
+  WordCounts counts;
+  TsvReader reader(in, name);
+  std::string word;
+  std::uint64_t count = 0;
+  while (reader.next(word, count)) {
     try {
       counts.add(word, count);
     } catch (const Error& e) {
-      throw Error(where() + e.what());
+      throw Error(name + ":" + std::to_string(reader.line_number()) + ": " + e.what());
     }
   }
-  if (in.bad()) throw Error(name + ": read error");
+  counts.settings_ = reader.settings();
   return counts;
 }
 

@@ -80,7 +80,10 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
         done.erase(it);
         ++next_to_merge;
       }
-      total.merge(ready.counts);
+      if (options.on_block_counts)
+        options.on_block_counts(ready.counts);
+      else
+        total.merge(ready.counts);
       if (options.on_skipped_line)
         for (const auto& [raw, normalized] : ready.skipped_lines)
           options.on_skipped_line(raw, normalized);
@@ -113,7 +116,14 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
         std::lock_guard lock(mutex);
         done.emplace(item.first, std::move(result));
       }
-      merge_ready();
+      try {
+        merge_ready();
+      } catch (...) {  // an overflow, or the block consumer's error (a full disk)
+        std::lock_guard lock(mutex);
+        if (!error) error = std::current_exception();
+        queue_changed.notify_all();
+        return;
+      }
     }
   };
 

@@ -32,6 +32,34 @@ inline constexpr std::string_view kTsvHeader = "#tokenlab-counts";
 /// The header of an escaped file without settings (as written before settings were).
 inline constexpr std::string_view kEscapedTsvHeader = "#tokenlab-counts escaped";
 
+/// Whether a word must be escaped in a counts TSV (it holds a tab, CR or LF).
+[[nodiscard]] TOKENLAB_API bool tsv_needs_escaping(std::string_view word) noexcept;
+/// Appends "word<TAB>count\n", the word escaped when escaped is set: one line of
+/// save_tsv's output, for writers that stream counts (spilling_counter.hpp).
+TOKENLAB_API void append_tsv_line(std::string& out, std::string_view word, std::uint64_t count,
+                                  bool escaped);
+
+/// Reads a counts TSV line by line, validating as WordCounts::load_tsv does, for
+/// readers that must not hold the whole table.
+class TOKENLAB_API TsvReader {
+ public:
+  TsvReader(std::istream& in, std::string name);
+  /// The next entry; false at the end. Throws Error naming the file and line.
+  bool next(std::string& word, std::uint64_t& count);
+  /// The settings the header records ("" when none); known once next() was called.
+  [[nodiscard]] const std::string& settings() const noexcept { return settings_; }
+  /// The line of the entry next() returned last.
+  [[nodiscard]] std::uint64_t line_number() const noexcept { return line_number_; }
+
+ private:
+  std::istream& in_;
+  std::string name_;
+  std::string line_;
+  std::uint64_t line_number_ = 0;
+  bool escaped_ = false;
+  std::string settings_;
+};
+
 class TOKENLAB_API WordCounts {
  public:
   struct Entry {

@@ -24,6 +24,10 @@ struct CountOptions {
       on_skipped_line{};
   /// Progress callback: bytes read so far.
   std::function<void(std::uint64_t bytes)> on_progress{};
+  /// When set, each block's counts go to it, in corpus order, instead of into
+  /// the returned table (which is then empty): for counting in bounded memory
+  /// (spilling_counter.hpp). Called from one thread at a time.
+  std::function<void(const WordCounts& block)> on_block_counts{};
 };
 
 /// Counts the words of every kept line. Result and order are identical for every
