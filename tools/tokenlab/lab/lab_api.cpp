@@ -90,14 +90,29 @@ const LabTokenizer& find_tokenizer(const LabCatalog& catalog, const std::string&
   throw NotFound("no tokenizer is named '" + name + "' (loaded: " + known + ")");
 }
 
+// One member: "key": value.
+void put(Writer& w, const char* key, std::string_view value) {
+  w.Key(key);
+  string(w, value);
+}
+void put(Writer& w, const char* key, std::uint64_t value) {
+  w.Key(key);
+  w.Uint64(value);
+}
+void put(Writer& w, const char* key, double value) {
+  w.Key(key);
+  w.Double(value);
+}
+void put(Writer& w, const char* key, bool value) {
+  w.Key(key);
+  w.Bool(value);
+}
+
 void pair_json(Writer& w, const PairCount& p) {
   w.StartObject();
-  w.Key("left");
-  string(w, p.left);
-  w.Key("right");
-  string(w, p.right);
-  w.Key("count");
-  w.Uint64(p.count);
+  put(w, "left", p.left);
+  put(w, "right", p.right);
+  put(w, "count", p.count);
   w.EndObject();
 }
 
@@ -135,32 +150,22 @@ std::string SweepState::json() const {
            w.StartObject();
            w.Key("status");
            w.String(!error_.empty() ? "failed" : done_ ? "ready" : "running");
-           w.Key("progress");
-           w.Double(progress_);
-           w.Key("stage");
-           string(w, stage_);
+           put(w, "progress", progress_);
+           put(w, "stage", stage_);
            if (!error_.empty()) {
-             w.Key("error");
-             string(w, error_);
+             put(w, "error", error_);
            }
            w.Key("points");
            w.StartArray();
            for (const SweepPoint& p : points_) {
              w.StartObject();
-             w.Key("algorithm");
-             string(w, p.algorithm);
-             w.Key("vocab_size");
-             w.Uint64(p.vocab_size);
-             w.Key("requested");
-             w.Uint64(p.requested);
-             w.Key("tokens_per_word");
-             w.Double(p.tokens_per_word);
-             w.Key("characters_per_token");
-             w.Double(p.characters_per_token);
-             w.Key("unknown_rate");
-             w.Double(p.unknown_rate);
-             w.Key("held_out_words");
-             w.Uint64(p.held_out_words);
+             put(w, "algorithm", p.algorithm);
+             put(w, "vocab_size", p.vocab_size);
+             put(w, "requested", p.requested);
+             put(w, "tokens_per_word", p.tokens_per_word);
+             put(w, "characters_per_token", p.characters_per_token);
+             put(w, "unknown_rate", p.unknown_rate);
+             put(w, "held_out_words", p.held_out_words);
              w.EndObject();
            }
            w.EndArray();
@@ -172,8 +177,7 @@ std::string SweepState::json() const {
 Response error_response(int status, const std::string& message) {
   Response r = json_response([&](Writer& w) {
     w.StartObject();
-    w.Key("error");
-    string(w, message);
+    put(w, "error", message);
     w.EndObject();
   });
   r.status = status;
@@ -243,23 +247,17 @@ Response LabApi::tokenizers() const {
     w.StartArray();
     for (const LabTokenizer& t : catalog_.all()) {
       w.StartObject();
-      w.Key("name");
-      string(w, t.name());
-      w.Key("algorithm");
-      string(w, t.algorithm());
-      w.Key("pretrained");
-      w.Bool(t.pretrained());
-      w.Key("vocab_size");
-      w.Uint64(t.vocabulary_size());
-      w.Key("sampling");
-      w.Bool(t.can_sample());
+      put(w, "name", t.name());
+      put(w, "algorithm", t.algorithm());
+      put(w, "pretrained", t.pretrained());
+      put(w, "vocab_size", t.vocabulary_size());
+      put(w, "sampling", t.can_sample());
       w.EndObject();
     }
     w.EndArray();
     w.Key("opening_texts");
     strings_json(w, opening_texts_);
-    w.Key("max_text_bytes");
-    w.Uint64(kMaxTextBytes);
+    put(w, "max_text_bytes", kMaxTextBytes);
     w.EndObject();
   });
 }
@@ -285,8 +283,7 @@ Response LabApi::encode(const std::string& text_body) const {
       const Chips& c = cut[i];
       std::size_t unknown = 0;
       w.StartObject();
-      w.Key("name");
-      string(w, chosen[i]->name());
+      put(w, "name", chosen[i]->name());
       w.Key("tokens");
       w.StartArray();
       for (const Chip& chip : c.tokens) {
@@ -299,18 +296,14 @@ Response LabApi::encode(const std::string& text_body) const {
         unknown += chip.unknown ? 1 : 0;
       }
       w.EndArray();
-      w.Key("token_count");
-      w.Uint64(c.tokens.size());
-      w.Key("word_count");
-      w.Uint64(c.words);
-      w.Key("characters");
-      w.Uint64(c.characters);
-      w.Key("unknown");
-      w.Uint64(unknown);
-      w.Key("characters_per_token");
-      w.Double(c.tokens.empty()
-                   ? 0.0
-                   : static_cast<double>(c.characters) / static_cast<double>(c.tokens.size()));
+      put(w, "token_count", c.tokens.size());
+      put(w, "word_count", c.words);
+      put(w, "characters", c.characters);
+      put(w, "unknown", unknown);
+      put(w, "characters_per_token",
+          static_cast<double>(c.tokens.empty() ? 0.0
+                                               : static_cast<double>(c.characters) /
+                                                     static_cast<double>(c.tokens.size())));
       w.EndObject();
     }
     w.EndArray();
@@ -329,28 +322,22 @@ Response LabApi::bpe(const std::string& text_body) const {
   const BpeWalkthrough walk = walk_bpe(plugins_, words, body.number("merges", 10, 500), encode);
   return json_response([&](Writer& w) {
     w.StartObject();
-    w.Key("start_tokens");
-    w.Uint64(walk.start_tokens);
-    w.Key("start_symbols");
-    w.Uint64(walk.start_symbols);
+    put(w, "start_tokens", walk.start_tokens);
+    put(w, "start_symbols", walk.start_symbols);
     w.Key("alphabet");
     strings_json(w, walk.alphabet);
     w.Key("encoded_at_start");
     strings_json(w, walk.encoded_at_start);
-    w.Key("note");
-    string(w, walk.note);
+    put(w, "note", walk.note);
     w.Key("steps");
     w.StartArray();
     for (const BpeStep& s : walk.steps) {
       w.StartObject();
-      w.Key("index");
-      w.Uint64(s.index);
+      put(w, "index", s.index);
       w.Key("merged");
       pair_json(w, s.merged);
-      w.Key("tokens");
-      w.Uint64(s.tokens);
-      w.Key("vocabulary");
-      w.Uint64(s.vocabulary);
+      put(w, "tokens", s.tokens);
+      put(w, "vocabulary", s.vocabulary);
       w.Key("pairs");
       w.StartArray();
       for (const auto& p : s.pairs) pair_json(w, p);
