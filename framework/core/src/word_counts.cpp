@@ -101,6 +101,15 @@ void WordCounts::merge(const WordCounts& other, const std::string& source) {
   }
 }
 
+std::vector<WordCounts::Entry> WordCounts::take_entries() && {
+  std::vector<Entry> out = std::move(entries_);
+  entries_.clear();
+  tags_ = {};
+  slots_ = {};
+  total_ = 0;
+  return out;
+}
+
 void WordCounts::set_settings(std::string settings) {
   if (settings.find_first_of("\t\r\n") != std::string::npos)
     throw Error("counts settings must not hold tabs or line breaks");

@@ -80,6 +80,7 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
         done.erase(it);
         ++next_to_merge;
       }
+      queue_changed.notify_all();  // the reader may be waiting for room
       if (options.on_block_counts)
         options.on_block_counts(ready.counts);
       else
@@ -144,7 +145,9 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
     CorpusBlock block;
     while (reader.next_block(block)) {
       std::unique_lock lock(mutex);
-      queue_changed.wait(lock, [&] { return queue.size() < max_queue || error; });
+      // Blocks counted but not yet merged count too: when merging is slow (a
+      // table being spilled), the reader waits instead of piling them up.
+      queue_changed.wait(lock, [&] { return queue.size() + done.size() < max_queue || error; });
       if (error) break;
       queue.emplace_back(sequence++, std::move(block));
       lock.unlock();

@@ -19,9 +19,10 @@ namespace tokenlab {
 
 namespace {
 
-// What a table entry costs in memory, roughly: the string, its count and key,
-// and the hash table's share.
-constexpr std::uint64_t kEntryOverhead = 64;
+// What a table entry costs in memory, measured: the entry (a 32-byte string and
+// its count) in a vector that may be twice its size, and the hash table's tags
+// and slots at half load.
+constexpr std::uint64_t kEntryOverhead = 112;
 
 struct Record {
   std::string word;
@@ -137,16 +138,19 @@ struct SpillingCounter::Impl {
   // The current table as records keyed by (run, rank), sorted by word, to disk.
   void spill() {
     if (table.empty()) return;
+    // The words move from the table into the records: the table is never held twice.
+    std::vector<WordCounts::Entry> entries = std::move(table).take_entries();
+    table = WordCounts();
     std::vector<Record> records;
-    records.reserve(table.size());
+    records.reserve(entries.size());
     std::uint32_t rank = 0;
-    for (const auto& e : table.entries())
-      records.push_back({e.word, e.count, (std::uint64_t{run} << 32) | rank++});
+    for (auto& e : entries)
+      records.push_back({std::move(e.word), e.count, (std::uint64_t{run} << 32) | rank++});
+    entries = {};
     std::sort(records.begin(), records.end(), by_word);
     auto file = std::make_unique<SpillFile>(dir);
     for (const auto& r : records) file->write(r);
     by_word_runs.push_back(std::move(file));
-    table = WordCounts();
     table_bytes = 0;
     ++run;
   }

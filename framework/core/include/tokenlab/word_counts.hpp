@@ -103,6 +103,10 @@ class TOKENLAB_API WordCounts {
   static WordCounts load_tsv(std::istream& in, const std::string& name);
   static WordCounts load_tsv(const std::filesystem::path& path);
 
+  /// The entries, moved out; the table is left empty (settings kept). For
+  /// writers that spill a table without holding it twice.
+  [[nodiscard]] std::vector<Entry> take_entries() &&;
+
   /// Reserve space for n distinct words.
   void reserve(std::size_t n);
 
