@@ -211,11 +211,7 @@ int cmd_count(const std::vector<std::string>& args) {
       progress.done();
     } else {
       for (const auto& file : merge) {
-        std::error_code ec;
-        if (std::filesystem::is_directory(file, ec))
-          throw Error(file + ": is a directory, not a counts file");
-        std::ifstream in(file, std::ios::binary);
-        if (!in) throw Error(file + ": cannot open counts file");
+        std::ifstream in = open_counts_file(file);
         TsvReader reader(in, file);
         std::string word;
         std::uint64_t count = 0;

@@ -294,12 +294,17 @@ WordCounts WordCounts::load_tsv(std::istream& in, const std::string& name) {
   return counts;
 }
 
-WordCounts WordCounts::load_tsv(const std::filesystem::path& path) {
+std::ifstream open_counts_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(path.string() + ": is a directory, not a counts file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open counts file");
+  return in;
+}
+
+WordCounts WordCounts::load_tsv(const std::filesystem::path& path) {
+  std::ifstream in = open_counts_file(path);
   return load_tsv(in, path.string());
 }
 

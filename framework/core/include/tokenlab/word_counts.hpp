@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -38,6 +39,10 @@ inline constexpr std::string_view kEscapedTsvHeader = "#tokenlab-counts escaped"
 /// save_tsv's output, for writers that stream counts (spilling_counter.hpp).
 TOKENLAB_API void append_tsv_line(std::string& out, std::string_view word, std::uint64_t count,
                                   bool escaped);
+
+/// A counts file opened for reading; throws Error naming it when it is a
+/// directory or cannot be opened.
+[[nodiscard]] TOKENLAB_API std::ifstream open_counts_file(const std::filesystem::path& path);
 
 /// Reads a counts TSV line by line, validating as WordCounts::load_tsv does, for
 /// readers that must not hold the whole table.
