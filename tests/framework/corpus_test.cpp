@@ -10,6 +10,7 @@
 
 using tokenlab::CorpusBlock;
 using tokenlab::CorpusOptions;
+using tokenlab::CorpusRange;
 using tokenlab::CorpusReader;
 using tokenlab::Error;
 using tokenlab::HeldOutSplit;
@@ -36,6 +37,16 @@ ReadResult read_all(std::vector<std::string> files, CorpusOptions options = {}) 
     result.blocks.push_back(std::move(meta));
   }
   return result;
+}
+
+std::vector<std::string> read_range(const CorpusRange& range, CorpusOptions options = {}) {
+  options.allow_empty = true;
+  CorpusReader reader = CorpusReader::of_range(range, options);
+  std::vector<std::string> lines;
+  CorpusBlock block;
+  while (reader.next_block(block))
+    for (auto& line : block.lines) lines.push_back(line);
+  return lines;
 }
 
 std::string error_of(std::vector<std::string> files, CorpusOptions options = {}) {
@@ -191,6 +202,48 @@ TEST_CASE("unusable corpora fail with a clear error", "[corpus]") {
   SECTION("no file at all") {
     CHECK_THROWS_AS(CorpusReader(std::vector<std::string>{}), Error);
   }
+}
+
+TEST_CASE("byte ranges that tile a file give each line to exactly one range", "[corpus][range]") {
+  TempDir dir;
+  const auto file = (dir / "text.txt").string();
+  // Empty lines, a CRLF, a long line, a final line without its newline.
+  const std::string text = "First line.\n\nThird, with \u00E9.\r\n" + std::string(40, 'x') +
+                           "\nDevanagari \u0928\u092E\n\nend";
+  write_bytes(file, text);
+  const std::vector<std::string> whole = read_all({file}).lines;
+  for (std::uint64_t cut = 0; cut <= text.size() + 1; ++cut) {
+    INFO("cut at byte " << cut);
+    std::vector<std::string> joined = read_range(CorpusRange{file, 0, cut});
+    for (auto& line : read_range(CorpusRange{file, cut})) joined.push_back(line);
+    CHECK(joined == whole);
+  }
+  // Three ranges, cut inside a line, at a line start and just after a newline.
+  std::vector<std::string> joined;
+  for (const auto& [begin, end] :
+       std::vector<std::pair<std::uint64_t, std::uint64_t>>{{0, 5}, {5, 13}, {13, 200}})
+    for (auto& line : read_range(CorpusRange{file, begin, end})) joined.push_back(line);
+  CHECK(joined == whole);
+}
+
+TEST_CASE("a range names the line in the whole file, and refuses what cannot be cut",
+          "[corpus][range]") {
+  TempDir dir;
+  const auto file = (dir / "bad.txt").string();
+  write_bytes(file, "one\ntwo\nthree\nfour \xC3\x28 bad\nfive\n");
+  try {
+    read_range(CorpusRange{file, 8});  // starts at "three", the third line
+    FAIL("invalid UTF-8 in a range was accepted");
+  } catch (const Error& e) {
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains(file + ":4:") && Catch::Contains("invalid UTF-8"));
+  }
+  CHECK(read_range(CorpusRange{file, 5, 8}).empty());  // a range in which no line starts
+  CHECK_THROWS_WITH(CorpusReader::of_range(CorpusRange{file, 3, 2}, {}),
+                    Catch::Contains("ends before"));
+  write_bytes(dir / "text.txt.gz", "");
+  CHECK_THROWS_WITH(CorpusReader::of_range(CorpusRange{(dir / "text.txt.gz").string(), 10}, {}),
+                    Catch::Contains("compressed") && Catch::Contains("whole"));
 }
 
 TEST_CASE("the held-out split is deterministic and keeps roughly the requested share",

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <string_view>
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/normalizer.hpp"
@@ -52,6 +53,49 @@ TEST_CASE("white space runs collapse to one space and lines are trimmed", "[norm
     n.normalize(" new ", out);
     CHECK(out == "new");
   }
+}
+
+namespace {
+
+// White space collapsed the plain way, for comparison: every White_Space
+// character becomes a space, then runs become one and the ends are trimmed.
+std::string collapse_reference(std::string text) {
+  for (const char* space :
+       {"\u0085", "\u00A0", "\u1680", "\u2003", "\u2028", "\u202F", "\u205F", "\u3000"})
+    for (std::size_t at; (at = text.find(space)) != std::string::npos;)
+      text.replace(at, std::string_view(space).size(), " ");
+  std::string out;
+  for (const char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+    if (!space)
+      out += c;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a line whose white space is already single spaces comes out as it went in, and any "
+    "other is collapsed, wherever the spaces fall",
+    "[normalizer]") {
+  // Lines are checked eight bytes at a time: put each arrangement at every offset
+  // from a word boundary, in ASCII lines and in lines with a non-ASCII letter.
+  const Normalizer n({.form = NormalizationForm::none});
+  const std::string middle =
+      GENERATE(as<std::string>{}, " ", "  ", "\t", " \t", "\u00A0", " \u3000 ", "\u2028", "\u0085",
+               "\u00E9 ", " \u00E9", "x", "\x01", "\u00C2\u00A9");
+  for (std::size_t before = 0; before < 10; ++before)
+    for (std::size_t after = 0; after < 10; ++after)
+      for (const std::string& edge : {std::string(), std::string(" "), std::string("\u00A0")}) {
+        const std::string line =
+            edge + std::string(before, 'a') + middle + std::string(after, 'b') + edge;
+        INFO("line '" << line << "'");
+        CHECK(n.normalize(line) == collapse_reference(line));
+      }
 }
 
 TEST_CASE("the ASCII fast path gives exactly what the ICU path gives", "[normalizer]") {

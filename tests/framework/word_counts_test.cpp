@@ -4,12 +4,14 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_support.hpp"
 #include "tokenlab/corpus.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/keyed_counts.hpp"
 #include "tokenlab/normalizer.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/random.hpp"
@@ -351,4 +353,43 @@ TEST_CASE("counts record how their words were made, and refuse to mix with other
     CHECK(old.settings() == loaded.settings());
   }
   CHECK_THROWS(counts.set_settings("a\tb"));
+}
+
+TEST_CASE("keyed counts give the sequential merge's table whatever order and threads add blocks",
+          "[word_counts][keyed]") {
+  // Twelve blocks of a real-looking text, some words in many blocks, some in one.
+  std::vector<WordCounts> blocks(12);
+  std::uint64_t state = 7;
+  const auto below = [&](std::size_t n) { return tokenlab::next_random(state) % n; };
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    for (int i = 0; i < 3000; ++i) {
+      const std::size_t rank = below(1 + 400 * (b + 1));
+      blocks[b].add("w" + std::to_string(rank * rank % 7919), 1 + rank % 3);
+    }
+  WordCounts sequential;
+  for (const auto& block : blocks) sequential.merge(block);
+
+  std::vector<std::size_t> order(blocks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[below(i + 1)]);
+  tokenlab::KeyedCounts keyed;
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (std::size_t i = t; i < order.size(); i += 4) keyed.add_block(order[i], blocks[order[i]]);
+    });
+  for (auto& thread : threads) thread.join();
+  const WordCounts merged = std::move(keyed).take_word_counts();
+  CHECK(entries_of(merged) == entries_of(sequential));
+  CHECK(merged.total() == sequential.total());
+  CHECK(merged.count_of(sequential.entries().front().word) == sequential.entries().front().count);
+}
+
+TEST_CASE("a table built from entries refuses a word listed twice", "[word_counts][keyed]") {
+  std::vector<WordCounts::Entry> entries{{"a", 1}, {"b", 2}, {"a", 3}};
+  CHECK_THROWS_WITH(WordCounts::from_entries(entries), Catch::Contains("'a' twice"));
+  entries.pop_back();
+  const WordCounts counts = WordCounts::from_entries(entries);
+  CHECK(counts.count_of("b") == 2);
+  CHECK(counts.total() == 3);
 }

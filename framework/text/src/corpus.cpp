@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/utf8.hpp"
@@ -50,6 +51,35 @@ struct CorpusReader::Impl {
   std::uint64_t lines = 0;
   std::uint64_t non_empty_lines = 0;
   bool finished = false;
+  // A range: the lines starting in [range_begin, range_end) of the one file.
+  bool ranged = false;
+  std::uint64_t range_begin = 0;
+  std::uint64_t range_end = std::numeric_limits<std::uint64_t>::max();
+  bool skipping_partial_line = false;  // the line that starts before the range
+  std::uint64_t offset = 0;            // file offset of the next byte read
+  std::uint64_t pending_start = 0;     // file offset where the pending line starts
+
+  // "name:line" for a message about the pending line. A range that starts inside
+  // the file does not know how many lines precede it; only then, on an error,
+  // are they counted.
+  std::string where() const {
+    std::uint64_t line = line_number;
+    if (ranged && range_begin > 0) {
+      std::ifstream again(current_name, std::ios::binary);
+      std::vector<char> chunk(std::size_t{1} << 20);
+      std::uint64_t left = pending_start;
+      line = 1;
+      while (left > 0 && again) {
+        again.read(chunk.data(),
+                   static_cast<std::streamsize>(std::min<std::uint64_t>(left, chunk.size())));
+        const auto got = static_cast<std::size_t>(again.gcount());
+        if (got == 0) break;
+        line += static_cast<std::uint64_t>(std::count(chunk.data(), chunk.data() + got, '\n'));
+        left -= got;
+      }
+    }
+    return current_name + ":" + std::to_string(line);
+  }
 
   void open_next() {
     const std::string& name = files[file_index];
@@ -67,11 +97,21 @@ struct CorpusReader::Impl {
         throw Error(name + ": is a directory, not a corpus file");
       file_stream = std::make_unique<std::ifstream>(path, std::ios::binary);
       if (!*file_stream) throw Error(name + ": cannot open: " + std::strerror(errno));
+      if (ranged && range_begin > 0) {
+        // Start one byte early: the range's first line starts after the first
+        // newline from there (at range_begin itself if that byte is one).
+        file_stream->seekg(static_cast<std::streamoff>(range_begin - 1));
+        if (!*file_stream)
+          throw Error(name + ": cannot seek to byte " + std::to_string(range_begin));
+        offset = range_begin - 1;
+        skipping_partial_line = true;
+      }
       if (ends_with(name, ".gz")) stream->push(io::gzip_decompressor());
       if (ends_with(name, ".xz")) stream->push(io::lzma_decompressor());
       stream->push(*file_stream);
       in = stream.get();
     }
+    pending_start = offset;
     file_done = false;
   }
 
@@ -84,11 +124,9 @@ struct CorpusReader::Impl {
     switch (options.invalid_utf8) {
       case InvalidUtf8Policy::error:
         if (nul != std::string::npos && (!bad || nul < *bad))
-          throw Error(current_name + ":" + std::to_string(line_number) +
-                      ": NUL byte at byte offset " + std::to_string(nul) +
+          throw Error(where() + ": NUL byte at byte offset " + std::to_string(nul) +
                       " (binary file?); use --invalid-utf8=replace|skip to continue");
-        throw Error(current_name + ":" + std::to_string(line_number) +
-                    ": invalid UTF-8 at byte offset " + std::to_string(*bad) +
+        throw Error(where() + ": invalid UTF-8 at byte offset " + std::to_string(*bad) +
                     "; use --invalid-utf8=replace|skip to continue");
       case InvalidUtf8Policy::replace:
         line = utf8::replace_invalid(line);
@@ -111,16 +149,36 @@ struct CorpusReader::Impl {
     const auto got = static_cast<std::size_t>(in->gcount());
     if (in->bad()) throw Error(current_name + ": read error");
     bytes += got;
+    const char* data = buffer.data();
     std::size_t start = 0;
-    for (std::size_t i = 0; i < got; ++i) {
-      if (buffer[i] != '\n') continue;
-      pending.append(buffer.data() + start, i - start);
-      add_line(block);
-      start = i + 1;
+    if (skipping_partial_line) {
+      const auto* newline = static_cast<const char*>(std::memchr(data, '\n', got));
+      start = newline == nullptr ? got : static_cast<std::size_t>(newline - data) + 1;
+      if (newline != nullptr) {
+        skipping_partial_line = false;
+        pending_start = offset + start;
+      }
     }
-    pending.append(buffer.data() + start, got - start);
+    while (start < got) {
+      const auto* newline = static_cast<const char*>(std::memchr(data + start, '\n', got - start));
+      if (newline == nullptr) break;
+      const auto end = static_cast<std::size_t>(newline - data);
+      pending.append(data + start, end - start);
+      if (pending_start >= range_end) {  // the next range's first line
+        pending.clear();
+        offset += got;
+        file_done = true;
+        return;
+      }
+      add_line(block);
+      start = end + 1;
+      pending_start = offset + start;
+    }
+    pending.append(data + start, got - start);
+    offset += got;
     if (got == 0 || in->eof()) {
-      if (!pending.empty()) add_line(block);
+      if (!pending.empty() && pending_start < range_end) add_line(block);
+      pending.clear();
       file_done = true;
     }
   }
@@ -153,6 +211,25 @@ CorpusReader::CorpusReader(std::vector<std::string> files, CorpusOptions options
   }
 }
 
+CorpusReader CorpusReader::of_range(const CorpusRange& range, CorpusOptions options) {
+  return CorpusReader(RangeTag{}, range, options);
+}
+
+CorpusReader::CorpusReader(RangeTag, const CorpusRange& range, CorpusOptions options)
+    : CorpusReader(std::vector<std::string>{range.file}, options) {
+  const bool whole = range.begin == 0 && range.end == std::numeric_limits<std::uint64_t>::max();
+  if (!whole && (range.file == "-" || ends_with(range.file, ".gz") || ends_with(range.file, ".xz")))
+    throw Error(range.file +
+                ": a compressed file or standard input is read whole, not in byte "
+                "ranges");
+  if (range.begin > range.end)
+    throw Error(range.file + ": byte range " + std::to_string(range.begin) + ".." +
+                std::to_string(range.end) + " ends before it begins");
+  impl_->ranged = !whole;
+  impl_->range_begin = range.begin;
+  impl_->range_end = range.end;
+}
+
 CorpusReader::~CorpusReader() = default;
 
 bool CorpusReader::next_block(CorpusBlock& block) {
@@ -165,7 +242,7 @@ bool CorpusReader::next_block(CorpusBlock& block) {
       if (d.file_index > 0 || d.in != nullptr) ++d.file_index;
       if (d.file_index >= d.files.size()) {
         d.finished = true;
-        if (d.non_empty_lines == 0) {
+        if (d.non_empty_lines == 0 && !d.options.allow_empty) {
           std::string names;
           for (const auto& f : d.files) names += (names.empty() ? "" : ", ") + f;
           throw Error("corpus is empty (no non-empty line): " + names);
@@ -185,6 +262,9 @@ std::uint64_t CorpusReader::bytes_read() const noexcept {
 }
 std::uint64_t CorpusReader::lines_read() const noexcept {
   return impl_->lines;
+}
+std::uint64_t CorpusReader::non_empty_lines() const noexcept {
+  return impl_->non_empty_lines;
 }
 
 std::uint64_t stable_hash(std::string_view bytes) noexcept {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/keyed_counts.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
 
@@ -29,7 +30,6 @@ void count_block(const CorpusBlock& block, const Normalizer& normalizer,
                  BlockCounts& result) {
   std::string normalized;
   std::string scratch;
-  result.counts.reserve(block.lines.size() * 2);
   const auto add = [&](std::string_view word) { result.counts.add(word); };
   for (const auto& line : block.lines) {
     if (line.empty()) continue;
@@ -51,12 +51,15 @@ void count_block(const CorpusBlock& block, const Normalizer& normalizer,
 WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
                        const PreTokenizer& pre_tokenizer, const CountOptions& options) {
   const unsigned threads = resolve_threads(options.threads);
-  WordCounts total;
+  KeyedCounts total;
   std::uint64_t bytes_done = 0;
 
   // A reader thread (the caller's) feeds numbered blocks to workers through a
-  // bounded queue; finished blocks are merged strictly in sequence order, so the
-  // result is identical for every thread count.
+  // bounded queue. Each worker adds its block's counts to the partitioned total
+  // at once, keyed by the block's number, so merging runs in parallel and the
+  // result is still in corpus order, identical for every thread count. What
+  // must happen in order (a block consumer, skipped lines, progress) happens
+  // strictly in sequence order.
   std::mutex mutex;
   std::condition_variable queue_changed;
   std::deque<std::pair<std::uint64_t, CorpusBlock>> queue;
@@ -81,10 +84,7 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
         ++next_to_merge;
       }
       queue_changed.notify_all();  // the reader may be waiting for room
-      if (options.on_block_counts)
-        options.on_block_counts(ready.counts);
-      else
-        total.merge(ready.counts);
+      if (options.on_block_counts) options.on_block_counts(ready.counts);
       if (options.on_skipped_line)
         for (const auto& [raw, normalized] : ready.skipped_lines)
           options.on_skipped_line(raw, normalized);
@@ -107,6 +107,10 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
       BlockCounts result;
       try {
         count_block(item.second, normalizer, pre_tokenizer, options, result);
+        if (!options.on_block_counts) {
+          total.add_block(item.first, result.counts);
+          result.counts = WordCounts{};
+        }
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!error) error = std::current_exception();
@@ -166,7 +170,7 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
   merge_ready();  // blocks finished while the merger was busy
-  return total;
+  return std::move(total).take_word_counts();
 }
 
 }  // namespace tokenlab

@@ -1,5 +1,7 @@
 #include "tokenlab/normalizer.hpp"
 
+#include <cstring>
+
 #include <unicode/locid.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
@@ -70,8 +72,14 @@ NormalizerOptions NormalizerOptions::parse(std::string_view text) {
 namespace {
 
 bool is_ascii(std::string_view s) noexcept {
-  for (const char c : s)
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {  // eight bytes at a time: any high bit set?
+    std::uint64_t word = 0;
+    std::memcpy(&word, s.data() + i, 8);
+    if ((word & 0x8080808080808080ULL) != 0) return false;
+  }
+  for (; i < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
   return true;
 }
 
@@ -98,6 +106,55 @@ void collapse_ascii(std::string_view in, bool lowercase, std::string& out) {
       for (std::size_t k = at; k < out.size(); ++k)
         if (out[k] >= 'A' && out[k] <= 'Z') out[k] = static_cast<char>(out[k] - 'A' + 'a');
   }
+}
+
+// Whether collapsing white space would leave text as it is: its only white space
+// is single U+0020 between other characters. Most corpus lines are like that, and
+// checking is far cheaper than rebuilding the line word by word. A multi-byte
+// character is decoded only when its lead byte can begin White_Space (U+0085,
+// U+00A0, U+1680, U+2000..U+205F, U+3000).
+bool collapsed_already(std::string_view text) noexcept {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+  const std::size_t n = text.size();
+  if (n == 0) return true;
+  if (text.front() == ' ' || text.back() == ' ') return false;
+  bool after_space = false;
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, text.data() + i, 8);
+      // No byte below 0x20 (it would borrow into its high bit) and none at 0x80 or
+      // above: eight printable ASCII bytes, of which only spaces matter.
+      if ((((word - kSpaces) | word) & kHigh) == 0) {
+        const std::uint64_t t = word ^ kSpaces;
+        const std::uint64_t spaces = ~(((t & kLow7) + kLow7) | t | kLow7);  // 0x80 per space
+        if ((spaces & (spaces << 8)) != 0) return false;                    // two adjacent spaces
+        if (after_space && (spaces & 0x80) != 0) return false;
+        after_space = (spaces >> 63) != 0;
+        i += 8;
+        continue;
+      }
+    }
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte == ' ') {
+      if (after_space) return false;
+      after_space = true;
+      ++i;
+      continue;
+    }
+    after_space = false;
+    if (byte < 0x80) {
+      if (is_ascii_space(static_cast<char>(byte))) return false;
+    } else if (byte == 0xC2 || (byte >= 0xE1 && byte <= 0xE3)) {
+      const std::size_t len = utf8::sequence_length(text, i);
+      if (len != 0 && u_isUWhiteSpace(static_cast<UChar32>(utf8::decode_at(text, i)))) return false;
+    }
+    ++i;
+  }
+  return true;
 }
 
 // Length of the white space character at in[i], or 0 if it is not white space.
@@ -278,6 +335,8 @@ void Normalizer::normalize(std::string_view line, std::string& out) const {
       if (options_.lowercase)
         for (char& c : out)
           if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    } else if (!options_.lowercase && collapsed_already(line)) {
+      out.assign(line);
     } else {
       collapse_ascii(line, options_.lowercase, out);
     }
@@ -285,7 +344,7 @@ void Normalizer::normalize(std::string_view line, std::string& out) const {
   }
   // The last step: white space collapsed and trimmed, or kept.
   const auto finish = [&](std::string_view text) {
-    if (options_.keep_whitespace)
+    if (options_.keep_whitespace || collapsed_already(text))
       out.assign(text);
     else
       collapse_unicode(text, out);

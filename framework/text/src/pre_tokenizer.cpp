@@ -139,10 +139,6 @@ struct AsciiClasses {
 };
 constexpr AsciiClasses kAscii;
 
-bool is_ascii_letter(unsigned char b) {
-  return ((b | 0x20) >= 'a' && (b | 0x20) <= 'z');
-}
-
 Classified classify(char32_t cp) {
   if (cp < 0x80) {
     const char c = static_cast<char>(cp);
@@ -262,11 +258,16 @@ void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
   const std::size_t n = line.size();
   while (i < n) {
     const auto byte = static_cast<unsigned char>(line[i]);
-    if (in_word && byte < 0x80 && word_class == CharClass::letter && word_script == USCRIPT_LATIN &&
-        is_ascii_letter(byte)) {
-      // Inside a Latin word, ASCII letters never start a new word in any mode.
+    if (in_word && byte < 0x80 && kAscii.table[byte].cls == word_class &&
+        word_class != CharClass::space &&
+        (word_class != CharClass::letter || word_script == USCRIPT_LATIN)) {
+      // An ASCII character of the word's own class (a letter in a Latin word, a
+      // digit in a number, punctuation in punctuation) never starts a new word in
+      // any mode: skip the whole run in one loop.
       ++i;
-      while (i < n && is_ascii_letter(static_cast<unsigned char>(line[i]))) ++i;
+      while (i < n && static_cast<unsigned char>(line[i]) < 0x80 &&
+             kAscii.table[static_cast<unsigned char>(line[i])].cls == word_class)
+        ++i;
       continue;
     }
     std::size_t len = 1;

@@ -108,6 +108,11 @@ class TOKENLAB_API WordCounts {
   static WordCounts load_tsv(std::istream& in, const std::string& name);
   static WordCounts load_tsv(const std::filesystem::path& path);
 
+  /// A table of these entries, in this order: for builders that counted
+  /// elsewhere (keyed_counts.hpp). Throws Error on a repeated word or a total
+  /// past 2^64-1.
+  [[nodiscard]] static WordCounts from_entries(std::vector<Entry> entries);
+
   /// The entries, moved out; the table is left empty (settings kept). For
   /// writers that spill a table without holding it twice.
   [[nodiscard]] std::vector<Entry> take_entries() &&;
@@ -115,15 +120,20 @@ class TOKENLAB_API WordCounts {
   /// Reserve space for n distinct words.
   void reserve(std::size_t n);
 
+  /// The 64-bit hash the table places a word by (not stable across versions).
+  [[nodiscard]] static std::uint64_t hash(std::string_view word) noexcept;
+
  private:
-  // Open addressing over entry indices: 4 bytes a slot plus a 4-byte hash tag per
-  // entry, about half the memory of a node-based map, and no allocation per lookup.
+  // Open addressing over entry indices, 8 bytes a slot (a 32-bit hash tag and the
+  // entry index): about half the memory of a node-based map, no allocation per
+  // lookup, and a probe touches an entry only when the tags match.
   [[nodiscard]] std::size_t find_slot(std::string_view word, std::uint32_t tag) const noexcept;
+  // add() once the table has room and the tag is known.
+  void add_hashed(std::string_view word, std::uint32_t tag, std::uint64_t count);
   void grow();
 
   std::vector<Entry> entries_;
-  std::vector<std::uint32_t> tags_;   // hash tag of entries_[i]
-  std::vector<std::uint32_t> slots_;  // 0 = empty, else entry index + 1
+  std::vector<std::uint64_t> slots_;  // 0 = empty, else tag << 32 | (entry index + 1)
   std::uint64_t total_ = 0;
   std::string settings_;
 };

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,13 +32,28 @@ struct CorpusOptions {
   InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::error;
   /// Approximate bytes of text per block.
   std::size_t block_bytes = std::size_t{4} << 20;
+  /// Whether a corpus without a non-empty line is fine: for a range, one part of
+  /// a corpus, whose emptiness only the whole can judge.
+  bool allow_empty = false;
+};
+
+/// The lines of one plain (uncompressed) corpus file that start at a byte offset
+/// in [begin, end). Ranges that tile a file give each line to exactly one of
+/// them, wherever the cuts fall: for reading one large file on many machines.
+struct CorpusRange {
+  std::string file;
+  std::uint64_t begin = 0;
+  std::uint64_t end = std::numeric_limits<std::uint64_t>::max();  // one past the last byte
 };
 
 /// A block of consecutive lines (without their newline) and where they came from.
 struct CorpusBlock {
   std::vector<std::string> lines;
   std::string file;
-  std::uint64_t first_line = 0;  // 1-based line number of lines[0] in file
+  /// 1-based line number of lines[0] in file; for a range that does not start
+  /// the file, counted from the range's first line. Error messages always name
+  /// the line number in the file.
+  std::uint64_t first_line = 0;
   std::size_t bytes = 0;
   void clear() {
     lines.clear();
@@ -50,6 +66,9 @@ struct CorpusBlock {
 class TOKENLAB_API CorpusReader {
  public:
   CorpusReader(std::vector<std::string> files, CorpusOptions options = {});
+  /// Reads one range of a file. Throws Error if the file is compressed or is
+  /// standard input and the range does not cover it from the start to the end.
+  [[nodiscard]] static CorpusReader of_range(const CorpusRange& range, CorpusOptions options);
   ~CorpusReader();
   CorpusReader(const CorpusReader&) = delete;
   CorpusReader& operator=(const CorpusReader&) = delete;
@@ -61,8 +80,12 @@ class TOKENLAB_API CorpusReader {
 
   [[nodiscard]] std::uint64_t bytes_read() const noexcept;
   [[nodiscard]] std::uint64_t lines_read() const noexcept;
+  /// Lines read that hold something (after the invalid-UTF-8 policy).
+  [[nodiscard]] std::uint64_t non_empty_lines() const noexcept;
 
  private:
+  struct RangeTag {};  // a braced file name still means a list of files
+  CorpusReader(RangeTag, const CorpusRange& range, CorpusOptions options);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
