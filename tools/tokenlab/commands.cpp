@@ -17,6 +17,7 @@
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/conformance.hpp"
 #include "tokenlab/corpus_spec.hpp"
+#include "count_mpi.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/default_corpus.hpp"
 #include "tokenlab/error.hpp"
@@ -184,6 +185,14 @@ int cmd_count(const std::vector<std::string>& args) {
   if (!spill_dir.empty() && max_memory.empty()) throw UsageError("--spill-dir needs --max-memory");
   check_output_path(output);
   check_not_an_input(output, concat(corpus, merge));
+  if (started_as_mpi_ranks()) {
+    if (!merge.empty()) throw UsageError("count --merge runs as one process, not across MPI ranks");
+    if (!max_memory.empty())
+      throw UsageError(
+          "--max-memory is for one process: across MPI ranks each rank holds only its share of "
+          "the words; use more ranks");
+    return count_across_ranks(corpus, pipeline, output);
+  }
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t distinct = 0;
   std::uint64_t total = 0;

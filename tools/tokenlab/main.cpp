@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "count_mpi.hpp"
 #include "tokenlab/error.hpp"
 
 namespace {
@@ -58,6 +59,9 @@ void usage(std::ostream& out) {
 int main(int argc, char** argv) {
   using namespace tokenlab::cli;
   std::ios::sync_with_stdio(false);
+  // Under an MPI launcher every rank runs this program; only rank 0 speaks.
+  const bool mpi_ranks = started_as_mpi_ranks();
+  if (mpi_ranks && launcher_rank() != 0) std::cerr.rdbuf(nullptr);
   if (argc < 2) {
     usage(std::cerr);
     return kExitUsage;
@@ -75,6 +79,11 @@ int main(int argc, char** argv) {
   if (it == commands().end()) {
     std::cerr << "error: unknown command '" << name << "'\n";
     usage(std::cerr);
+    return kExitUsage;
+  }
+  if (mpi_ranks && name != "count") {
+    std::cerr << "error: only 'count' runs across MPI ranks; run 'tokenlab " << name
+              << "' as one process\n";
     return kExitUsage;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);
