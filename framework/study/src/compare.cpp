@@ -139,6 +139,13 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
     if (!found)
       throw Error("reference language '" + o.reference_language + "' is not among the corpora");
   }
+  if (o.training_counts) {
+    if (o.languages.size() > 1 || o.aligned)
+      throw Error(
+          "training from counts takes one evaluation corpus, not one per language or parallel "
+          "text: count and compare each language on its own");
+    if (o.training_counts->empty()) throw Error("the training counts hold no words");
+  }
   if (o.jobs == 0) o.jobs = 1;
   return o;
 }
@@ -197,6 +204,12 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
                                 [&](std::string_view w) { lang.counts.add(w); });
         }
       }
+    } else if (options.training_counts) {
+      // The counts are the training split, made elsewhere: every line is evaluated.
+      count.keep_line = [](std::string_view) { return false; };
+      count.on_skipped_line = hold_out;
+      (void)count_words(reader, normalizer, pre_tokenizer, count);
+      lang.counts = *options.training_counts;
     } else {
       // Otherwise by content, so duplicated lines never straddle the split.
       count.keep_line = [&](std::string_view line) { return !split.is_held_out(line); };
@@ -214,7 +227,8 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     prepared.long_words.distinct += cut.distinct;
     prepared.long_words.occurrences += cut.occurrences;
     lang.summary.lines = reader.lines_read();
-    lang.summary.training_lines = lang.summary.lines - lang.summary.held_out_lines;
+    lang.summary.training_lines =
+        options.training_counts ? 0 : lang.summary.lines - lang.summary.held_out_lines;
     lang.summary.distinct_words = lang.counts.size();
     lang.summary.training_words = lang.counts.total();
     if (lang.counts.empty())
@@ -226,6 +240,11 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
       const auto size = f == "-" ? 0 : std::filesystem::file_size(f, ec);
       prepared.files.push_back(
           {language.language, f, ec ? 0 : size, f == "-" ? "-" : sha1_of_file(f)});
+    }
+    for (const auto& f : options.training_counts_files) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      prepared.files.push_back({"training counts", f, ec ? 0 : size, sha1_of_file(f)});
     }
     prepared.joint.merge(lang.counts);
     prepared.languages.push_back(std::move(lang));

@@ -50,9 +50,12 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
   m.emplace_back("vocab size requested", std::to_string(o.vocab_size));
   m.emplace_back("character coverage", fixed(o.character_coverage, 6));
   m.emplace_back("min frequency", std::to_string(o.min_frequency));
-  m.emplace_back(
-      "held-out fraction",
-      fixed(o.held_out, 3) + (o.aligned ? " (aligned: by line number)" : " (by line hash)"));
+  if (o.training_counts)
+    m.emplace_back("held-out fraction", "every line of the corpus (training from counts)");
+  else
+    m.emplace_back(
+        "held-out fraction",
+        fixed(o.held_out, 3) + (o.aligned ? " (aligned: by line number)" : " (by line hash)"));
   if (o.languages.size() > 1) {
     m.emplace_back("training", o.per_language ? "one tokenizer per language"
                                               : "joint (one tokenizer for all languages)");

@@ -33,6 +33,7 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/text_encoder.hpp"
 #include "tokenlab/types.hpp"
+#include "tokenlab/word_counts.hpp"
 
 namespace tokenlab {
 
@@ -86,6 +87,14 @@ struct CompareOptions {
   std::vector<PretrainedEntry> pretrained;
   /// Per-algorithm extra options ("bpe" -> {"units": "bytes"}).
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
+  /// Train from these counts instead of counting the corpus: counts made where
+  /// the corpus lies, perhaps across MPI ranks (tokenlab count). Every line of
+  /// the corpus is then evaluation text, so it should be text the counts did not
+  /// see. One corpus, not per language, and not aligned; the caller checks that
+  /// the counts were made with this normalizer and pre-tokenizer.
+  std::shared_ptr<const WordCounts> training_counts;
+  /// The files training_counts came from, recorded with the corpus files.
+  std::vector<std::string> training_counts_files;
 };
 
 struct CompareRow {
