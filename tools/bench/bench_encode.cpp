@@ -1,10 +1,16 @@
-// bench_encode: the encode loop of a real model's tokenizer, timed in-process, as
-// tests/references/pretrained_reference.js times HF tokenizers and tiktoken.
+// bench_encode: the encode loop of a tokenizer, timed in-process, as
+// tests/references/pretrained_reference.js times HF tokenizers and tiktoken, and
+// as tools/bench/bench-python compares the Python module with.
 //
-// usage: tokenlab_bench_encode MODEL TEXT [THREADS] [FORMAT]
-//   MODEL   tokenizer.json, tiktoken (rank file or npm encoder JSON) or .model
+// usage: tokenlab_bench_encode MODEL TEXT [THREADS] [FORMAT] [MODE]
+//   MODEL   tokenizer.json, tiktoken (rank file or npm encoder JSON), .model, or a
+//           tokenlab .tkl model (its plugins found as the CLI finds them)
 //   TEXT    one sentence per line, split on "\n" (as the reference script does)
 //   THREADS 1 (default): one thread; N: lines in chunks of 256 over N threads
+//   FORMAT  auto (default), or the pretrained format to force
+//   MODE    loop (default): the loop above; batch: TextEncoder::encode_batch (what
+//           the Python module's encode_batch runs); one: the first line encoded
+//           again and again on one thread, printing "one NANOSECONDS_PER_CALL"
 // Prints: "load SECONDS PEAK_MIB" after loading, then "BYTES TOKENS SECONDS MB/s"
 // for the encode loop alone, after encoding the first 1,000 lines once (warm-up,
 // as the reference script does). MB = 10^6 bytes.
@@ -18,9 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/lines.hpp"
 #include "tokenlab/parallel.hpp"
+#include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
 namespace {
@@ -50,16 +58,19 @@ std::vector<std::string> read_lines(const std::string& path, std::size_t& bytes)
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3 || argc > 5) {
-    std::cerr << "usage: tokenlab_bench_encode MODEL TEXT [THREADS] [FORMAT]\n";
+  if (argc < 3 || argc > 6) {
+    std::cerr << "usage: tokenlab_bench_encode MODEL TEXT [THREADS] [FORMAT] [MODE]\n";
     return 2;
   }
   try {
     const unsigned threads = argc > 3 ? static_cast<unsigned>(std::stoul(argv[3])) : 1;
     const std::string format = argc > 4 ? argv[4] : "auto";
+    const std::string mode = argc > 5 ? argv[5] : "loop";
     const auto load_start = std::chrono::steady_clock::now();
-    const tokenlab::PretrainedTokenizer tokenizer =
-        tokenlab::PretrainedTokenizer::load(argv[1], format);
+    tokenlab::PluginRegistry registry;
+    registry.load_search_path(tokenlab::PluginRegistry::default_search_path({}));
+    const tokenlab::AnyModel model = tokenlab::load_any_model(argv[1], registry, format);
+    const tokenlab::TextEncoder& tokenizer = *model.encoder;
     std::printf("load %.3f %.1f\n", seconds_since(load_start), peak_mib());
 
     std::size_t bytes = 0;
@@ -70,6 +81,30 @@ int main(int argc, char** argv) {
       tokenizer.encode(lines[i], ids);
     }
 
+    if (mode == "one") {
+      // Per call: one short line, encoded into a fresh vector as the module does.
+      const std::string& line = lines.front();
+      constexpr int kCalls = 1000000;
+      std::size_t total = 0;
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < kCalls; ++i) {
+        std::vector<tokenlab::TokenId> out;
+        tokenizer.encode(line, out);
+        total += out.size();
+      }
+      std::printf("one %.1f %zu\n", seconds_since(start) * 1e9 / kCalls, total / kCalls);
+      return 0;
+    }
+    if (mode == "batch") {
+      const auto start = std::chrono::steady_clock::now();
+      const auto encoded = tokenizer.encode_batch(lines, threads);
+      const double seconds = seconds_since(start);
+      std::size_t tokens = 0;
+      for (const auto& e : encoded) tokens += e.size();
+      std::printf("%zu %zu %.3f %.2f\n", bytes, tokens, seconds,
+                  seconds > 0 ? static_cast<double>(bytes) / 1e6 / seconds : 0.0);
+      return 0;
+    }
     constexpr std::size_t kChunk = 256;
     const std::size_t chunks = (lines.size() + kChunk - 1) / kChunk;
     std::vector<std::size_t> tokens_per_chunk(chunks, 0);

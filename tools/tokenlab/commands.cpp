@@ -12,12 +12,12 @@
 
 #include "any_model.hpp"
 #include "cli.hpp"
+#include "count_mpi.hpp"
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/conformance.hpp"
 #include "tokenlab/corpus_spec.hpp"
-#include "count_mpi.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/default_corpus.hpp"
 #include "tokenlab/error.hpp"
@@ -30,6 +30,7 @@
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
 #include "tokenlab/word_counts.hpp"
+#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
@@ -129,29 +130,6 @@ int cmd_plugins(const std::vector<std::string>& args) {
   }
   return kExitOk;
 }
-
-namespace {
-
-// Counts made with another normalizer or pre-tokenizer would train a tokenizer
-// for words encode never produces: refuse them, naming both settings.
-void check_counts_settings(const WordCounts& counts, const std::vector<std::string>& files,
-                           const PipelineOptions& pipeline) {
-  const std::string expected = pipeline.counts_settings();
-  if (counts.settings().empty()) {
-    std::cerr << "note: " << files.front()
-              << " records no settings (an older tokenlab wrote it); training as if it was "
-                 "counted with "
-              << expected << '\n';
-    return;
-  }
-  if (counts.settings() != expected)
-    throw Error(files.front() + ": counted with " + counts.settings() + ", and train was given " +
-                expected +
-                ": give train the --normalization, --lowercase, --pre-tokenizer and --marker "
-                "the counts were made with, or count again");
-}
-
-}  // namespace
 
 int cmd_count(const std::vector<std::string>& args) {
   std::vector<std::string> corpus;
@@ -263,66 +241,35 @@ int cmd_count(const std::vector<std::string>& args) {
 }
 
 int cmd_train(const std::vector<std::string>& args) {
-  std::string algorithm;
-  std::size_t vocab_size = 0;
-  std::vector<std::string> corpus;
-  std::vector<std::string> counts_files;
-  std::vector<std::string> raw_options;
-  std::vector<std::string> plugin_dirs;
+  TrainArgs train;
   std::string output;
-  std::string specials;
-  TrainOptions train_options;
-  PipelineOptions pipeline;
   po::options_description desc("options");
-  desc.add_options()("algorithm,a", po::value(&algorithm)->required(),
-                     "plugin name (see 'tokenlab plugins')")(
-      "vocab-size,v", ranged(&vocab_size, std::size_t{1}, kMaxVocabSize)->required(),
-      "vocabulary size, special tokens included")("corpus", po::value(&corpus)->multitoken(),
-                                                  "corpus files (.gz, .xz, - for stdin)")(
-      "counts", po::value(&counts_files)->multitoken(),
-      "word counts from 'tokenlab count' (merged if several)")(
-      "option", po::value(&raw_options), "algorithm option key=value (repeatable)")(
-      "min-frequency", ranged(&train_options.min_frequency, std::uint64_t{0})->default_value(0),
-      "minimum count")(
-      "character-coverage",
-      ranged(&train_options.character_coverage, 0.0, 1.0)->default_value(0.9995, "0.9995"),
-      "share of character occurrences the base alphabet covers")(
-      "seed", ranged(&train_options.seed, std::uint64_t{0})->default_value(0), "random seed")(
-      "special-tokens", po::value(&specials),
-      "comma-separated special tokens (default: the algorithm's)")(
-      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)")(
-      "output,o", po::value(&output)->required(),
-      "model file to write (- for stdout when it is not a terminal)");
-  pipeline.add_to(desc);
+  train.add_to(desc);
+  desc.add_options()("output,o", po::value(&output)->required(),
+                     "model file to write (- for stdout when it is not a terminal)");
   po::variables_map vm;
   if (!parse("train",
              "--algorithm NAME --vocab-size N (--corpus FILE... | --counts COUNTS.tsv) -o MODEL",
              desc, {}, args, vm))
     return kExitOk;
-  if (corpus.empty() == counts_files.empty())
+  train.finish(vm);
+  if (train.corpus.empty() == train.counts_files.empty())
     throw UsageError("give exactly one of --corpus and --counts");
   check_binary_output_path(output);
-  check_not_an_input(output, concat(corpus, counts_files));
+  check_not_an_input(output, concat(train.corpus, train.counts_files));
   PluginRegistry registry;
-  load_plugins(registry, plugin_dirs);
-  std::shared_ptr<Segmenter> segmenter = registry.create(algorithm);
-  train_options.vocab_size = vocab_size;
-  train_options.threads = pipeline.threads;
-  if (vm.count("special-tokens")) train_options.special_tokens = split_list(specials);
-  for (const auto& kv : raw_options) add_key_value(train_options.extra, kv, "option");
-
+  load_plugins(registry, train.plugin_dirs);
+  std::shared_ptr<Segmenter> segmenter = prepare_training(registry, train);
   WordCounts counts;
-  if (!corpus.empty()) {
-    counts = count_corpus(corpus, pipeline);
-  } else {
-    for (const auto& f : counts_files)
-      counts.merge(WordCounts::load_tsv(std::filesystem::path(f)), f);
-    if (counts.empty()) throw Error("the counts files hold no words");
-    check_counts_settings(counts, counts_files, pipeline);
+  {
+    Progress progress;
+    counts = training_counts(
+        train,
+        [&](std::uint64_t bytes) {
+          progress.update("counting: " + std::to_string(bytes >> 20) + " MiB");
+        },
+        note_to_stderr);
   }
-  validate(train_options);
-  if (const std::string note = describe(leave_out_long_words(counts)); !note.empty())
-    std::cerr << note << '\n';
   struct Observer : TrainingObserver {
     Progress progress;
     void on_progress(std::string_view stage, double fraction) override {
@@ -335,14 +282,14 @@ int cmd_train(const std::vector<std::string>& args) {
     }
   } observer;
   const auto start = std::chrono::steady_clock::now();
-  segmenter->train(counts, train_options, &observer);
+  const Tokenizer tokenizer = train_tokenizer(segmenter, train, counts, &observer, note_to_stderr);
   observer.progress.done();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Tokenizer tokenizer(pipeline.normalizer(), pipeline.pre_tokenizer_options(), segmenter);
   with_binary_output(output, [&](const std::filesystem::path& path) { tokenizer.save(path); });
-  std::cerr << algorithm << ": vocabulary " << segmenter->vocabulary().size() << ", trained in "
-            << seconds << " s on " << counts.size() << " distinct words -> " << output << '\n';
+  std::cerr << train.algorithm << ": vocabulary " << segmenter->vocabulary().size()
+            << ", trained in " << seconds << " s on " << counts.size() << " distinct words -> "
+            << output << '\n';
   return kExitOk;
 }
 
@@ -486,145 +433,6 @@ int cmd_decode(const std::vector<std::string>& args) {
 
 namespace {
 
-// Options shared by compare and sweep.
-struct ExperimentArgs {
-  CompareOptions options;
-  std::vector<std::string> corpus;
-  std::string parallel_dir;
-  std::string languages;
-  std::string algorithms;
-  std::string report_dir;
-  std::vector<std::string> raw_options;
-  std::vector<std::string> plugin_dirs;
-  std::vector<std::size_t> d_models;
-  std::vector<std::string> tokenizers;
-  PipelineOptions pipeline;
-
-  void add_to(po::options_description& desc) {
-    desc.add_options()("corpus", po::value(&corpus)->multitoken(),
-                       "corpus files, or LANG=FILE for several languages (default: the bundled "
-                       "World English Bible)")(
-        "parallel", po::value(&parallel_dir),
-        "directory of line-aligned files LANG.txt (parallel text: parity)")(
-        "languages", po::value(&languages),
-        "with --parallel: comma-separated languages to use (default all)")(
-        "per-language", po::bool_switch(&options.per_language),
-        "train one tokenizer per language (default: jointly)")(
-        "reference", po::value(&options.reference_language),
-        "parity reference language (default en, else the first)")(
-        "algorithms", po::value(&algorithms),
-        "comma-separated plugin names (default: every plugin found)")(
-        "held-out", ranged(&options.held_out, 0.0, 0.99)->default_value(0.1, "0.1"),
-        "fraction of lines held out for evaluation")(
-        "d-model", ranged_list(&d_models, std::size_t{1}, std::size_t{1} << 20)->multitoken(),
-        "model widths for embedding cost (default 768 4096)")(
-        "context",
-        ranged(&options.context_tokens, std::uint64_t{1}, std::uint64_t{1} << 40)
-            ->default_value(128000),
-        "context window in tokens")(
-        "jobs",
-        ranged(&options.jobs, 1U, kMaxThreadsOption)
-            ->default_value(1)
-            ->notifier([this](unsigned n) { options.jobs = capped_threads(n); }),
-        "trainings at once (peak memory needs 1)")("option", po::value(&raw_options),
-                                                   "algorithm option ALGO:key=value (repeatable)")(
-        "seed", ranged(&options.seed, std::uint64_t{0})->default_value(0), "random seed")(
-        "min-frequency", ranged(&options.min_frequency, std::uint64_t{0})->default_value(0),
-        "minimum count, the same for every algorithm (0 = each algorithm's default)")(
-        "character-coverage",
-        ranged(&options.character_coverage, 0.0, 1.0)->default_value(0.9995, "0.9995"),
-        "share of character occurrences every algorithm's base alphabet covers")(
-        "report-dir", po::value(&report_dir),
-        "write CSV, JSON, Markdown, SVG plots and report.html here")(
-        "tokenizer", po::value(&tokenizers),
-        "NAME=FILE: also evaluate a real model's tokenizer (tokenizer.json, tiktoken, "
-        "SentencePiece .model, or an imported .tkl) on the same held-out text (repeatable)")(
-        "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
-    pipeline.add_to(desc);
-  }
-
-  // Reads each --tokenizer NAME=FILE, so a bad file fails before any counting.
-  void load_tokenizers(const PluginRegistry& registry) {
-    for (const auto& spec : tokenizers) {
-      const auto [name, file] = parse_key_value(spec, "tokenizer");
-      for (const auto& entry : options.pretrained)
-        if (entry.name == name) throw UsageError("--tokenizer " + name + " is given twice");
-      for (const auto& algorithm : options.algorithms)
-        if (algorithm == name)
-          throw UsageError("--tokenizer " + name + " has the name of a trained algorithm");
-      options.pretrained.push_back({name, file, load_any_model(file, registry).encoder});
-    }
-  }
-
-  // Turns the parsed strings into options; finds the default corpus if needed.
-  void resolve() {
-    if (!d_models.empty()) options.d_models = d_models;
-    options.algorithms = split_list(algorithms);
-    options.threads = pipeline.threads;
-    options.normalizer = pipeline.normalizer();
-    options.pre_tokenizer = pipeline.pre_tokenizer_options();
-    options.invalid_utf8 = pipeline.invalid_utf8_policy();
-    for (const auto& raw : raw_options) {
-      const auto colon = raw.find(':');
-      if (colon == std::string::npos || colon == 0)
-        throw UsageError("--option expects ALGO:key=value, got '" + raw + "'");
-      add_key_value(options.plugin_options[raw.substr(0, colon)], raw.substr(colon + 1), "option");
-    }
-    if (!parallel_dir.empty() && !corpus.empty())
-      throw UsageError("give --corpus or --parallel, not both");
-    resolve_corpora(
-        {.corpus = corpus, .parallel_dir = parallel_dir, .languages = split_list(languages)},
-        options);
-    if (options.per_language && options.languages.size() < 2)
-      throw UsageError("--per-language needs several languages (LANG=FILE or --parallel)");
-    if (!report_dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(report_dir, ec);
-      if (ec || !std::filesystem::is_directory(report_dir))
-        throw Error(report_dir + ": cannot create report directory" +
-                    (ec ? ": " + ec.message() : std::string()));
-      // Before any training: an unwritable directory would otherwise fail at the end.
-      if (::access(report_dir.c_str(), W_OK) != 0)
-        throw Error(report_dir + ": report directory is not writable");
-      check_writable(std::filesystem::path(report_dir) / "report.html");
-    }
-    if (const auto path = use_default_corpus(options))
-      std::cerr << "no --corpus given: using the bundled default corpus, the World English Bible "
-                   "(public domain), "
-                << path->string() << '\n';
-    check_inputs_outside_report();
-  }
-
-  // The report files (CSV, JSON, Markdown, HTML, SVG) must not replace an input.
-  void check_inputs_outside_report() const {
-    if (report_dir.empty()) return;
-    std::error_code ec;
-    const auto dir = std::filesystem::weakly_canonical(report_dir, ec);
-    if (ec) return;
-    std::vector<std::string> inputs = options.corpus_files;
-    for (const auto& l : options.languages)
-      inputs.insert(inputs.end(), l.files.begin(), l.files.end());
-    static const std::set<std::string> kReportExtensions = {".csv", ".json", ".md", ".html",
-                                                            ".svg"};
-    for (const auto& input : inputs) {
-      const auto file = std::filesystem::weakly_canonical(input, ec);
-      if (ec || !kReportExtensions.count(file.extension().string())) continue;
-      const auto relative = file.lexically_relative(dir);
-      if (!relative.empty() && *relative.begin() != "..")
-        throw Error(input + ": is inside --report-dir " + report_dir +
-                    ", where report files could replace it; choose another report directory");
-    }
-  }
-
-  // Every ALGO in --option ALGO:key=value must name a plugin that was found.
-  void check_plugin_options(const PluginRegistry& registry) const {
-    for (const auto& [plugin, values] : options.plugin_options)
-      if (!registry.has(plugin))
-        throw UsageError("--option " + plugin + ":...: no plugin named '" + plugin +
-                         "' (available: " + registry.available_names() + ")");
-  }
-};
-
 // The note column is file-only; on the terminal each row's note or error goes
 // under the table, one line each.
 void print_notes(const CompareResult& result) {
@@ -698,14 +506,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse("sweep", "[--vocab-sizes 500,1000,...] [--corpus ...] [options]", desc, {}, args, vm))
     return kExitOk;
-  std::vector<std::size_t> sizes;
-  for (const auto& item : split_list(sizes_text)) {
-    std::size_t size = 0;
-    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), size);
-    if (ec != std::errc() || ptr != item.data() + item.size() || size == 0)
-      throw UsageError("--vocab-sizes: '" + item + "' is not a positive integer");
-    sizes.push_back(size);
-  }
+  const std::vector<std::size_t> sizes = parse_vocab_sizes(sizes_text);
   experiment.resolve();
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);

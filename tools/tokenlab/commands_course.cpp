@@ -24,6 +24,7 @@
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
 #include "tokenlab/word_counts.hpp"
+#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
@@ -412,40 +413,6 @@ int verify_export(const Tokenizer& model, const std::string& exported, const std
   return differ == 0 || approximate ? kExitOk : kExitFailure;
 }
 
-// tiktoken and SentencePiece merge any two adjacent parts that make a token; the model
-// merges only its trained pairs. Where that can give other ids, say so.
-void check_rank_merges(const ModelDescription& description, RankRule rule, bool approximate) {
-  if (description.kind != ModelKind::bpe) return;
-  const std::string format = rule == RankRule::tiktoken ? "tiktoken" : "sentencepiece";
-  const RankMergeConflicts conflicts = rank_merge_conflicts(description, rule);
-  if (conflicts.count == 0) return;
-  const std::string& example = description.pieces[conflicts.example];
-  const std::string message =
-      std::to_string(conflicts.count) + " tokens are reached by " + format +
-      "'s merge rule (any adjacent parts that make a token) other than by their trained merges, "
-      "so " +
-      format + " would encode them, and text containing them, differently (the first: \"" +
-      utf8::replace_invalid(example) + "\", id " + std::to_string(conflicts.example) + ")";
-  if (!approximate)
-    throw Error("cannot export to " + format + " exactly: " + message +
-                "; --approximate writes it anyway, and --verify TEXT counts the lines that differ");
-  std::cerr << "warning: approximate " << format << " export: " << message << '\n';
-}
-
-// A rank file carries neither the pattern nor the special tokens: say them, in
-// the form tiktoken's constructor takes.
-void print_tiktoken_usage(const TiktokenExport& tiktoken, const std::string& output) {
-  std::string specials;
-  for (const auto& [content, id] : tiktoken.specials)
-    specials += (specials.empty() ? "" : ", ") + ("\"" + content + "\": " + std::to_string(id));
-  std::cerr << output << ": tiktoken ranks; use them with the pattern " << tiktoken.pattern_name;
-  if (tiktoken.pattern_name == "qwen2")
-    std::cerr << " (no tiktoken encoding has it: pat_str=" << tiktoken.pattern << ")";
-  else
-    std::cerr << " (tiktoken.get_encoding(\"" << tiktoken.pattern_name << "\")._pat_str)";
-  std::cerr << " and special_tokens={" << specials << "}\n";
-}
-
 }  // namespace
 
 int cmd_export(const std::vector<std::string>& args) {
@@ -479,59 +446,19 @@ int cmd_export(const std::vector<std::string>& args) {
              "[--verify TEXT]",
              desc, {}, args, vm))
     return kExitOk;
-  const std::set<std::string> formats = {"tokenizer.json", "tiktoken", "tiktoken-json",
-                                         "sentencepiece", "vocab.txt"};
-  if (!formats.contains(format))
-    throw UsageError(
-        "--format must be tokenizer.json, tiktoken, tiktoken-json, sentencepiece or vocab.txt, "
-        "got '" +
-        format + "'");
-  if (!verify.empty() && format == "vocab.txt")
-    throw UsageError(
-        "--verify needs --format tokenizer.json, tiktoken, tiktoken-json or "
-        "sentencepiece");
-  if (dropout && format != "tokenizer.json")
-    throw UsageError("--dropout needs --format tokenizer.json (the other formats hold none)");
-  if (dropout && !verify.empty())
-    throw UsageError("--dropout with --verify: with dropout every encode is a sample");
+  check_export_arguments(format, !verify.empty(), dropout);
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
   check_not_an_input(output, verify.empty() ? std::vector<std::string>{model}
                                             : std::vector<std::string>{model, verify});
   const Tokenizer tokenizer = Tokenizer::load(model, registry);
-  if (format == "vocab.txt") {
-    with_output(output,
-                [&](std::ostream& out) { tokenizer.segmenter().export_model(out, format); });
-    return kExitOk;
-  }
-  std::stringstream description_text;
-  tokenizer.segmenter().export_model(description_text, kModelDescriptionFormat);
-  const ModelDescription description = read_model_description(description_text);
-  const NormalizerOptions& normalizer = tokenizer.normalizer().options();
-  const PreTokenizerOptions& pre_tokenizer = tokenizer.pre_tokenizer().options();
-  // Built whole before anything is written, so a refusal leaves no file behind.
-  std::string written;
-  std::string read_back;  // what --verify reads: the same content, in a form that carries it all
-  std::string read_back_format = format;
-  if (format == "tokenizer.json") {
-    written = write_tokenizer_json(description, normalizer, pre_tokenizer, {.dropout = dropout});
-    read_back = written;
-  } else if (format == "sentencepiece") {
-    written = write_sentencepiece(description, normalizer, pre_tokenizer);
-    check_rank_merges(description, RankRule::sentencepiece, approximate);
-    read_back = written;
-  } else {
-    const TiktokenExport tiktoken = write_tiktoken(description, normalizer, pre_tokenizer);
-    check_rank_merges(description, RankRule::tiktoken, approximate);
-    read_back = tiktoken.encoder_json();
-    read_back_format = "tiktoken";
-    written = format == "tiktoken" ? tiktoken.ranks : read_back;
-    if (format == "tiktoken") print_tiktoken_usage(tiktoken, output);
-  }
-  with_output(output, [&](std::ostream& out) { out << written; });
+  const ExportedModel exported =
+      export_tokenizer(tokenizer, format, approximate, dropout, output, note_to_stderr);
+  with_output(output, [&](std::ostream& out) { out << exported.written; });
   if (verify.empty()) return kExitOk;
-  return verify_export(tokenizer, read_back, read_back_format, verify, approximate);
+  return verify_export(tokenizer, exported.read_back, exported.read_back_format, verify,
+                       approximate);
 }
 
 }  // namespace tokenlab::cli

@@ -1,0 +1,131 @@
+"""tokenlab.compare and tokenlab.sweep: the CLI's experiments, with their rows
+as Python dicts (compare.csv's and sweep.csv's columns)."""
+
+import csv
+
+import pytest
+
+import tokenlab
+from conftest import DATA, ENGLISH, PARALLEL, UNIGRAM_MODEL, cli_error
+
+TIMING = {"train s", "peak MiB", "enc MB/s"}
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    report = tmp_path_factory.mktemp("report")
+    return tokenlab.compare(corpus=ENGLISH, vocab_size=250, algorithms=["bpe", "unigram"],
+                            report_dir=report, progress=False), report
+
+
+def test_rows_have_compare_csvs_columns_and_values(result):
+    compared, report = result
+    on_disk = read_csv(report / "compare.csv")
+    assert compared.columns == list(on_disk[0].keys())
+    assert [r["segmenter"] for r in compared.rows] == ["bpe", "unigram"]
+    for row, disk in zip(compared.rows, on_disk):
+        assert list(row) == compared.columns
+        for column, value in row.items():
+            if column in TIMING:
+                continue
+            if value is None:
+                assert disk[column] in ("", "-")
+            elif isinstance(value, float):
+                assert value == pytest.approx(float(disk[column]))
+            else:
+                assert str(value) == disk[column]
+    assert isinstance(compared.rows[0]["vocab"], int)
+    assert isinstance(compared.rows[0]["tok/word"], float)
+    assert "bpe" in str(compared) and "tok/word" in str(compared)
+
+
+def test_to_pandas_is_the_rows_as_a_data_frame(result):
+    pytest.importorskip("pandas")
+    compared, _ = result
+    frame = compared.to_pandas()
+    assert list(frame.columns) == compared.columns
+    assert frame["segmenter"].tolist() == ["bpe", "unigram"]
+    assert frame["tok/word"].tolist() == [r["tok/word"] for r in compared.rows]
+
+
+def test_write_report_writes_the_clis_report_files(result, tmp_path):
+    compared, _ = result
+    files = compared.write_report(str(tmp_path / "again"))
+    names = {p.split("/")[-1] for p in files}
+    assert {"compare.csv", "compare.json", "compare.md", "report.html"} <= names
+    assert [r["segmenter"] for r in read_csv(tmp_path / "again" / "compare.csv")] == [
+        "bpe", "unigram"]
+
+
+def test_parallel_corpora_and_real_tokenizers(tmp_path):
+    compared = tokenlab.compare(parallel=PARALLEL, vocab_size=120, algorithms="bpe",
+                                tokenizers={"spm": UNIGRAM_MODEL}, progress=False)
+    rows = compared.rows
+    assert {(r["segmenter"], r["lang"]) for r in rows} == {
+        ("bpe", "de"), ("bpe", "en"), ("spm (pretrained)", "de"), ("spm (pretrained)", "en")}
+    assert all(r["parity"] is not None for r in rows)
+    assert compared.fairness_rows and "gini" in compared.fairness_rows[0]
+
+
+def test_languages_as_a_dict_and_per_language_training():
+    compared = tokenlab.compare(
+        corpus={"en": DATA / "corpus" / "pair.en.txt", "hi": DATA / "corpus" / "pair.hi.txt"},
+        vocab_size=100, algorithms=["character"], per_language=True, held_out=0.2,
+        progress=False)
+    assert sorted(r["lang"] for r in compared.rows) == ["en", "hi"]
+
+
+def test_options_per_algorithm(tmp_path):
+    compared = tokenlab.compare(corpus=ENGLISH, vocab_size=300, algorithms=["bpe"],
+                                options={"bpe": {"units": "bytes"}}, progress=False)
+    assert compared.rows[0]["unk tok%"] == 0.0
+
+
+def test_sweep_rows_and_runs(tmp_path):
+    swept = tokenlab.sweep(corpus=ENGLISH, vocab_sizes=[100, 200], algorithms=["bpe", "word"],
+                           report_dir=tmp_path, progress=False)
+    assert swept.vocab_sizes == [100, 200]
+    assert [(r["size"], r["segmenter"]) for r in swept.rows] == [
+        (100, "bpe"), (100, "word"), (200, "bpe"), (200, "word")]
+    assert swept.columns == list(read_csv(tmp_path / "sweep.csv")[0].keys())
+    assert [len(run.rows) for run in swept.runs] == [2, 2]
+    assert swept.runs[1].rows[0]["vocab"] <= 200
+    pytest.importorskip("pandas")
+    assert swept.to_pandas().shape == (4, len(swept.columns))
+    assert "sweep.csv" in {p.split("/")[-1] for p in swept.write_report(str(tmp_path / "w"))}
+
+
+def test_bad_arguments_give_the_clis_messages(tmp_path):
+    with pytest.raises(tokenlab.InputError) as caught:
+        tokenlab.compare(corpus=ENGLISH, held_out=2, progress=False)
+    assert str(caught.value) == cli_error("compare", "--corpus", ENGLISH, "--held-out", 2)
+    with pytest.raises(tokenlab.InputError) as caught:
+        tokenlab.compare(corpus=ENGLISH, options={"nosuch": {"a": 1}}, progress=False)
+    assert str(caught.value) == cli_error("compare", "--corpus", ENGLISH, "--option",
+                                          "nosuch:a=1")
+    with pytest.raises(tokenlab.InputError) as caught:
+        tokenlab.sweep(corpus=ENGLISH, vocab_sizes="100,x", progress=False)
+    assert str(caught.value) == cli_error("sweep", "--corpus", ENGLISH, "--vocab-sizes", "100,x")
+    with pytest.raises(tokenlab.InputError, match="not both"):
+        tokenlab.compare(corpus=ENGLISH, parallel=PARALLEL, progress=False)
+    with pytest.raises(TypeError):
+        tokenlab.compare(corpus=ENGLISH, tokenizers=["spm"], progress=False)
+    with pytest.raises(TypeError):
+        tokenlab.compare(corpus=ENGLISH, no_such_argument=1)
+
+
+def test_missing_files_are_file_errors(tmp_path):
+    with pytest.raises(tokenlab.FileError) as caught:
+        tokenlab.compare(corpus=tmp_path / "none.txt", vocab_size=100, algorithms="bpe",
+                         progress=False)
+    assert str(caught.value) == cli_error("compare", "--corpus", tmp_path / "none.txt",
+                                          "--vocab-size", 100, "--algorithms", "bpe")
+    with pytest.raises(tokenlab.FileError):
+        tokenlab.compare(corpus=ENGLISH, tokenizers={"x": tmp_path / "none.json"}, progress=False)
+    with pytest.raises(tokenlab.FileError):
+        tokenlab.compare(parallel=tmp_path / "nodir", progress=False)
