@@ -68,6 +68,21 @@ if mpirun --oversubscribe -np 2 "$tokenlab" count --corpus "$work/missing.txt" -
 fi
 [[ $(grep -c "missing.txt: no such file" "$work/err") == 1 ]] || fail "missing file: want one message, got: $(cat "$work/err")"
 [[ -z $(ls -A "$work/out") ]] || fail "output left after a missing file"
+# Killed while counting (an endless FIFO): no output, no temporary file beside it.
+mkfifo "$work/endless"
+(seq 1 1000000000 | sed 's/^/word/' > "$work/endless") 2>/dev/null &
+writer=$!
+mpirun --oversubscribe -np 2 "$tokenlab" count --corpus "$work/endless" -o "$work/out/counts.tsv" \
+  2> "$work/err" &
+launcher=$!
+sleep 3
+kill -0 "$launcher" 2>/dev/null || fail "count of an endless FIFO ended by itself: $(cat "$work/err")"
+kill -TERM "$launcher"; wait "$launcher" 2>/dev/null
+kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+sleep 1
+[[ -z $(ls -A "$work/out") ]] || fail "a killed run left: $(ls -A "$work/out")"
+pgrep -f "count --corpus $work/endless" >/dev/null && fail "ranks outlived the killed launcher"
+
 # Only count runs across ranks.
 mpirun --oversubscribe -np 2 "$tokenlab" train --corpus "$work/fixtures.txt" -a bpe -v 300 -o "$work/out/m.tkl" 2> "$work/err" &&
   fail "train under MPI exited 0"

@@ -109,7 +109,8 @@ std::vector<Piece> plan_pieces(const std::vector<std::string>& corpus, int ranks
     if (!std::filesystem::exists(path, ec)) throw Error(file + ": no such file");
     if (std::filesystem::is_directory(path, ec))
       throw Error(file + ": is a directory, not a corpus file");
-    if (!is_compressed(file)) plain_bytes += std::filesystem::file_size(path, ec);
+    if (!is_compressed(file) && std::filesystem::is_regular_file(path, ec))
+      plain_bytes += std::filesystem::file_size(path, ec);
   }
   std::uint64_t piece_bytes =
       std::clamp<std::uint64_t>(plain_bytes / (4 * static_cast<std::uint64_t>(ranks)),
@@ -119,9 +120,11 @@ std::vector<Piece> plan_pieces(const std::vector<std::string>& corpus, int ranks
     piece_bytes = static_cast<std::uint64_t>(*forced);
   std::vector<Piece> pieces;
   for (const auto& file : corpus) {
+    // A compressed file cannot be cut, nor a FIFO or a device: one piece each.
     std::error_code ec;
-    const std::uint64_t size = is_compressed(file) ? 0 : std::filesystem::file_size(file, ec);
-    if (is_compressed(file) || size <= piece_bytes) {
+    const bool cuttable = !is_compressed(file) && std::filesystem::is_regular_file(file, ec);
+    const std::uint64_t size = cuttable ? std::filesystem::file_size(file, ec) : 0;
+    if (!cuttable || ec || size <= piece_bytes) {
       pieces.push_back({CorpusRange{file}});
       continue;
     }

@@ -70,6 +70,19 @@ std::uint64_t WordCounts::hash(std::string_view word) noexcept {
 namespace {
 
 constexpr std::uint64_t kTagShift = 32;
+
+// a[0, n) == b[0, n) for the short words of a corpus without a call to memcmp:
+// two overlapping loads cover up to 16 bytes.
+bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  if (n >= 8) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+  }
+  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
 std::size_t home_slot(std::uint64_t slot_value, std::size_t mask) noexcept {
   return (static_cast<std::size_t>(slot_value >> kTagShift) * 0x9E3779B1u) & mask;
 }
@@ -85,7 +98,9 @@ std::size_t WordCounts::find_slot(std::string_view word, std::uint32_t tag) cons
     // The tag sits in the slot, so a probe reads an entry only when tags match.
     if (static_cast<std::uint32_t>(occupant >> kTagShift) == tag) {
       const Entry& entry = entries_[static_cast<std::uint32_t>(occupant) - 1];
-      if (entry.word == word) return slot;
+      if (entry.word.size() == word.size() &&
+          same_bytes(entry.word.data(), word.data(), word.size()))
+        return slot;
     }
     slot = (slot + 1) & mask;
   }
