@@ -295,6 +295,44 @@ TEST_CASE("compare writes CSV, JSON and Markdown reports with the golden CSV hea
                      [](const std::string& f) { return f.find(".tmp") != std::string::npos; }));
 }
 
+TEST_CASE("compare --counts trains from counts made elsewhere and evaluates every line of --corpus",
+          "[cli][compare][count]") {
+  TempDir dir;
+  const std::string counts = dir / "en.tsv";
+  REQUIRE(run_tokenlab({"count", "--corpus", data_file("corpus/pair.en.txt"), "-o", counts})
+              .exit_code == 0);
+  const std::string reports = dir / "reports";
+  const RunResult r =
+      run_tokenlab({"compare", "--counts", counts, "--corpus", kEnglish, "--algorithms", "bpe,word",
+                    "--vocab-size", "300", "--report-dir", reports});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(has_line_starting_with(r.out_lines(), "bpe "));
+  CHECK(has_line_starting_with(r.out_lines(), "word "));
+  const std::string json = read_bytes(reports + "/compare.json");
+  CHECK_THAT(json, Catch::Contains(counts));
+  // Every line of the corpus is evaluated: its held-out lines are all its non-empty lines.
+  std::size_t lines = 0;
+  for (const auto& line : split_lines(read_bytes(kEnglish))) lines += line.empty() ? 0 : 1;
+  CHECK_THAT(json,
+             Catch::Contains("(training / held out)\": \"0 / " + std::to_string(lines) + "\""));
+  CHECK_THAT(json, Catch::Contains("training from counts"));
+
+  SECTION("counts made another way are refused, naming both settings") {
+    const std::string lower = dir / "lower.tsv";
+    REQUIRE(run_tokenlab({"count", "--corpus", kSmall, "--lowercase", "-o", lower}).exit_code == 0);
+    const RunResult bad =
+        run_tokenlab({"compare", "--counts", lower, "--corpus", kEnglish, "--algorithms", "word"});
+    CHECK(bad.exit_code == 1);
+    CHECK_THAT(bad.err, Catch::Contains("counted with normalizer=nfc+lowercase"));
+  }
+  SECTION("without --corpus there is nothing to evaluate: a usage error") {
+    const RunResult bad = run_tokenlab({"compare", "--counts", counts, "--algorithms", "word"});
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--counts needs --corpus"));
+  }
+}
+
 TEST_CASE("check-plugin runs the conformance suite on a plugin file", "[cli][check-plugin]") {
   const std::string plugin = std::string(TOKENLAB_TEST_PLUGIN_DIR) + "/character.so";
   const RunResult r = run_tokenlab({"check-plugin", plugin});

@@ -245,6 +245,9 @@ void ExperimentArgs::add_to(po::options_description& desc) {
       "share of character occurrences every algorithm's base alphabet covers")(
       "report-dir", po::value(&report_dir),
       "write CSV, JSON, Markdown, SVG plots and report.html here")(
+      "counts", po::value(&counts_files)->multitoken(),
+      "train from word counts made by 'tokenlab count' (merged if several; counted on one "
+      "machine or across MPI ranks); every line of --corpus is then evaluation text")(
       "tokenizer", po::value(&tokenizers),
       "NAME=FILE: also evaluate a real model's tokenizer (tokenizer.json, tiktoken, "
       "SentencePiece .model, or an imported .tkl) on the same held-out text (repeatable)")(
@@ -284,6 +287,19 @@ void ExperimentArgs::resolve(const NoteFn& note) {
       options);
   if (options.per_language && options.languages.size() < 2)
     throw UsageError("--per-language needs several languages (LANG=FILE or --parallel)");
+  if (!counts_files.empty()) {
+    // The counts are the training text; --corpus is only evaluated, so it must be
+    // given: the bundled corpus would be another text than the counts'.
+    if (corpus.empty() || !parallel_dir.empty())
+      throw UsageError("--counts needs --corpus FILE...: the text to evaluate the tokenizers on");
+    auto counts = std::make_shared<WordCounts>();
+    for (const auto& file : counts_files)
+      counts->merge(WordCounts::load_tsv(std::filesystem::path(file)), file);
+    if (counts->empty()) throw Error("the counts files hold no words");
+    check_counts_settings(*counts, counts_files.front(), pipeline, note);
+    options.training_counts = std::move(counts);
+    options.training_counts_files = counts_files;
+  }
   if (!report_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(report_dir, ec);

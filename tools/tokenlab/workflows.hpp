@@ -112,6 +112,8 @@ struct ExperimentArgs {
   std::vector<std::string> plugin_dirs;
   std::vector<std::size_t> d_models;
   std::vector<std::string> tokenizers;
+  /// --counts: train from these (merged) instead of counting the corpus.
+  std::vector<std::string> counts_files;
   PipelineOptions pipeline;
 
   void add_to(po::options_description& desc);
