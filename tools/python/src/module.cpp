@@ -32,10 +32,12 @@
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/parallel.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
 #include "tokenlab/tokenizer.hpp"
+#include "tokenlab/train_options.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
 #include "tokenlab/word_counts.hpp"
@@ -85,12 +87,25 @@ std::string_view utf8_of(py::handle object, const char* what) {
   return {data, static_cast<std::size_t>(size)};
 }
 
-py::list id_list(const std::vector<TokenId>& ids) {
+// A list of ids. ints (optional) holds the int object of every id below its
+// size, shared instead of making one per token (ints are immutable).
+py::list id_list(const std::vector<TokenId>& ids, PyObject* ints = nullptr) {
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
   if (list == nullptr) throw py::error_already_set();
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), PyLong_FromUnsignedLong(ids[i]));
-  return py::reinterpret_steal<py::list>(list);
+  auto out = py::reinterpret_steal<py::list>(list);
+  const std::size_t known = ints != nullptr ? static_cast<std::size_t>(PyList_GET_SIZE(ints)) : 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    PyObject* value = nullptr;
+    if (ids[i] < known) {
+      value = PyList_GET_ITEM(ints, static_cast<Py_ssize_t>(ids[i]));
+      Py_INCREF(value);
+    } else {
+      value = PyLong_FromUnsignedLong(ids[i]);
+      if (value == nullptr) throw py::error_already_set();
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), value);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- interruption
@@ -264,8 +279,25 @@ CountsPtr count(const std::vector<std::string>& args, const py::object& callback
 
 struct PyTokenizer {
   AnyModel model;
+  // The int of every id, made at the first encode (with the GIL held).
+  mutable py::object ints;
 
   [[nodiscard]] const TextEncoder& encoder() const { return *model.encoder; }
+
+  // id_list with the shared ints.
+  [[nodiscard]] py::list ids(const std::vector<TokenId>& values) const {
+    if (!ints) {
+      const std::size_t n = encoder().vocabulary_size();
+      py::list all(static_cast<py::ssize_t>(n));
+      for (std::size_t i = 0; i < n; ++i) {
+        PyObject* value = PyLong_FromSize_t(i);
+        if (value == nullptr) throw py::error_already_set();
+        PyList_SET_ITEM(all.ptr(), static_cast<Py_ssize_t>(i), value);
+      }
+      ints = std::move(all);
+    }
+    return id_list(values, ints.ptr());
+  }
 
   // The trained tokenizer with the capability, or the CLI's message.
   [[nodiscard]] const Tokenizer& trained_with(Capabilities capability, const char* what) const {
@@ -288,30 +320,66 @@ std::vector<TokenId> encode_one(const PyTokenizer& t, std::string_view line) {
   return ids;
 }
 
+// encode_batch: the lines' UTF-8 read in place (no copy), encoded with the GIL
+// released in chunks of 256 lines over threads (as TextEncoder::encode_batch
+// splits them), each chunk's ids in one buffer; then lists or one NumPy array.
 py::object encode_batch(const PyTokenizer& t, const py::handle& texts, unsigned threads,
                         bool numpy) {
-  threads = capped_threads(threads);
+  threads = resolve_threads(capped_threads(threads));
   if (PyUnicode_Check(texts.ptr())) throw py::type_error("texts must be a list of str, not a str");
   const auto sequence = py::reinterpret_steal<py::object>(
       PySequence_Fast(texts.ptr(), "texts must be a sequence of str"));
   if (!sequence) throw py::error_already_set();
-  // The lines are copied once; the GIL is released while they are encoded.
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence.ptr());
+  // sequence holds every item, and a str's UTF-8 lives as long as the str.
+  const auto n = static_cast<std::size_t>(PySequence_Fast_GET_SIZE(sequence.ptr()));
   PyObject** items = PySequence_Fast_ITEMS(sequence.ptr());
-  std::vector<std::string> lines;
-  lines.reserve(static_cast<std::size_t>(n));
-  for (Py_ssize_t i = 0; i < n; ++i) lines.emplace_back(utf8_of(items[i], "every text"));
-  std::vector<std::vector<TokenId>> encoded;
+  std::vector<std::string_view> lines(n);
+  for (std::size_t i = 0; i < n; ++i) lines[i] = utf8_of(items[i], "every text");
+  struct Chunk {
+    std::vector<TokenId> ids;
+    std::vector<std::size_t> ends;  // of each line in ids
+  };
+  constexpr std::size_t kChunk = 256;
+  std::vector<Chunk> chunks((n + kChunk - 1) / kChunk);
   {
     py::gil_scoped_release release;
-    encoded = t.encoder().encode_batch(lines, threads);
+    const TextEncoder& encoder = t.encoder();
+    parallel_for(chunks.size(), threads, [&](std::size_t c) {
+      Chunk& chunk = chunks[c];
+      const std::size_t end = std::min(n, (c + 1) * kChunk);
+      chunk.ends.reserve(end - c * kChunk);
+      for (std::size_t i = c * kChunk; i < end; ++i) {
+        encoder.encode(lines[i], chunk.ids);
+        chunk.ends.push_back(chunk.ids.size());
+      }
+    });
   }
   if (!numpy) {
-    PyObject* list = PyList_New(static_cast<Py_ssize_t>(encoded.size()));
-    if (list == nullptr) throw py::error_already_set();
-    py::list out = py::reinterpret_steal<py::list>(list);
-    for (std::size_t i = 0; i < encoded.size(); ++i)
-      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), id_list(encoded[i]).release().ptr());
+    if (!t.ints) (void)t.ids({});
+    PyObject* ints = t.ints.ptr();
+    const auto known = static_cast<std::size_t>(PyList_GET_SIZE(ints));
+    py::list out(static_cast<py::ssize_t>(n));
+    std::size_t line = 0;
+    for (const Chunk& chunk : chunks) {
+      std::size_t begin = 0;
+      for (const std::size_t end : chunk.ends) {
+        PyObject* list = PyList_New(static_cast<Py_ssize_t>(end - begin));
+        if (list == nullptr) throw py::error_already_set();
+        PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(line++), list);
+        for (std::size_t k = begin; k < end; ++k) {
+          const TokenId id = chunk.ids[k];
+          PyObject* value = nullptr;
+          if (id < known) {
+            value = PyList_GET_ITEM(ints, static_cast<Py_ssize_t>(id));
+            Py_INCREF(value);
+          } else if ((value = PyLong_FromUnsignedLong(id)) == nullptr) {
+            throw py::error_already_set();
+          }
+          PyList_SET_ITEM(list, static_cast<Py_ssize_t>(k - begin), value);
+        }
+        begin = end;
+      }
+    }
     return out;
   }
   // NumPy: every id in one array, and offsets: line i is ids[offsets[i]:offsets[i + 1]].
@@ -321,19 +389,18 @@ py::object encode_batch(const PyTokenizer& t, const py::handle& texts, unsigned 
     throw py::import_error("encode_batch(numpy=True) needs NumPy (Debian: python3-numpy)");
   }
   std::size_t total = 0;
-  for (const auto& ids : encoded) total += ids.size();
+  for (const Chunk& chunk : chunks) total += chunk.ids.size();
   py::array_t<std::uint32_t> ids(static_cast<py::ssize_t>(total));
-  py::array_t<std::int64_t> offsets(static_cast<py::ssize_t>(encoded.size() + 1));
-  {
-    std::uint32_t* out = ids.mutable_data();
-    std::int64_t* off = offsets.mutable_data();
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < encoded.size(); ++i) {
-      off[i] = static_cast<std::int64_t>(at);
-      std::copy(encoded[i].begin(), encoded[i].end(), out + at);
-      at += encoded[i].size();
-    }
-    off[encoded.size()] = static_cast<std::int64_t>(at);
+  py::array_t<std::int64_t> offsets(static_cast<py::ssize_t>(n + 1));
+  std::uint32_t* out = ids.mutable_data();
+  std::int64_t* off = offsets.mutable_data();
+  std::size_t at = 0;
+  std::size_t line = 0;
+  off[0] = 0;
+  for (const Chunk& chunk : chunks) {
+    std::copy(chunk.ids.begin(), chunk.ids.end(), out + at);
+    for (const std::size_t end : chunk.ends) off[++line] = static_cast<std::int64_t>(at + end);
+    at += chunk.ids.size();
   }
   return py::make_tuple(ids, offsets);
 }
@@ -763,7 +830,7 @@ PYBIND11_MODULE(_tokenlab, m) {
       .def(
           "encode",
           [](const PyTokenizer& t, const py::handle& line) {
-            return id_list(encode_one(t, utf8_of(line, "text")));
+            return t.ids(encode_one(t, utf8_of(line, "text")));
           },
           py::arg("text"), "The token ids of one line of text (no special tokens added).")
       .def(
@@ -844,7 +911,7 @@ PYBIND11_MODULE(_tokenlab, m) {
           "sample",
           [](const PyTokenizer& t, const py::handle& line, std::optional<double> dropout,
              std::optional<double> alpha, std::uint64_t seed) {
-            return id_list(sample(t, utf8_of(line, "text"), dropout, alpha, seed));
+            return t.ids(sample(t, utf8_of(line, "text"), dropout, alpha, seed));
           },
           py::arg("text"), py::arg("dropout") = py::none(), py::arg("alpha") = py::none(),
           py::arg("seed") = 0,
