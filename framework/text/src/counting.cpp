@@ -9,6 +9,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "block_table.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/keyed_counts.hpp"
 #include "tokenlab/parallel.hpp"
@@ -18,8 +19,10 @@ namespace tokenlab {
 
 namespace {
 
-// Counts of one block, in first-occurrence order within the block.
+// Counts of one block, in first-occurrence order within the block: in the table
+// while counting, then in counts for a block consumer.
 struct BlockCounts {
+  detail::BlockTable table;
   WordCounts counts;
   std::vector<std::pair<std::string, std::string>> skipped_lines;  // raw, normalized
   std::uint64_t bytes = 0;
@@ -30,7 +33,7 @@ void count_block(const CorpusBlock& block, const Normalizer& normalizer,
                  BlockCounts& result) {
   std::string normalized;
   std::string scratch;
-  const auto add = [&](std::string_view word) { result.counts.add(word); };
+  const auto add = [&](std::string_view word) { result.table.add(word); };
   for (const auto& line : block.lines) {
     if (line.empty()) continue;
     if (options.keep_line && !options.keep_line(line)) {
@@ -107,10 +110,17 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
       BlockCounts result;
       try {
         count_block(item.second, normalizer, pre_tokenizer, options, result);
-        if (!options.on_block_counts) {
-          total.add_block(item.first, result.counts);
-          result.counts = WordCounts{};
+        if (options.on_block_counts) {
+          result.counts = result.table.to_word_counts();
+        } else {
+          std::vector<WordCount> entries;
+          entries.reserve(result.table.size());
+          result.table.for_each([&](std::string_view word, std::uint64_t count) {
+            entries.push_back({word, count});
+          });
+          total.add_block(item.first, entries);
         }
+        result.table = detail::BlockTable{};
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!error) error = std::current_exception();

@@ -72,7 +72,13 @@ void KeyedCounts::add(std::string_view word, std::uint64_t count, OccurrenceKey 
 }
 
 void KeyedCounts::add_block(std::uint64_t block, const WordCounts& counts) {
-  const auto& entries = counts.entries();
+  std::vector<WordCount> entries;
+  entries.reserve(counts.size());
+  for (const auto& e : counts.entries()) entries.push_back({e.word, e.count});
+  add_block(block, entries);
+}
+
+void KeyedCounts::add_block(std::uint64_t block, std::span<const WordCount> entries) {
   if (entries.empty()) return;
   // Group the block's entries by partition (a counting sort), then take each
   // partition's lock once. Starting at a different partition for each block

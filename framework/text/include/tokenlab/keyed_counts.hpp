@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,12 @@ using OccurrenceKey = std::uint64_t;
                                                      std::uint64_t rank) noexcept {
   return (block << 32) | (rank & 0xFFFFFFFFu);
 }
+
+/// A word and its count, as a block's table lists them.
+struct WordCount {
+  std::string_view word;
+  std::uint64_t count = 0;
+};
 
 struct KeyedEntry {
   std::string word;
@@ -58,6 +65,8 @@ class TOKENLAB_API KeyedCounts {
   /// 2^32-1 blocks of at most 2^32 words). Safe to call from many threads at
   /// once. Throws Error naming the word when a count would pass 2^64-1.
   void add_block(std::uint64_t block, const WordCounts& counts);
+  /// The same for a block given as its words in first-occurrence order.
+  void add_block(std::uint64_t block, std::span<const WordCount> entries);
   /// Adds count occurrences of word first seen at `first`. Thread-safe.
   void add(std::string_view word, std::uint64_t count, OccurrenceKey first);
 
