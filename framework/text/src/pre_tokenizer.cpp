@@ -6,6 +6,8 @@
 #include <unicode/uscript.h>
 #include <unicode/utext.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "tokenlab/bert_characters.hpp"
@@ -209,17 +211,21 @@ PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {
 void PreTokenizer::emit(std::string_view word, bool space_before, bool space_after,
                         std::string& scratch, const WordCallback& on_word) const {
   if (word.empty()) return;
-  if (options_.marker == MarkerStyle::prefix && space_before) {
-    scratch.assign(kBoundaryMarker);
-    scratch.append(word);
-    on_word(scratch);
-  } else if (options_.marker == MarkerStyle::suffix && space_after) {
-    scratch.assign(word);
-    scratch.append(kBoundaryMarker);
-    on_word(scratch);
-  } else {
+  const bool before = options_.marker == MarkerStyle::prefix && space_before;
+  const bool after = options_.marker == MarkerStyle::suffix && space_after;
+  if (!before && !after) {
     on_word(word);
+    return;
   }
+  // Most words get a marker: write it and the word into scratch with two copies
+  // (scratch only grows, so this allocates only for a longer word than before).
+  constexpr std::string_view marker = kBoundaryMarker;
+  const std::size_t size = marker.size() + word.size();
+  if (scratch.size() < size) scratch.resize(std::max<std::size_t>(size, 64));
+  char* out = scratch.data();
+  std::memcpy(out + (before ? marker.size() : 0), word.data(), word.size());
+  std::memcpy(out + (before ? 0 : word.size()), marker.data(), marker.size());
+  on_word(std::string_view(out, size));
 }
 
 void PreTokenizer::split(std::string_view line, std::string& scratch,
