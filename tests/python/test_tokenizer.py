@@ -38,6 +38,15 @@ def test_encode_batch_is_encode_for_each_line_at_any_thread_count(bpe, english_l
     assert bpe.encode_batch([]) == []
 
 
+def test_encode_batch_reads_every_kind_of_str_as_encode_does(bpe):
+    # Python keeps str as 1, 2 or 4 bytes a character; encode_batch converts them itself.
+    texts = ["plain ascii", "café déjà vu", "दिल्ली भारत", "emoji 🙂 and 𝄞", "", "ÿ" * 300]
+    for threads in (1, 2):
+        assert bpe.encode_batch(texts * 100, threads=threads) == [bpe.encode(t) for t in texts] * 100
+    with pytest.raises(UnicodeEncodeError):
+        bpe.encode_batch(["fine"] * 300 + ["lone \udc80 surrogate"] + ["fine"], threads=2)
+
+
 def test_encode_batch_returns_numpy_ids_and_offsets(bpe, english_lines):
     numpy = pytest.importorskip("numpy")
     ids, offsets = bpe.encode_batch(english_lines, numpy=True)

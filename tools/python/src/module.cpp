@@ -16,6 +16,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -89,6 +90,36 @@ std::string_view utf8_of(py::handle object, const char* what) {
 
 // A list of ids. ints (optional) holds the int object of every id below its
 // size, shared instead of making one per token (ints are immutable).
+// The UTF-8 of a non-ASCII str from its characters, without the GIL (the str
+// must be kept alive). False for a surrogate code point, which has no UTF-8.
+bool python_utf8(PyObject* str, std::string& out) {
+  out.clear();
+  const int kind = PyUnicode_KIND(str);
+  const void* data = PyUnicode_DATA(str);
+  const auto length = static_cast<std::size_t>(PyUnicode_GET_LENGTH(str));
+  out.reserve(length * 2);
+  for (std::size_t i = 0; i < length; ++i) {
+    const Py_UCS4 c = PyUnicode_READ(kind, data, i);
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      if (c >= 0xD800 && c <= 0xDFFF) return false;
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return true;
+}
+
 py::list id_list(const std::vector<TokenId>& ids, PyObject* ints = nullptr) {
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(ids.size()));
   if (list == nullptr) throw py::error_already_set();
@@ -330,14 +361,27 @@ py::object encode_batch(const PyTokenizer& t, const py::handle& texts, unsigned 
   const auto sequence = py::reinterpret_steal<py::object>(
       PySequence_Fast(texts.ptr(), "texts must be a sequence of str"));
   if (!sequence) throw py::error_already_set();
-  // sequence holds every item, and a str's UTF-8 lives as long as the str.
+  // sequence holds every item. An ASCII str, or one whose UTF-8 Python made
+  // already, is read in place; the others are converted by the worker threads,
+  // from the str's own characters (a str never changes).
   const auto n = static_cast<std::size_t>(PySequence_Fast_GET_SIZE(sequence.ptr()));
   PyObject** items = PySequence_Fast_ITEMS(sequence.ptr());
   std::vector<std::string_view> lines(n);
-  for (std::size_t i = 0; i < n; ++i) lines[i] = utf8_of(items[i], "every text");
+  std::vector<PyObject*> to_convert(n, nullptr);
+  for (std::size_t i = 0; i < n; ++i) {
+    PyObject* item = items[i];
+    if (!PyUnicode_Check(item)) (void)utf8_of(item, "every text");  // the TypeError
+    if (PyUnicode_IS_ASCII(item))
+      lines[i] = {static_cast<const char*>(PyUnicode_DATA(item)),
+                  static_cast<std::size_t>(PyUnicode_GET_LENGTH(item))};
+    else
+      to_convert[i] = item;
+  }
   struct Chunk {
     std::vector<TokenId> ids;
     std::vector<std::size_t> ends;  // of each line in ids
+    std::string utf8;               // the line being converted
+    std::size_t bad = SIZE_MAX;     // a line with a lone surrogate: Python says why
   };
   constexpr std::size_t kChunk = 256;
   std::vector<Chunk> chunks((n + kChunk - 1) / kChunk);
@@ -349,11 +393,21 @@ py::object encode_batch(const PyTokenizer& t, const py::handle& texts, unsigned 
       const std::size_t end = std::min(n, (c + 1) * kChunk);
       chunk.ends.reserve(end - c * kChunk);
       for (std::size_t i = c * kChunk; i < end; ++i) {
-        encoder.encode(lines[i], chunk.ids);
+        std::string_view line = lines[i];
+        if (to_convert[i] != nullptr) {
+          if (!python_utf8(to_convert[i], chunk.utf8)) {
+            chunk.bad = std::min(chunk.bad, i);
+            continue;
+          }
+          line = chunk.utf8;
+        }
+        encoder.encode(line, chunk.ids);
         chunk.ends.push_back(chunk.ids.size());
       }
     });
   }
+  for (const Chunk& chunk : chunks)
+    if (chunk.bad != SIZE_MAX) (void)utf8_of(items[chunk.bad], "every text");  // raises
   if (!numpy) {
     if (!t.ints) (void)t.ids({});
     PyObject* ints = t.ints.ptr();
@@ -857,6 +911,17 @@ PYBIND11_MODULE(_tokenlab, m) {
            "in input order, as a list of id lists, or with numpy=True as (ids, offsets): one "
            "uint32 array of every id and an int64 array where text i is "
            "ids[offsets[i]:offsets[i + 1]].")
+      .def(
+          "_time_encode_batch",
+          [](const PyTokenizer& t, const std::vector<std::string>& lines, unsigned threads) {
+            // For tools/bench/bench-python: the C++ library's encode_batch alone, in
+            // this process (the lines were copied before the clock starts).
+            py::gil_scoped_release release;
+            const auto start = std::chrono::steady_clock::now();
+            const auto encoded = t.encoder().encode_batch(lines, capped_threads(threads));
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          },
+          py::arg("lines"), py::arg("threads") = 0)
       .def_property_readonly(
           "vocab_size", [](const PyTokenizer& t) { return t.encoder().vocabulary_size(); },
           "One past the largest id: the rows of an embedding matrix.")
