@@ -30,8 +30,10 @@ TOKENLAB_API InvalidUtf8Policy parse_invalid_utf8_policy(std::string_view text);
 
 struct CorpusOptions {
   InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::error;
-  /// Approximate bytes of text per block.
-  std::size_t block_bytes = std::size_t{4} << 20;
+  /// Approximate bytes of text per block. 1 MiB keeps a block's word table
+  /// near the cache and the blocks in flight small (counting 100 MB of English
+  /// on 2 threads peaked at 100 MiB with 4 MiB blocks, 65 MiB with 1 MiB).
+  std::size_t block_bytes = std::size_t{1} << 20;
   /// Whether a corpus without a non-empty line is fine: for a range, one part of
   /// a corpus, whose emptiness only the whole can judge.
   bool allow_empty = false;
