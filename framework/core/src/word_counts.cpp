@@ -171,8 +171,28 @@ void WordCounts::merge(const WordCounts& other, const std::string& source) {
                 ": they cut words differently and cannot be added");
   if (settings_.empty()) settings_ = other.settings_;
   try {
-    for (std::size_t i = 0; i < other.entries_.size(); ++i)
-      add(other.entries_[i].word, other.entries_[i].count);
+    // Merging a block into a large table waits on two cache misses a word (the
+    // slot, then the entry). The words are all known in advance, so hash a group
+    // of them and prefetch their slots, then their entries, and only then add:
+    // the misses of a group overlap instead of following one another.
+    constexpr std::size_t kGroup = 16;
+    std::uint32_t tags[kGroup];
+    const auto& words = other.entries_;
+    for (std::size_t first = 0; first < words.size(); first += kGroup) {
+      const std::size_t n = std::min(kGroup, words.size() - first);
+      while ((entries_.size() + n) * 2 > slots_.size()) grow();
+      const std::size_t mask = slots_.size() - 1;
+      for (std::size_t j = 0; j < n; ++j) {
+        tags[j] = static_cast<std::uint32_t>(hash(words[first + j].word) >> kTagShift);
+        __builtin_prefetch(&slots_[(static_cast<std::size_t>(tags[j]) * 0x9E3779B1u) & mask]);
+      }
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::uint64_t home = slots_[(static_cast<std::size_t>(tags[j]) * 0x9E3779B1u) & mask];
+        if (home != 0) __builtin_prefetch(&entries_[static_cast<std::uint32_t>(home) - 1]);
+      }
+      for (std::size_t j = 0; j < n; ++j)
+        add_hashed(words[first + j].word, tags[j], words[first + j].count);
+    }
   } catch (const Error& e) {
     if (source.empty()) throw;
     throw Error(source + ": " + e.what());
