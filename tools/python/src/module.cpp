@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +27,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "any_model.hpp"
@@ -351,6 +354,111 @@ std::vector<TokenId> encode_one(const PyTokenizer& t, std::string_view line) {
   return ids;
 }
 
+// encode_batch's lists. Filling millions of list slots needs the GIL, so it
+// cannot run on the encoding threads; instead this thread (holding the GIL)
+// turns each chunk into lists as soon as it is encoded, while the workers
+// encode the next chunks: the two overlap instead of following one another.
+// chunk(c) gives a chunk with ids, ends (each line's end in ids) and bad.
+template <class Encode, class ChunkOf>
+py::object lists_while_encoding(const PyTokenizer& t, PyObject** items, std::size_t n,
+                                std::size_t chunk_count, unsigned threads, const Encode& encode,
+                                const ChunkOf& chunk) {
+  if (!t.ints) (void)t.ids({});
+  PyObject* ints = t.ints.ptr();
+  const auto known = static_cast<std::size_t>(PyList_GET_SIZE(ints));
+  py::list out(static_cast<py::ssize_t>(n));
+  // Each new list is a container the cyclic collector tracks: tens of thousands of
+  // them set off collections that walk every list so far. Lists of ints hold no
+  // cycles, so collection waits until they are all made (as json.loads does).
+  struct CollectorPause {
+    int was_enabled = PyGC_Disable();
+    ~CollectorPause() {
+      if (was_enabled) PyGC_Enable();
+    }
+  } pause;
+
+  std::mutex mutex;
+  std::condition_variable encoded;
+  std::vector<char> done(chunk_count, 0);
+  std::size_t next = 0;
+  bool stop = false;
+  std::exception_ptr error;
+  const auto worker = [&] {
+    for (;;) {
+      std::size_t c = 0;
+      {
+        std::lock_guard lock(mutex);
+        if (stop || next == chunk_count) return;
+        c = next++;
+      }
+      try {
+        encode(c);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!error) error = std::current_exception();
+        stop = true;
+      }
+      {
+        std::lock_guard lock(mutex);
+        done[c] = 1;
+      }
+      encoded.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  const auto finish = [&] {  // stops and joins the workers, the GIL released
+    py::gil_scoped_release release;
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    for (auto& thread : pool) thread.join();
+    pool.clear();
+  };
+  try {
+    for (unsigned i = 0; i < std::max(1u, threads); ++i) pool.emplace_back(worker);
+    std::size_t line = 0;
+    for (std::size_t c = 0; c < chunk_count; ++c) {
+      {
+        // Other Python threads run while this one waits; the lock goes before the
+        // GIL comes back, so workers never wait on a thread waiting for the GIL.
+        py::gil_scoped_release release;
+        std::unique_lock lock(mutex);
+        encoded.wait(lock, [&] { return done[c] != 0 || error; });
+        if (error) break;
+      }
+      const auto& encoded_chunk = chunk(c);
+      if (encoded_chunk.bad != SIZE_MAX) break;  // raised below, once the workers stop
+      std::size_t begin = 0;
+      for (const std::size_t end : encoded_chunk.ends) {
+        PyObject* list = PyList_New(static_cast<Py_ssize_t>(end - begin));
+        if (list == nullptr) throw py::error_already_set();
+        PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(line++), list);
+        for (std::size_t k = begin; k < end; ++k) {
+          const TokenId id = encoded_chunk.ids[k];
+          PyObject* value = nullptr;
+          if (id < known) {
+            value = PyList_GET_ITEM(ints, static_cast<Py_ssize_t>(id));
+            Py_INCREF(value);
+          } else if ((value = PyLong_FromUnsignedLong(id)) == nullptr) {
+            throw py::error_already_set();
+          }
+          PyList_SET_ITEM(list, static_cast<Py_ssize_t>(k - begin), value);
+        }
+        begin = end;
+      }
+    }
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
+  if (error) std::rethrow_exception(error);
+  for (std::size_t c = 0; c < chunk_count; ++c)
+    if (chunk(c).bad != SIZE_MAX) (void)utf8_of(items[chunk(c).bad], "every text");  // raises
+  return out;
+}
+
 // encode_batch: the lines' UTF-8 read in place (no copy), encoded with the GIL
 // released in chunks of 256 lines over threads (as TextEncoder::encode_batch
 // splits them), each chunk's ids in one buffer; then lists or one NumPy array.
@@ -385,57 +493,33 @@ py::object encode_batch(const PyTokenizer& t, const py::handle& texts, unsigned 
   };
   constexpr std::size_t kChunk = 256;
   std::vector<Chunk> chunks((n + kChunk - 1) / kChunk);
+  const TextEncoder& encoder = t.encoder();
+  const auto encode_chunk = [&](std::size_t c) {
+    Chunk& chunk = chunks[c];
+    const std::size_t end = std::min(n, (c + 1) * kChunk);
+    chunk.ends.reserve(end - c * kChunk);
+    for (std::size_t i = c * kChunk; i < end; ++i) {
+      std::string_view line = lines[i];
+      if (to_convert[i] != nullptr) {
+        if (!python_utf8(to_convert[i], chunk.utf8)) {
+          chunk.bad = std::min(chunk.bad, i);
+          continue;
+        }
+        line = chunk.utf8;
+      }
+      encoder.encode(line, chunk.ids);
+      chunk.ends.push_back(chunk.ids.size());
+    }
+  };
+  if (!numpy)
+    return lists_while_encoding(t, items, n, chunks.size(), threads, encode_chunk,
+                                [&](std::size_t c) -> const Chunk& { return chunks[c]; });
   {
     py::gil_scoped_release release;
-    const TextEncoder& encoder = t.encoder();
-    parallel_for(chunks.size(), threads, [&](std::size_t c) {
-      Chunk& chunk = chunks[c];
-      const std::size_t end = std::min(n, (c + 1) * kChunk);
-      chunk.ends.reserve(end - c * kChunk);
-      for (std::size_t i = c * kChunk; i < end; ++i) {
-        std::string_view line = lines[i];
-        if (to_convert[i] != nullptr) {
-          if (!python_utf8(to_convert[i], chunk.utf8)) {
-            chunk.bad = std::min(chunk.bad, i);
-            continue;
-          }
-          line = chunk.utf8;
-        }
-        encoder.encode(line, chunk.ids);
-        chunk.ends.push_back(chunk.ids.size());
-      }
-    });
+    parallel_for(chunks.size(), threads, encode_chunk);
   }
   for (const Chunk& chunk : chunks)
     if (chunk.bad != SIZE_MAX) (void)utf8_of(items[chunk.bad], "every text");  // raises
-  if (!numpy) {
-    if (!t.ints) (void)t.ids({});
-    PyObject* ints = t.ints.ptr();
-    const auto known = static_cast<std::size_t>(PyList_GET_SIZE(ints));
-    py::list out(static_cast<py::ssize_t>(n));
-    std::size_t line = 0;
-    for (const Chunk& chunk : chunks) {
-      std::size_t begin = 0;
-      for (const std::size_t end : chunk.ends) {
-        PyObject* list = PyList_New(static_cast<Py_ssize_t>(end - begin));
-        if (list == nullptr) throw py::error_already_set();
-        PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(line++), list);
-        for (std::size_t k = begin; k < end; ++k) {
-          const TokenId id = chunk.ids[k];
-          PyObject* value = nullptr;
-          if (id < known) {
-            value = PyList_GET_ITEM(ints, static_cast<Py_ssize_t>(id));
-            Py_INCREF(value);
-          } else if ((value = PyLong_FromUnsignedLong(id)) == nullptr) {
-            throw py::error_already_set();
-          }
-          PyList_SET_ITEM(list, static_cast<Py_ssize_t>(k - begin), value);
-        }
-        begin = end;
-      }
-    }
-    return out;
-  }
   // NumPy: every id in one array, and offsets: line i is ids[offsets[i]:offsets[i + 1]].
   try {
     py::module_::import("numpy");
