@@ -355,7 +355,7 @@ TEST_CASE("counts record how their words were made, and refuse to mix with other
   CHECK_THROWS(counts.set_settings("a\tb"));
 }
 
-TEST_CASE("keyed counts give the sequential merge's table whatever order and threads add blocks",
+TEST_CASE("keyed counts give the sequential merge's table whatever order the blocks arrive in",
           "[word_counts][keyed]") {
   // Twelve blocks of a real-looking text, some words in many blocks, some in one.
   std::vector<WordCounts> blocks(12);
@@ -373,13 +373,15 @@ TEST_CASE("keyed counts give the sequential merge's table whatever order and thr
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[below(i + 1)]);
   tokenlab::KeyedCounts keyed;
-  std::vector<std::thread> threads;
-  for (std::size_t t = 0; t < 4; ++t)
-    threads.emplace_back([&, t] {
-      for (std::size_t i = t; i < order.size(); i += 4) keyed.add_block(order[i], blocks[order[i]]);
-    });
-  for (auto& thread : threads) thread.join();
-  const WordCounts merged = std::move(keyed).take_word_counts();
+  for (const std::size_t b : order) {
+    const auto& entries = blocks[b].entries();
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      keyed.add(entries[i].word, entries[i].count, tokenlab::occurrence_key(b, i));
+  }
+  CHECK(keyed.size() == sequential.size());
+  std::vector<WordCounts::Entry> entries;
+  for (auto& e : std::move(keyed).take_sorted()) entries.push_back({std::move(e.word), e.count});
+  const WordCounts merged = WordCounts::from_entries(std::move(entries));
   CHECK(entries_of(merged) == entries_of(sequential));
   CHECK(merged.total() == sequential.total());
   CHECK(merged.count_of(sequential.entries().front().word) == sequential.entries().front().count);

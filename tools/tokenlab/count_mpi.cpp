@@ -137,10 +137,11 @@ std::vector<Piece> plan_pieces(const std::vector<std::string>& corpus, int ranks
   return pieces;
 }
 
-// The rank that owns a word. Bits 16 and up of the hash: the low ones pick a
-// partition inside KeyedCounts, which would otherwise get only a share of them.
+// The rank that owns a word, from the hash's low bits: KeyedCounts places words
+// by the high 32, which stay spread over every rank's table.
 int owner_of(std::string_view word, int ranks) {
-  return static_cast<int>((WordCounts::hash(word) >> 16) % static_cast<std::uint64_t>(ranks));
+  return static_cast<int>((WordCounts::hash(word) & 0xFFFFFFFFu) %
+                          static_cast<std::uint64_t>(ranks));
 }
 
 // Entries on the wire: word length (u32), word bytes, count (u64), key (u64).

@@ -58,9 +58,9 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
 
   // A reader thread (the caller's) feeds numbered blocks to workers through a
   // bounded queue; finished blocks are merged strictly in sequence order, so the
-  // result is identical for every thread count. Merging in parallel (KeyedCounts,
-  // by first-occurrence keys) was measured too: it held a second copy of the
-  // table at the end, 113 MiB against 76 MiB on one thread for 100 MB of English,
+  // result is identical for every thread count. Merging in parallel (into hash
+  // partitions keyed by first occurrence) was measured too: it held a second
+  // copy of the table at the end, 113 MiB against 76 MiB on one thread for 100 MB of English,
   // for no time that this machine could tell apart from its noise.
   std::mutex mutex;
   std::condition_variable queue_changed;
