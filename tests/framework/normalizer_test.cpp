@@ -4,6 +4,10 @@
 #include <string>
 #include <string_view>
 
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+
 #include "tokenlab/error.hpp"
 #include "tokenlab/normalizer.hpp"
 
@@ -58,12 +62,16 @@ TEST_CASE("white space runs collapse to one space and lines are trimmed", "[norm
 namespace {
 
 // White space collapsed the plain way, for comparison: every White_Space
-// character becomes a space, then runs become one and the ends are trimmed.
+// character (ICU's property) becomes a space, then runs become one and the ends are trimmed.
 std::string collapse_reference(std::string text) {
-  for (const char* space :
-       {"\u0085", "\u00A0", "\u1680", "\u2003", "\u2028", "\u202F", "\u205F", "\u3000"})
-    for (std::size_t at; (at = text.find(space)) != std::string::npos;)
-      text.replace(at, std::string_view(space).size(), " ");
+  const icu::UnicodeString wide = icu::UnicodeString::fromUTF8(text);
+  icu::UnicodeString spaced;
+  for (int32_t i = 0; i < wide.length(); i = wide.moveIndex32(i, 1)) {
+    const UChar32 c = wide.char32At(i);
+    spaced.append(u_isUWhiteSpace(c) ? UChar32{' '} : c);
+  }
+  text.clear();
+  spaced.toUTF8String(text);
   std::string out;
   for (const char c : text) {
     const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
@@ -112,6 +120,72 @@ TEST_CASE("the ASCII fast path gives exactly what the ICU path gives", "[normali
   INFO("text '" << text << "', form " << static_cast<int>(form) << ", lowercase " << lowercase);
   const std::string accent = "\u00E9";
   CHECK(n.normalize(text + accent) == n.normalize(text) + accent);
+}
+
+namespace {
+
+// The normalization ICU gives, then white space collapsed: what normalize() does
+// without lowercasing, by the long way.
+std::string icu_reference(NormalizationForm form, const std::string& line) {
+  if (form == NormalizationForm::none) return collapse_reference(line);
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* icu = form == NormalizationForm::nfc
+                                    ? icu::Normalizer2::getNFCInstance(status)
+                                    : icu::Normalizer2::getNFKCInstance(status);
+  std::string out;
+  icu->normalize(icu::UnicodeString::fromUTF8(line), status).toUTF8String(out);
+  REQUIRE(U_SUCCESS(status));
+  return collapse_reference(out);
+}
+
+std::string utf8_of(UChar32 c) {
+  std::string out;
+  icu::UnicodeString(c).toUTF8String(out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "every character of the BMP normalizes as ICU says, alone, after a letter and before a "
+    "combining mark, through the one-pass check and the full path alike",
+    "[normalizer]") {
+  // Lines whose characters are all inert skip ICU: a character wrongly taken for
+  // inert (a compatibility form under NFKC, a mark that reorders, a Hangul jamo
+  // that composes, white space) would come out unnormalized.
+  const auto form =
+      GENERATE(NormalizationForm::nfc, NormalizationForm::nfkc, NormalizationForm::none);
+  const Normalizer n({.form = form});
+  std::size_t mismatches = 0;
+  std::string buffer;
+  for (UChar32 c = 0x80; c < 0x10000; ++c) {
+    if (U16_IS_SURROGATE(c)) continue;
+    const std::string ch = utf8_of(c);
+    for (const std::string& line : {ch, "ab" + ch + "cdefghij", "\u1100" + ch, ch + "\u0301",
+                                    ch + "\u1161", "e" + ch + "x", "\u0323" + ch}) {
+      const std::string expected = icu_reference(form, line);
+      if (n.normalize(line) != expected || n.normalize_view(line, buffer) != expected) {
+        if (++mismatches <= 10) FAIL_CHECK("U+" << std::hex << c << " in '" << line << "'");
+      }
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("normalize_view hands back the line itself when normalizing leaves it alone",
+          "[normalizer]") {
+  const Normalizer n;
+  std::string buffer;
+  const std::string plain =
+      "Caf\u00E9 \u2013 \u0928\u092E\u0938\u094D\u0924\u0947 \u05D0\u05B8\u05BC \u65E5\u672C";
+  const std::string_view same = n.normalize_view(plain, buffer);
+  CHECK(same.data() == plain.data());
+  CHECK(same == plain);
+  // A decomposed accent and a double space are rewritten into buffer.
+  const std::string decomposed = "Cafe\u0301  ok";
+  const std::string_view changed = n.normalize_view(decomposed, buffer);
+  CHECK(changed.data() == buffer.data());
+  CHECK(changed == "Caf\u00E9 ok");
 }
 
 TEST_CASE("normalizer settings round-trip through their stored text form", "[normalizer]") {

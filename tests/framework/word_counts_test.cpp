@@ -126,6 +126,48 @@ TEST_CASE(
   CHECK(entries_of(count_with(threads)) == entries_of(one));
 }
 
+TEST_CASE(
+    "count_words equals a naive count for every marker style, also where a marked word "
+    "and an unmarked one spell the same bytes",
+    "[counting]") {
+  // The unicode and whitespace pre-tokenizers count words without their marker
+  // and add it per distinct word. "\u2581" is punctuation, so "a\u2581\u2581" gives
+  // an unmarked "\u2581\u2581", the same bytes as a marked "\u2581": the two must
+  // come out as one entry, at the first one's place.
+  TempDir dir;
+  std::string text = synthetic_corpus().substr(0, 600 << 10);
+  for (int i = 0; i < 200; ++i)
+    text += "a\u2581\u2581 \u2581 x\u2581 \u2581x \u2581\u2581\u2581 word\u2581 \u2581word " +
+            std::to_string(i % 7) + "\n";
+  text += std::string(40, 'z') + " " + std::string(40, 'z') + "\u2581 \u2581" +
+          std::string(40, 'z') + "\n";
+  write_bytes(dir / "corpus.txt", text);
+  const auto options = tokenlab::PreTokenizerOptions::parse(
+      GENERATE(as<std::string>{}, "unicode/prefix", "unicode/suffix", "unicode/none",
+               "whitespace/prefix", "whitespace/suffix", "bert/prefix"));
+  const tokenlab::Normalizer normalizer;
+  const tokenlab::PreTokenizer pre_tokenizer(options);
+  INFO("pre-tokenizer " << options.to_string());
+
+  WordCounts naive;
+  {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line))
+      for (const auto& word : pre_tokenizer.split(normalizer.normalize(line))) naive.add(word);
+  }
+  const auto count = [&](bool by_block) {
+    CorpusReader reader({(dir / "corpus.txt").string()}, {.block_bytes = 64 << 10});
+    WordCounts merged;
+    tokenlab::CountOptions count_options{.threads = 2};
+    if (by_block) count_options.on_block_counts = [&](const WordCounts& b) { merged.merge(b); };
+    WordCounts counts = tokenlab::count_words(reader, normalizer, pre_tokenizer, count_options);
+    return by_block ? merged : counts;
+  };
+  CHECK(entries_of(count(false)) == entries_of(naive));
+  CHECK(entries_of(count(true)) == entries_of(naive));
+}
+
 TEST_CASE("count_words sends lines rejected by keep_line to on_skipped_line, in corpus order",
           "[counting]") {
   TempDir dir;

@@ -17,55 +17,8 @@
 
 namespace tokenlab {
 
-namespace {
-
-std::uint64_t load64(const char* p) noexcept {
-  std::uint64_t v = 0;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-std::uint64_t load32(const char* p) noexcept {
-  std::uint32_t v = 0;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-// The high and low halves of a 64x64-bit product, folded: one multiply mixes
-// every input bit into every output bit.
-__extension__ typedef unsigned __int128 uint128;  // GCC and Clang; __extension__: not ISO
-std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
-  const uint128 product = static_cast<uint128>(a) * b;
-  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
-}
-
-}  // namespace
-
-// Words are short (most under 16 bytes), so the hash reads them in at most two
-// overlapping loads and one multiply; std::hash (MurmurHash2) took a sixth of
-// counting. The hash only places words in the table: entries keep insertion
-// order, so no output depends on it.
-std::uint64_t WordCounts::hash(std::string_view word) noexcept {
-  constexpr std::uint64_t k0 = 0xa0761d6478bd642fULL;
-  constexpr std::uint64_t k1 = 0xe7037ed1a0b428dbULL;
-  const char* p = word.data();
-  const std::size_t n = word.size();
-  std::uint64_t a = 0;
-  std::uint64_t b = 0;
-  std::uint64_t seed = k0 ^ n;
-  if (n >= 8) {
-    std::size_t i = 0;
-    for (; i + 16 < n; i += 16) seed = fold_multiply(load64(p + i) ^ k1, load64(p + i + 8) ^ seed);
-    a = load64(p + (n >= 16 ? n - 16 : 0));
-    b = load64(p + n - 8);
-  } else if (n >= 4) {
-    a = load32(p);
-    b = load32(p + n - 4);
-  } else if (n > 0) {
-    a = (static_cast<std::uint64_t>(static_cast<unsigned char>(p[0])) << 16) |
-        (static_cast<std::uint64_t>(static_cast<unsigned char>(p[n >> 1])) << 8) |
-        static_cast<unsigned char>(p[n - 1]);
-  }
-  return fold_multiply(a ^ k1, b ^ seed);
-}
+using detail::load_u32;
+using detail::load_u64;
 
 namespace {
 
@@ -76,9 +29,9 @@ constexpr std::uint64_t kTagShift = 32;
 bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
   if (n >= 8) {
     if (n > 16) return std::memcmp(a, b, n) == 0;
-    return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+    return load_u64(a) == load_u64(b) && load_u64(a + n - 8) == load_u64(b + n - 8);
   }
-  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+  if (n >= 4) return load_u32(a) == load_u32(b) && load_u32(a + n - 4) == load_u32(b + n - 4);
   for (std::size_t i = 0; i < n; ++i)
     if (a[i] != b[i]) return false;
   return true;
@@ -135,10 +88,10 @@ std::string quoted_word(std::string_view word) {
 
 void WordCounts::add(std::string_view word, std::uint64_t count) {
   if ((entries_.size() + 1) * 2 > slots_.size()) grow();  // load factor <= 1/2
-  add_hashed(word, static_cast<std::uint32_t>(hash(word) >> kTagShift), count);
+  add_tagged(word, static_cast<std::uint32_t>(hash(word) >> kTagShift), count);
 }
 
-void WordCounts::add_hashed(std::string_view word, std::uint32_t tag, std::uint64_t count) {
+void WordCounts::add_tagged(std::string_view word, std::uint32_t tag, std::uint64_t count) {
   std::uint64_t total = 0;
   if (__builtin_add_overflow(total_, count, &total))
     throw Error("count overflow: adding " + std::to_string(count) + " occurrences of " +
@@ -171,32 +124,44 @@ void WordCounts::merge(const WordCounts& other, const std::string& source) {
                 ": they cut words differently and cannot be added");
   if (settings_.empty()) settings_ = other.settings_;
   try {
-    // Merging a block into a large table waits on two cache misses a word (the
-    // slot, then the entry). The words are all known in advance, so hash a group
-    // of them and prefetch their slots, then their entries, and only then add:
-    // the misses of a group overlap instead of following one another.
-    constexpr std::size_t kGroup = 16;
-    std::uint32_t tags[kGroup];
+    HashedWord group[kGroup];
     const auto& words = other.entries_;
     for (std::size_t first = 0; first < words.size(); first += kGroup) {
       const std::size_t n = std::min(kGroup, words.size() - first);
-      while ((entries_.size() + n) * 2 > slots_.size()) grow();
-      const std::size_t mask = slots_.size() - 1;
       for (std::size_t j = 0; j < n; ++j) {
-        tags[j] = static_cast<std::uint32_t>(hash(words[first + j].word) >> kTagShift);
-        __builtin_prefetch(&slots_[(static_cast<std::size_t>(tags[j]) * 0x9E3779B1u) & mask]);
+        const Entry& entry = words[first + j];
+        group[j] = {entry.word, entry.count, hash(entry.word)};
       }
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::uint64_t home = slots_[(static_cast<std::size_t>(tags[j]) * 0x9E3779B1u) & mask];
-        if (home != 0) __builtin_prefetch(&entries_[static_cast<std::uint32_t>(home) - 1]);
-      }
-      for (std::size_t j = 0; j < n; ++j)
-        add_hashed(words[first + j].word, tags[j], words[first + j].count);
+      add_group(group, n);
     }
   } catch (const Error& e) {
     if (source.empty()) throw;
     throw Error(source + ": " + e.what());
   }
+}
+
+void WordCounts::add_hashed(std::span<const HashedWord> words) {
+  for (std::size_t first = 0; first < words.size(); first += kGroup)
+    add_group(words.data() + first, std::min(kGroup, words.size() - first));
+}
+
+// Adding a block's words to a large table waits on two cache misses a word (the
+// slot, then the entry). The words of a group are all known, so prefetch their
+// slots, then their entries, and only then add: the misses of a group overlap
+// instead of following one another.
+void WordCounts::add_group(const HashedWord* words, std::size_t n) {
+  while ((entries_.size() + n) * 2 > slots_.size()) grow();
+  const std::size_t mask = slots_.size() - 1;
+  std::uint32_t tags[kGroup];
+  for (std::size_t j = 0; j < n; ++j) {
+    tags[j] = static_cast<std::uint32_t>(words[j].hash >> kTagShift);
+    __builtin_prefetch(&slots_[(static_cast<std::size_t>(tags[j]) * 0x9E3779B1u) & mask]);
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint64_t home = slots_[(static_cast<std::size_t>(tags[j]) * 0x9E3779B1u) & mask];
+    if (home != 0) __builtin_prefetch(&entries_[static_cast<std::uint32_t>(home) - 1]);
+  }
+  for (std::size_t j = 0; j < n; ++j) add_tagged(words[j].word, tags[j], words[j].count);
 }
 
 WordCounts WordCounts::from_entries(std::vector<Entry> entries) {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "block_table.hpp"
+#include "simple_split.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
@@ -18,21 +19,31 @@ namespace tokenlab {
 
 namespace {
 
-// Counts of one block, in first-occurrence order within the block: in the table
-// while counting, then in counts for a block consumer.
+// Counts of one block, in first-occurrence order within the block, for the
+// merge; as a WordCounts when a block consumer takes them.
 struct BlockCounts {
-  detail::BlockTable table;
+  detail::CountedBlock counted;
   WordCounts counts;
   std::vector<std::pair<std::string, std::string>> skipped_lines;  // raw, normalized
   std::uint64_t bytes = 0;
 };
 
+// Counts block into table. The unicode and whitespace pre-tokenizers (the
+// default and its plainest variant) find words through the inlined splitter and
+// hand them to the table with a marker flag; the others call back with each word
+// as split() makes it.
 void count_block(const CorpusBlock& block, const Normalizer& normalizer,
                  const PreTokenizer& pre_tokenizer, const CountOptions& options,
-                 BlockCounts& result) {
+                 detail::BlockTable& table, BlockCounts& result) {
   std::string normalized;
   std::string scratch;
-  const auto add = [&](std::string_view word) { result.table.add(word); };
+  const PreTokenizerOptions& pre = pre_tokenizer.options();
+  const bool inlined =
+      pre.kind == PreTokenizerKind::unicode || pre.kind == PreTokenizerKind::whitespace;
+  const bool whitespace_only = pre.kind == PreTokenizerKind::whitespace;
+  const bool prefix = pre.marker == MarkerStyle::prefix;
+  const bool suffix = pre.marker == MarkerStyle::suffix;
+  const auto add_word = [&](std::string_view word) { table.add(word); };
   for (const auto& line : block.lines) {
     if (line.empty()) continue;
     if (options.keep_line && !options.keep_line(line)) {
@@ -42,9 +53,18 @@ void count_block(const CorpusBlock& block, const Normalizer& normalizer,
       }
       continue;
     }
-    normalizer.normalize(line, normalized);
-    pre_tokenizer.split(normalized, scratch, add);
+    const std::string_view text = normalizer.normalize_view(line, normalized);
+    if (inlined) {
+      detail::split_simple(
+          text, whitespace_only, [&](std::string_view word, bool space_before, bool space_after) {
+            table.add_soon(word, (prefix && space_before) || (suffix && space_after));
+          });
+      table.flush();  // the words view text, which the next line replaces
+    } else {
+      pre_tokenizer.split(text, scratch, add_word);
+    }
   }
+  table.take(result.counted);
   result.bytes = block.bytes;
 }
 
@@ -89,7 +109,7 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
       if (options.on_block_counts)
         options.on_block_counts(ready.counts);
       else
-        total.merge(ready.counts);
+        total.add_hashed(ready.counted.words);
       if (options.on_skipped_line)
         for (const auto& [raw, normalized] : ready.skipped_lines)
           options.on_skipped_line(raw, normalized);
@@ -98,7 +118,9 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
     }
   };
 
+  const bool marker_after = pre_tokenizer.options().marker == MarkerStyle::suffix;
   const auto worker = [&] {
+    detail::BlockTable table(marker_after);
     for (;;) {
       std::pair<std::uint64_t, CorpusBlock> item;
       {
@@ -111,10 +133,12 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
       queue_changed.notify_all();
       BlockCounts result;
       try {
-        count_block(item.second, normalizer, pre_tokenizer, options, result);
+        count_block(item.second, normalizer, pre_tokenizer, options, table, result);
         // Converted here, in parallel: the merge, which holds a lock, only adds.
-        result.counts = result.table.to_word_counts();
-        result.table = detail::BlockTable{};
+        if (options.on_block_counts) {
+          for (const auto& word : result.counted.words) result.counts.add(word.word, word.count);
+          result.counted = {};
+        }
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!error) error = std::current_exception();

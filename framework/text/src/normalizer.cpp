@@ -157,6 +157,46 @@ bool collapsed_already(std::string_view text) noexcept {
   return true;
 }
 
+// For each BMP code point, two bits. allowed: not white space, and quick-check
+// value Yes in the form (every character, for none). marked: a nonzero combining
+// class. A line whose characters are all allowed and whose marks come in
+// canonical order is in the form (UAX #15's quick check answers Yes), so
+// checking it costs a table lookup a character instead of ICU's
+// isNormalizedUTF8 and a second pass for white space.
+struct InertCharacters {
+  std::uint64_t bits[2 * 0x10000 / 64] = {};  // allowed, then marked
+  explicit InertCharacters(UProperty quick_check) {
+    for (UChar32 c = 0x80; c < 0x10000; ++c) {
+      if (U16_IS_SURROGATE(c) || u_isUWhiteSpace(c)) continue;
+      if (quick_check != UCHAR_INVALID_CODE && u_getIntPropertyValue(c, quick_check) != UNORM_YES)
+        continue;
+      bits[c >> 6] |= std::uint64_t{1} << (c & 63);
+      if (quick_check != UCHAR_INVALID_CODE && u_getCombiningClass(c) != 0)
+        bits[0x10000 / 64 + (c >> 6)] |= std::uint64_t{1} << (c & 63);
+    }
+  }
+};
+
+const std::uint64_t* inert_characters(NormalizationForm form) {
+  switch (form) {
+    case NormalizationForm::none: {
+      static const InertCharacters table(UCHAR_INVALID_CODE);
+      return table.bits;
+    }
+    case NormalizationForm::nfc: {
+      static const InertCharacters table(UCHAR_NFC_QUICK_CHECK);
+      return table.bits;
+    }
+    case NormalizationForm::nfkc: {
+      static const InertCharacters table(UCHAR_NFKC_QUICK_CHECK);
+      return table.bits;
+    }
+    case NormalizationForm::bert:
+      break;
+  }
+  return nullptr;
+}
+
 // Length of the white space character at in[i], or 0 if it is not white space.
 std::size_t space_length(std::string_view in, std::size_t i) {
   const auto byte = static_cast<unsigned char>(in[i]);
@@ -320,11 +360,93 @@ Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
       break;
   }
   if (options_.strip_accents) nfd_ = icu::Normalizer2::getNFDInstance(status);
+  if (!options_.lowercase && !options_.strip_accents && !options_.keep_whitespace)
+    inert_ = inert_characters(options_.form);
   if (U_FAILURE(status))
     throw Error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
 }
 
+// collapsed_already() extended to characters past ASCII, each looked up in inert_.
+bool Normalizer::unchanged(std::string_view text) const noexcept {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+  if (inert_ == nullptr) return false;
+  const std::size_t n = text.size();
+  if (n == 0) return true;
+  if (text.front() == ' ' || text.back() == ' ') return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  bool after_space = false;
+  std::uint8_t last_combining_class = 0;
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, p + i, 8);
+      if ((((word - kSpaces) | word) & kHigh) == 0) {  // eight printable ASCII bytes
+        const std::uint64_t t = word ^ kSpaces;
+        const std::uint64_t spaces = ~(((t & kLow7) + kLow7) | t | kLow7);  // 0x80 per space
+        if ((spaces & (spaces << 8)) != 0) return false;                    // two adjacent spaces
+        if (after_space && (spaces & 0x80) != 0) return false;
+        after_space = (spaces >> 63) != 0;
+        last_combining_class = 0;
+        i += 8;
+        continue;
+      }
+    }
+    const unsigned char byte = p[i];
+    if (byte < 0x80) {
+      last_combining_class = 0;
+      if (byte == ' ') {
+        if (after_space) return false;
+        after_space = true;
+      } else {
+        if (is_ascii_space(static_cast<char>(byte))) return false;
+        after_space = false;
+      }
+      ++i;
+      continue;
+    }
+    after_space = false;
+    // Two- and three-byte sequences reach all of the BMP; anything else (and
+    // anything malformed) is left to the full path.
+    char32_t cp = 0;
+    if (byte >= 0xC2 && byte < 0xE0 && i + 1 < n && (p[i + 1] & 0xC0) == 0x80) {
+      cp = (static_cast<char32_t>(byte & 0x1F) << 6) | (p[i + 1] & 0x3F);
+      i += 2;
+    } else if (byte >= 0xE0 && byte < 0xF0 && i + 2 < n && (p[i + 1] & 0xC0) == 0x80 &&
+               (p[i + 2] & 0xC0) == 0x80) {
+      cp = (static_cast<char32_t>(byte & 0x0F) << 12) |
+           (static_cast<char32_t>(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
+      if (cp < 0x800) return false;  // overlong
+      i += 3;
+    } else {
+      return false;
+    }
+    if ((inert_[cp >> 6] >> (cp & 63) & 1) == 0) return false;  // surrogates are never set
+    if ((inert_[0x10000 / 64 + (cp >> 6)] >> (cp & 63) & 1) != 0) {
+      // A mark: marks in a row must not descend in combining class.
+      const auto combining_class = u_getCombiningClass(static_cast<UChar32>(cp));
+      if (combining_class < last_combining_class) return false;
+      last_combining_class = combining_class;
+      continue;
+    }
+    last_combining_class = 0;
+  }
+  return true;
+}
+
+std::string_view Normalizer::normalize_view(std::string_view line, std::string& buffer) const {
+  if (unchanged(line)) return line;
+  normalize(line, buffer);
+  return buffer;
+}
+
 void Normalizer::normalize(std::string_view line, std::string& out) const {
+  if (unchanged(line)) {
+    out.assign(line);
+    return;
+  }
   if (options_.form == NormalizationForm::bert) {
     normalize_bert(line, out);
     return;

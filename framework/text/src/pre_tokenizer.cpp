@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "simple_split.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/regex.hpp"
@@ -113,43 +114,11 @@ PreTokenizerOptions PreTokenizerOptions::parse(std::string_view text) {
   return o;
 }
 
-namespace {
+namespace detail {
 
-// Character classes for the unicode pre-tokenizer.
-enum class CharClass : unsigned char { space, letter, digit, punct, mark };
+static_assert(kLatinScript == USCRIPT_LATIN);
 
-struct Classified {
-  CharClass cls;
-  int script;  // UScriptCode for letters, else -1
-};
-
-// Classes of the 128 ASCII characters, computed once: the hot loop's common case.
-struct AsciiClasses {
-  Classified table[128];
-  constexpr AsciiClasses() : table() {
-    for (int c = 0; c < 128; ++c) {
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f')
-        table[c] = {CharClass::space, -1};
-      else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        table[c] = {CharClass::letter, USCRIPT_LATIN};
-      else if (c >= '0' && c <= '9')
-        table[c] = {CharClass::digit, -1};
-      else
-        table[c] = {CharClass::punct, -1};
-    }
-  }
-};
-constexpr AsciiClasses kAscii;
-
-Classified classify(char32_t cp) {
-  if (cp < 0x80) {
-    const char c = static_cast<char>(cp);
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f')
-      return {CharClass::space, -1};
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return {CharClass::letter, USCRIPT_LATIN};
-    if (c >= '0' && c <= '9') return {CharClass::digit, -1};
-    return {CharClass::punct, -1};
-  }
+Classified classify_non_ascii(char32_t cp) {
   const auto c = static_cast<UChar32>(cp);
   if (u_isUWhiteSpace(c)) return {CharClass::space, -1};
   switch (u_charType(c)) {
@@ -184,7 +153,10 @@ Classified classify(char32_t cp) {
   }
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::CharClass;
+using detail::classify;
 
 std::string_view regex_pattern(PreTokenizerKind kind) noexcept {
   switch (kind) {
@@ -200,8 +172,6 @@ std::string_view regex_pattern(PreTokenizerKind kind) noexcept {
       return {};
   }
 }
-
-namespace {}  // namespace
 
 PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {
   if (is_regex_kind(options_.kind))
@@ -250,78 +220,10 @@ std::vector<std::string> PreTokenizer::split(std::string_view line) const {
 
 void PreTokenizer::split_simple(std::string_view line, std::string& scratch,
                                 const WordCallback& on_word) const {
-  const bool whitespace_only = options_.kind == PreTokenizerKind::whitespace;
-  std::size_t start = 0;  // start of the current word
-  bool in_word = false;
-  bool space_before = true;  // the line start counts as a space
-  CharClass word_class = CharClass::space;
-  int word_script = -1;
-  std::size_t i = 0;
-  const auto flush = [&](std::size_t end, bool space_after) {
-    if (in_word) emit(line.substr(start, end - start), space_before, space_after, scratch, on_word);
-    in_word = false;
-  };
-  const std::size_t n = line.size();
-  while (i < n) {
-    const auto byte = static_cast<unsigned char>(line[i]);
-    if (in_word && byte < 0x80 && kAscii.table[byte].cls == word_class &&
-        word_class != CharClass::space &&
-        (word_class != CharClass::letter || word_script == USCRIPT_LATIN)) {
-      // An ASCII character of the word's own class (a letter in a Latin word, a
-      // digit in a number, punctuation in punctuation) never starts a new word in
-      // any mode: skip the whole run in one loop.
-      ++i;
-      while (i < n && static_cast<unsigned char>(line[i]) < 0x80 &&
-             kAscii.table[static_cast<unsigned char>(line[i])].cls == word_class)
-        ++i;
-      continue;
-    }
-    std::size_t len = 1;
-    char32_t cp = byte;
-    Classified c{CharClass::punct, -1};
-    if (byte < 0x80) {
-      c = kAscii.table[byte];
-    } else {
-      len = utf8::sequence_length(line, i);
-      if (len == 0) len = 1;
-      cp = len == 1 ? byte : utf8::decode_at(line, i);
-      c = classify(cp);
-    }
-    if (c.cls == CharClass::space) {
-      flush(i, true);
-      space_before = true;
-      i += len;
-      continue;
-    }
-    bool boundary = false;
-    if (whitespace_only) {
-      boundary = false;
-    } else if (c.cls == CharClass::mark) {
-      boundary = !in_word;  // a mark at a word start begins a word of its own
-    } else if (in_word) {
-      if (c.cls != word_class)
-        boundary = true;
-      else if (c.cls == CharClass::letter && c.script != word_script)
-        boundary = true;
-    }
-    if (!in_word) {
-      start = i;
-      in_word = true;
-      word_class = c.cls == CharClass::mark ? CharClass::letter : c.cls;
-      word_script = c.script;
-    } else if (boundary) {
-      flush(i, false);
-      space_before = false;
-      start = i;
-      in_word = true;
-      word_class = c.cls;
-      word_script = c.script;
-    } else if (c.cls != CharClass::mark && word_class != c.cls) {
-      word_class = c.cls;  // whitespace mode: classes do not matter
-    }
-    i += len;
-  }
-  flush(line.size(), true);
+  detail::split_simple(line, options_.kind == PreTokenizerKind::whitespace,
+                       [&](std::string_view word, bool space_before, bool space_after) {
+                         emit(word, space_before, space_after, scratch, on_word);
+                       });
 }
 
 // BERT's BasicTokenizer as HF's BertPreTokenizer: split at white space (dropped),

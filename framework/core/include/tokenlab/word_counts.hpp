@@ -17,12 +17,14 @@
 #include <fstream>
 #include <functional>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "tokenlab/export.hpp"
+#include "tokenlab/word_hash.hpp"
 
 namespace tokenlab {
 
@@ -81,6 +83,18 @@ class TOKENLAB_API WordCounts {
   /// that record none take these (or give theirs to counts that have none).
   void merge(const WordCounts& other, const std::string& source = {});
 
+  /// A word with its count and its hash, hash(word), worked out beforehand.
+  struct HashedWord {
+    std::string_view word;
+    std::uint64_t count = 0;
+    std::uint64_t hash = 0;
+  };
+  /// add(w.word, w.count) for each of words, in order; every w.hash must be
+  /// hash(w.word). For a counter that hashed its words in parallel and adds
+  /// them under a lock: the words are known in advance, so the table's cache
+  /// misses for a group of them overlap. Throws Error as add() does.
+  void add_hashed(std::span<const HashedWord> words);
+
   /// How the words were made, as the counter recorded it: space-separated
   /// key=value pairs without tabs or line breaks, "" when not recorded. The
   /// CLI's count records the normalizer and the pre-tokenizer, and train
@@ -120,8 +134,11 @@ class TOKENLAB_API WordCounts {
   /// Reserve space for n distinct words.
   void reserve(std::size_t n);
 
-  /// The 64-bit hash the table places a word by (not stable across versions).
-  [[nodiscard]] static std::uint64_t hash(std::string_view word) noexcept;
+  /// The 64-bit hash the table places a word by (word_hash.hpp; not stable
+  /// across versions).
+  [[nodiscard]] static std::uint64_t hash(std::string_view word) noexcept {
+    return word_hash(word);
+  }
 
  private:
   // Open addressing over entry indices, 8 bytes a slot (a 32-bit hash tag and the
@@ -129,7 +146,11 @@ class TOKENLAB_API WordCounts {
   // lookup, and a probe touches an entry only when the tags match.
   [[nodiscard]] std::size_t find_slot(std::string_view word, std::uint32_t tag) const noexcept;
   // add() once the table has room and the tag is known.
-  void add_hashed(std::string_view word, std::uint32_t tag, std::uint64_t count);
+  void add_tagged(std::string_view word, std::uint32_t tag, std::uint64_t count);
+  // add_tagged() for a group of at most kGroup words, their slots and entries
+  // prefetched first.
+  void add_group(const HashedWord* words, std::size_t n);
+  static constexpr std::size_t kGroup = 16;
   void grow();
 
   std::vector<Entry> entries_;

@@ -23,6 +23,7 @@
 // Thread-safe: one instance may serve many threads.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -63,13 +64,23 @@ class TOKENLAB_API Normalizer {
   /// Normalizes one line of valid UTF-8 into out (replacing its contents).
   void normalize(std::string_view line, std::string& out) const;
   [[nodiscard]] std::string normalize(std::string_view line) const;
+  /// The normalized line without a copy when normalizing leaves it as it is
+  /// (most lines of a corpus): line itself, or else a view of buffer, which then
+  /// holds the result. Valid while line and buffer are.
+  [[nodiscard]] std::string_view normalize_view(std::string_view line, std::string& buffer) const;
 
  private:
   void normalize_bert(std::string_view line, std::string& out) const;
+  // Whether normalizing would leave line as it is, found in one pass for the
+  // forms with an inert-character table; false when it would not or to ask ICU.
+  [[nodiscard]] bool unchanged(std::string_view line) const noexcept;
 
   NormalizerOptions options_;
   const void* icu_normalizer_ = nullptr;  // icu::Normalizer2*, owned by ICU
   const void* nfd_ = nullptr;
+  // Two bitmaps over the BMP for the one-pass check (normalizer.cpp's
+  // InertCharacters); null: no fast check.
+  const std::uint64_t* inert_ = nullptr;
 };
 
 }  // namespace tokenlab
