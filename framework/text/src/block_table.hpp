@@ -135,7 +135,8 @@ class BlockTable {
     return to + from.size();
   }
 
-  void add_hashed(std::string_view word, std::uint64_t hash, std::uint32_t tag) {
+  [[gnu::always_inline]] void add_hashed(std::string_view word, std::uint64_t hash,
+                                         std::uint32_t tag) {
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
       Slot& slot = slots_[i];
@@ -163,7 +164,9 @@ class BlockTable {
     if (n >= 4)
       return load_u32(slot.bytes) == load_u32(p) &&
              load_u32(slot.bytes + n - 4) == load_u32(p + n - 4);
-    return std::memcmp(slot.bytes, p, n) == 0;
+    // With the lengths equal, the first, middle and last bytes are all of them.
+    return n == 0 || (slot.bytes[0] == p[0] && slot.bytes[n >> 1] == p[n >> 1] &&
+                      slot.bytes[n - 1] == p[n - 1]);
   }
 
   static std::uint64_t offset_of(const Slot& slot) noexcept { return load_u64(slot.bytes); }
@@ -173,7 +176,10 @@ class BlockTable {
     return {arena_.data() + offset_of(slot), slot.length};
   }
 
-  void insert(Slot& slot, std::size_t index, std::string_view word, std::uint32_t tag) {
+  // Out of line: a new word is the rare case, and inlining it into every
+  // lookup made the loops around them slower.
+  [[gnu::noinline]] void insert(Slot& slot, std::size_t index, std::string_view word,
+                                std::uint32_t tag) {
     slot.tag = tag;
     slot.length = static_cast<std::uint32_t>(word.size());
     slot.count = 1;

@@ -65,6 +65,53 @@ inline std::uint64_t ascii_letters(const char* p) noexcept {
   return at_least_a & ~past_z & ~x & kAllHigh;
 }
 
+// The end of the run of ASCII characters of class cls that starts at i.
+inline std::size_t end_of_ascii_run(std::string_view line, std::size_t i, CharClass cls) noexcept {
+  const std::size_t n = line.size();
+  if (cls == CharClass::letter) {
+    // Most of a corpus is letters: find the run's end eight bytes at a time.
+    for (; i + 8 <= n; i += 8) {
+      const std::uint64_t letters = ascii_letters(line.data() + i);
+      if (letters != kAllHigh)
+        return i + static_cast<std::size_t>(__builtin_ctzll(~letters & kAllHigh)) / 8;
+    }
+  }
+  while (i < n && static_cast<unsigned char>(line[i]) < 0x80 &&
+         kAscii.table[static_cast<unsigned char>(line[i])].cls == cls)
+    ++i;
+  return i;
+}
+
+// The whitespace pre-tokenizer: words are the runs between White_Space.
+template <class OnWord>
+void split_at_spaces(std::string_view line, OnWord&& on_word) {
+  const std::size_t n = line.size();
+  std::size_t start = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < n;) {
+    const auto byte = static_cast<unsigned char>(line[i]);
+    std::size_t len = 1;
+    bool space = false;
+    if (byte < 0x80) {
+      space = kAscii.table[byte].cls == CharClass::space;
+    } else {
+      len = utf8::sequence_length(line, i);
+      if (len == 0) len = 1;
+      space =
+          classify_non_ascii(len == 1 ? byte : utf8::decode_at(line, i)).cls == CharClass::space;
+    }
+    if (space) {
+      if (in_word) on_word(line.substr(start, i - start), true, true);
+      in_word = false;
+    } else if (!in_word) {
+      start = i;
+      in_word = true;
+    }
+    i += len;
+  }
+  if (in_word) on_word(line.substr(start, n - start), true, true);
+}
+
 /// Calls on_word(word, space_before, space_after) for each word of a normalized
 /// line, in order: the words of the unicode pre-tokenizer (breaks at white space
 /// and between letters of different scripts, digits and punctuation), or with
@@ -73,86 +120,67 @@ inline std::uint64_t ascii_letters(const char* p) noexcept {
 /// markers go. A word is a view into line.
 template <class OnWord>
 void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word) {
+  if (whitespace_only) {
+    split_at_spaces(line, on_word);
+    return;
+  }
   std::size_t start = 0;  // start of the current word
   bool in_word = false;
   bool space_before = true;  // the line start counts as a space
   CharClass word_class = CharClass::space;
   int word_script = -1;
-  std::size_t i = 0;
   const auto flush = [&](std::size_t end, bool space_after) {
-    if (in_word && end > start) on_word(line.substr(start, end - start), space_before, space_after);
+    if (in_word) on_word(line.substr(start, end - start), space_before, space_after);
     in_word = false;
+    space_before = space_after;
   };
   const std::size_t n = line.size();
-  while (i < n) {
+  for (std::size_t i = 0; i < n;) {
     const auto byte = static_cast<unsigned char>(line[i]);
-    if (in_word && byte < 0x80 && kAscii.table[byte].cls == word_class &&
-        word_class != CharClass::space &&
-        (word_class != CharClass::letter || word_script == kLatinScript)) {
-      // An ASCII character of the word's own class (a letter in a Latin word, a
-      // digit in a number, punctuation in punctuation) never starts a new word in
-      // any mode: skip the whole run in one loop.
-      ++i;
-      if (word_class == CharClass::letter) {
-        // Most of a corpus is letters: find the run's end eight bytes at a time.
-        while (i + 8 <= n) {
-          const std::uint64_t letters = ascii_letters(line.data() + i);
-          if (letters != kAllHigh) {
-            i += static_cast<std::size_t>(__builtin_ctzll(~letters & kAllHigh)) / 8;
-            break;
-          }
-          i += 8;
-        }
-      }
-      while (i < n && static_cast<unsigned char>(line[i]) < 0x80 &&
-             kAscii.table[static_cast<unsigned char>(line[i])].cls == word_class)
+    if (byte < 0x80) {
+      // ASCII, most of most corpora: a space ends the word; anything else
+      // continues it if it is of the word's class (a letter only in a Latin
+      // word), or else starts a word, and takes the rest of its run along.
+      const CharClass cls = kAscii.table[byte].cls;
+      if (cls == CharClass::space) {
+        flush(i, true);
         ++i;
+        continue;
+      }
+      if (in_word &&
+          (cls != word_class || (cls == CharClass::letter && word_script != kLatinScript)))
+        flush(i, false);
+      if (!in_word) {
+        start = i;
+        in_word = true;
+        word_class = cls;
+        word_script = kAscii.table[byte].script;
+      }
+      i = end_of_ascii_run(line, i + 1, cls);
       continue;
     }
-    std::size_t len = 1;
-    Classified c{CharClass::punct, -1};
-    if (byte < 0x80) {
-      c = kAscii.table[byte];
-    } else {
-      len = utf8::sequence_length(line, i);
-      if (len == 0) len = 1;
-      c = len == 1 ? classify_non_ascii(byte) : classify_non_ascii(utf8::decode_at(line, i));
-    }
+    std::size_t len = utf8::sequence_length(line, i);
+    if (len == 0) len = 1;
+    const Classified c = classify_non_ascii(len == 1 ? byte : utf8::decode_at(line, i));
     if (c.cls == CharClass::space) {
       flush(i, true);
-      space_before = true;
-      i += len;
-      continue;
-    }
-    bool boundary = false;
-    if (whitespace_only) {
-      boundary = false;
-    } else if (c.cls == CharClass::mark) {
-      boundary = !in_word;  // a mark at a word start begins a word of its own
-    } else if (in_word) {
-      if (c.cls != word_class)
-        boundary = true;
-      else if (c.cls == CharClass::letter && c.script != word_script)
-        boundary = true;
-    }
-    if (!in_word) {
+    } else if (!in_word) {
+      // A mark at a word start begins a word of its own, which letters continue.
       start = i;
       in_word = true;
       word_class = c.cls == CharClass::mark ? CharClass::letter : c.cls;
       word_script = c.script;
-    } else if (boundary) {
+    } else if (c.cls != CharClass::mark &&
+               (c.cls != word_class || (c.cls == CharClass::letter && c.script != word_script))) {
       flush(i, false);
-      space_before = false;
       start = i;
       in_word = true;
       word_class = c.cls;
       word_script = c.script;
-    } else if (c.cls != CharClass::mark && word_class != c.cls) {
-      word_class = c.cls;  // whitespace mode: classes do not matter
     }
     i += len;
   }
-  flush(line.size(), true);
+  flush(n, true);
 }
 
 }  // namespace tokenlab::detail
