@@ -17,25 +17,12 @@
 
 namespace tokenlab {
 
-using detail::load_u32;
-using detail::load_u64;
+using detail::same_bytes;
 
 namespace {
 
 constexpr std::uint64_t kTagShift = 32;
 
-// a[0, n) == b[0, n) for the short words of a corpus without a call to memcmp:
-// two overlapping loads cover up to 16 bytes.
-bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
-  if (n >= 8) {
-    if (n > 16) return std::memcmp(a, b, n) == 0;
-    return load_u64(a) == load_u64(b) && load_u64(a + n - 8) == load_u64(b + n - 8);
-  }
-  if (n >= 4) return load_u32(a) == load_u32(b) && load_u32(a + n - 4) == load_u32(b + n - 4);
-  for (std::size_t i = 0; i < n; ++i)
-    if (a[i] != b[i]) return false;
-  return true;
-}
 std::size_t home_slot(std::uint64_t slot_value, std::size_t mask) noexcept {
   return (static_cast<std::size_t>(slot_value >> kTagShift) * 0x9E3779B1u) & mask;
 }

@@ -151,22 +151,11 @@ class BlockTable {
     }
   }
 
-  // Whether slot holds word (tags and lengths already equal).
+  // Whether slot holds word (tags and lengths already equal). Both sides read
+  // the same offsets, so the slot's bytes past the word are never compared.
   bool holds(const Slot& slot, std::string_view word) const noexcept {
-    const std::size_t n = word.size();
-    const char* p = word.data();
-    if (n > kInline) return std::memcmp(arena_.data() + offset_of(slot), p, n) == 0;
-    // Two overlapping loads cover the word; the slot's bytes past it are never
-    // read, since both sides read the same offsets.
-    if (n >= 8)
-      return load_u64(slot.bytes) == load_u64(p) &&
-             load_u64(slot.bytes + n - 8) == load_u64(p + n - 8);
-    if (n >= 4)
-      return load_u32(slot.bytes) == load_u32(p) &&
-             load_u32(slot.bytes + n - 4) == load_u32(p + n - 4);
-    // With the lengths equal, the first, middle and last bytes are all of them.
-    return n == 0 || (slot.bytes[0] == p[0] && slot.bytes[n >> 1] == p[n >> 1] &&
-                      slot.bytes[n - 1] == p[n - 1]);
+    const char* stored = word.size() > kInline ? arena_.data() + offset_of(slot) : slot.bytes;
+    return same_bytes(stored, word.data(), word.size());
   }
 
   static std::uint64_t offset_of(const Slot& slot) noexcept { return load_u64(slot.bytes); }

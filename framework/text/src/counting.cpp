@@ -136,7 +136,7 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
         count_block(item.second, normalizer, pre_tokenizer, options, table, result);
         // Converted here, in parallel: the merge, which holds a lock, only adds.
         if (options.on_block_counts) {
-          for (const auto& word : result.counted.words) result.counts.add(word.word, word.count);
+          result.counts.add_hashed(result.counted.words);
           result.counted = {};
         }
       } catch (...) {

@@ -108,55 +108,6 @@ void collapse_ascii(std::string_view in, bool lowercase, std::string& out) {
   }
 }
 
-// Whether collapsing white space would leave text as it is: its only white space
-// is single U+0020 between other characters. Most corpus lines are like that, and
-// checking is far cheaper than rebuilding the line word by word. A multi-byte
-// character is decoded only when its lead byte can begin White_Space (U+0085,
-// U+00A0, U+1680, U+2000..U+205F, U+3000).
-bool collapsed_already(std::string_view text) noexcept {
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
-  const std::size_t n = text.size();
-  if (n == 0) return true;
-  if (text.front() == ' ' || text.back() == ' ') return false;
-  bool after_space = false;
-  std::size_t i = 0;
-  while (i < n) {
-    if (i + 8 <= n) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, text.data() + i, 8);
-      // No byte below 0x20 (it would borrow into its high bit) and none at 0x80 or
-      // above: eight printable ASCII bytes, of which only spaces matter.
-      if ((((word - kSpaces) | word) & kHigh) == 0) {
-        const std::uint64_t t = word ^ kSpaces;
-        const std::uint64_t spaces = ~(((t & kLow7) + kLow7) | t | kLow7);  // 0x80 per space
-        if ((spaces & (spaces << 8)) != 0) return false;                    // two adjacent spaces
-        if (after_space && (spaces & 0x80) != 0) return false;
-        after_space = (spaces >> 63) != 0;
-        i += 8;
-        continue;
-      }
-    }
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte == ' ') {
-      if (after_space) return false;
-      after_space = true;
-      ++i;
-      continue;
-    }
-    after_space = false;
-    if (byte < 0x80) {
-      if (is_ascii_space(static_cast<char>(byte))) return false;
-    } else if (byte == 0xC2 || (byte >= 0xE1 && byte <= 0xE3)) {
-      const std::size_t len = utf8::sequence_length(text, i);
-      if (len != 0 && u_isUWhiteSpace(static_cast<UChar32>(utf8::decode_at(text, i)))) return false;
-    }
-    ++i;
-  }
-  return true;
-}
-
 // For each BMP code point, two bits. allowed: not white space, and quick-check
 // value Yes in the form (every character, for none). marked: a nonzero combining
 // class. A line whose characters are all allowed and whose marks come in
@@ -195,6 +146,90 @@ const std::uint64_t* inert_characters(NormalizationForm form) {
       break;
   }
   return nullptr;
+}
+
+// Whether text's only white space is single U+0020 between other characters and
+// each of its characters has its bit in table (InertCharacters), with marks in
+// canonical order. Past the BMP, a character passes only when beyond_bmp (no
+// such character is white space); malformed UTF-8 never does. Most corpus
+// lines pass, and checking is far cheaper than rebuilding them: eight bytes at a
+// time through ASCII, one table lookup a character past it.
+bool single_spaced_and_inert(std::string_view text, const std::uint64_t* table,
+                             bool beyond_bmp) noexcept {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+  const std::size_t n = text.size();
+  if (n == 0) return true;
+  if (text.front() == ' ' || text.back() == ' ') return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  bool after_space = false;
+  std::uint8_t last_combining_class = 0;
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, p + i, 8);
+      // No byte below 0x20 (it would borrow into its high bit) and none at 0x80 or
+      // above: eight printable ASCII bytes, of which only spaces matter.
+      if ((((word - kSpaces) | word) & kHigh) == 0) {
+        const std::uint64_t t = word ^ kSpaces;
+        const std::uint64_t spaces = ~(((t & kLow7) + kLow7) | t | kLow7);  // 0x80 per space
+        if ((spaces & (spaces << 8)) != 0) return false;                    // two adjacent spaces
+        if (after_space && (spaces & 0x80) != 0) return false;
+        after_space = (spaces >> 63) != 0;
+        last_combining_class = 0;
+        i += 8;
+        continue;
+      }
+    }
+    const unsigned char byte = p[i];
+    if (byte < 0x80) {
+      last_combining_class = 0;
+      if (byte == ' ') {
+        if (after_space) return false;
+        after_space = true;
+      } else {
+        if (is_ascii_space(static_cast<char>(byte))) return false;
+        after_space = false;
+      }
+      ++i;
+      continue;
+    }
+    after_space = false;
+    char32_t cp = 0;
+    if (byte >= 0xC2 && byte < 0xE0 && i + 1 < n && (p[i + 1] & 0xC0) == 0x80) {
+      cp = (static_cast<char32_t>(byte & 0x1F) << 6) | (p[i + 1] & 0x3F);
+      i += 2;
+    } else if (byte >= 0xE0 && byte < 0xF0 && i + 2 < n && (p[i + 1] & 0xC0) == 0x80 &&
+               (p[i + 2] & 0xC0) == 0x80) {
+      cp = (static_cast<char32_t>(byte & 0x0F) << 12) |
+           (static_cast<char32_t>(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
+      if (cp < 0x800) return false;  // overlong
+      i += 3;
+    } else {
+      const std::size_t len = utf8::sequence_length(text, i);
+      if (!beyond_bmp || len != 4) return false;
+      last_combining_class = 0;
+      i += 4;
+      continue;
+    }
+    if ((table[cp >> 6] >> (cp & 63) & 1) == 0) return false;  // surrogates are never set
+    if ((table[0x10000 / 64 + (cp >> 6)] >> (cp & 63) & 1) != 0) {
+      // A mark: marks in a row must not descend in combining class.
+      const auto combining_class = u_getCombiningClass(static_cast<UChar32>(cp));
+      if (combining_class < last_combining_class) return false;
+      last_combining_class = combining_class;
+      continue;
+    }
+    last_combining_class = 0;
+  }
+  return true;
+}
+
+// Whether collapsing white space would leave text as it is.
+bool collapsed_already(std::string_view text) noexcept {
+  return single_spaced_and_inert(text, inert_characters(NormalizationForm::none), true);
 }
 
 // Length of the white space character at in[i], or 0 if it is not white space.
@@ -366,87 +401,24 @@ Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
     throw Error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
 }
 
-// collapsed_already() extended to characters past ASCII, each looked up in inert_.
-bool Normalizer::unchanged(std::string_view text) const noexcept {
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
-  if (inert_ == nullptr) return false;
-  const std::size_t n = text.size();
-  if (n == 0) return true;
-  if (text.front() == ' ' || text.back() == ' ') return false;
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  bool after_space = false;
-  std::uint8_t last_combining_class = 0;
-  std::size_t i = 0;
-  while (i < n) {
-    if (i + 8 <= n) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, p + i, 8);
-      if ((((word - kSpaces) | word) & kHigh) == 0) {  // eight printable ASCII bytes
-        const std::uint64_t t = word ^ kSpaces;
-        const std::uint64_t spaces = ~(((t & kLow7) + kLow7) | t | kLow7);  // 0x80 per space
-        if ((spaces & (spaces << 8)) != 0) return false;                    // two adjacent spaces
-        if (after_space && (spaces & 0x80) != 0) return false;
-        after_space = (spaces >> 63) != 0;
-        last_combining_class = 0;
-        i += 8;
-        continue;
-      }
-    }
-    const unsigned char byte = p[i];
-    if (byte < 0x80) {
-      last_combining_class = 0;
-      if (byte == ' ') {
-        if (after_space) return false;
-        after_space = true;
-      } else {
-        if (is_ascii_space(static_cast<char>(byte))) return false;
-        after_space = false;
-      }
-      ++i;
-      continue;
-    }
-    after_space = false;
-    // Two- and three-byte sequences reach all of the BMP; anything else (and
-    // anything malformed) is left to the full path.
-    char32_t cp = 0;
-    if (byte >= 0xC2 && byte < 0xE0 && i + 1 < n && (p[i + 1] & 0xC0) == 0x80) {
-      cp = (static_cast<char32_t>(byte & 0x1F) << 6) | (p[i + 1] & 0x3F);
-      i += 2;
-    } else if (byte >= 0xE0 && byte < 0xF0 && i + 2 < n && (p[i + 1] & 0xC0) == 0x80 &&
-               (p[i + 2] & 0xC0) == 0x80) {
-      cp = (static_cast<char32_t>(byte & 0x0F) << 12) |
-           (static_cast<char32_t>(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
-      if (cp < 0x800) return false;  // overlong
-      i += 3;
-    } else {
-      return false;
-    }
-    if ((inert_[cp >> 6] >> (cp & 63) & 1) == 0) return false;  // surrogates are never set
-    if ((inert_[0x10000 / 64 + (cp >> 6)] >> (cp & 63) & 1) != 0) {
-      // A mark: marks in a row must not descend in combining class.
-      const auto combining_class = u_getCombiningClass(static_cast<UChar32>(cp));
-      if (combining_class < last_combining_class) return false;
-      last_combining_class = combining_class;
-      continue;
-    }
-    last_combining_class = 0;
-  }
-  return true;
+bool Normalizer::unchanged(std::string_view line) const noexcept {
+  return inert_ != nullptr && single_spaced_and_inert(line, inert_, false);
 }
 
 std::string_view Normalizer::normalize_view(std::string_view line, std::string& buffer) const {
   if (unchanged(line)) return line;
-  normalize(line, buffer);
+  normalize_full(line, buffer);
   return buffer;
 }
 
 void Normalizer::normalize(std::string_view line, std::string& out) const {
-  if (unchanged(line)) {
+  if (unchanged(line))
     out.assign(line);
-    return;
-  }
+  else
+    normalize_full(line, out);
+}
+
+void Normalizer::normalize_full(std::string_view line, std::string& out) const {
   if (options_.form == NormalizationForm::bert) {
     normalize_bert(line, out);
     return;

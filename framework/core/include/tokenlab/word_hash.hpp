@@ -1,6 +1,6 @@
 // File: word_hash.hpp
-// The hash that counting tables place words by, inline: counting hashes every
-// word of the corpus, and a call per word cost more than the hash itself.
+// The hash that counting tables place words by, and their word compare, inline: counting hashes
+// every word of the corpus, and a call per word cost more than the hash itself.
 //
 // Words are short (most under 16 bytes), so it reads them in at most two
 // overlapping loads and one 64x64-bit multiply; std::hash (MurmurHash2) took a
@@ -33,6 +33,18 @@ __extension__ typedef unsigned __int128 uint128;  // GCC and Clang; __extension_
 inline std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
   const uint128 product = static_cast<uint128>(a) * b;
   return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+// a[0, n) == b[0, n) for the short words of a corpus without a call to memcmp:
+// two overlapping loads cover up to 16 bytes, and below 4 the first, middle and
+// last bytes are all of them.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  if (n >= 8) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    return load_u64(a) == load_u64(b) && load_u64(a + n - 8) == load_u64(b + n - 8);
+  }
+  if (n >= 4) return load_u32(a) == load_u32(b) && load_u32(a + n - 4) == load_u32(b + n - 4);
+  return n == 0 || (a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1]);
 }
 
 }  // namespace detail

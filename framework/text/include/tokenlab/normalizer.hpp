@@ -70,6 +70,8 @@ class TOKENLAB_API Normalizer {
   [[nodiscard]] std::string_view normalize_view(std::string_view line, std::string& buffer) const;
 
  private:
+  // normalize() for a line that unchanged() did not pass.
+  void normalize_full(std::string_view line, std::string& out) const;
   void normalize_bert(std::string_view line, std::string& out) const;
   // Whether normalizing would leave line as it is, found in one pass for the
   // forms with an inert-character table; false when it would not or to ask ICU.
