@@ -55,9 +55,11 @@ void count_block(const CorpusBlock& block, const Normalizer& normalizer,
     }
     const std::string_view text = normalizer.normalize_view(line, normalized);
     if (inlined) {
+      const char* text_end = text.data() + text.size();
       detail::split_simple(
           text, whitespace_only, [&](std::string_view word, bool space_before, bool space_after) {
-            table.add_soon(word, (prefix && space_before) || (suffix && space_after));
+            table.add_soon(word, (prefix && space_before) || (suffix && space_after),
+                           static_cast<std::size_t>(text_end - word.data()));
           });
       table.flush();  // the words view text, which the next line replaces
     } else {
