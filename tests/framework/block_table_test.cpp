@@ -52,10 +52,9 @@ TEST_CASE("a word is one entry whether read with room after it or at the end of 
         table.add_soon(at_end, marked, at_end.size());
         table.add(at_end, marked);  // the path of the other pre-tokenizers
         table.flush();
-        const std::string shown =
-            !marked ? at_end
-                    : (marker_after ? at_end + tokenlab::kBoundaryMarker
-                                    : tokenlab::kBoundaryMarker + at_end);
+        const std::string shown = !marked ? at_end
+                                          : (marker_after ? at_end + tokenlab::kBoundaryMarker
+                                                          : tokenlab::kBoundaryMarker + at_end);
         expected.push_back({shown, 3});
       }
     }
@@ -82,8 +81,8 @@ TEST_CASE("a table reused after take forgets the last block's words, also in reu
   table.add_soon(std::string_view(text).substr(0, 4), false, text.size());
   table.flush();
   CHECK(taken(table) == std::vector<Counted>{{"word", 2},
-                                              {tokenlab::kBoundaryMarker + std::string("word"), 1},
-                                              {"word1234567890123456", 1},
-                                              {"wor", 1}});
+                                             {tokenlab::kBoundaryMarker + std::string("word"), 1},
+                                             {"word1234567890123456", 1},
+                                             {"wor", 1}});
   CHECK(taken(table).empty());
 }

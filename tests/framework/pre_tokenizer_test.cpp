@@ -4,8 +4,13 @@
 #include <string>
 #include <vector>
 
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
+#include <unicode/utf8.h>
+
 #include "tokenlab/error.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
+#include "tokenlab/random.hpp"
 
 using tokenlab::MarkerStyle;
 using tokenlab::PreTokenizer;
@@ -27,6 +32,91 @@ std::string joined(const Words& words) {
   return out;
 }
 
+// The unicode pre-tokenizer's rules, one code point at a time and straight from
+// ICU, for checking the splitter, which takes ASCII 64 bytes at a time.
+enum class Kind { space, letter, digit, punct, mark };
+struct Class {
+  Kind kind;
+  int script;
+};
+
+Class reference_class(UChar32 c) {
+  if (u_isUWhiteSpace(c)) return {Kind::space, -1};
+  switch (u_charType(c)) {
+    case U_NON_SPACING_MARK:
+    case U_ENCLOSING_MARK:
+    case U_COMBINING_SPACING_MARK:
+    case U_FORMAT_CHAR:
+      return {Kind::mark, -1};
+    case U_DECIMAL_DIGIT_NUMBER:
+      return {Kind::digit, -1};
+    case U_UPPERCASE_LETTER:
+    case U_LOWERCASE_LETTER:
+    case U_TITLECASE_LETTER:
+    case U_MODIFIER_LETTER:
+    case U_OTHER_LETTER:
+    case U_LETTER_NUMBER:
+    case U_OTHER_NUMBER: {
+      UErrorCode status = U_ZERO_ERROR;
+      const UScriptCode script = uscript_getScript(c, &status);
+      if (script == USCRIPT_COMMON || script == USCRIPT_INHERITED) return {Kind::mark, -1};
+      if (script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA ||
+          script == USCRIPT_KATAKANA_OR_HIRAGANA)
+        return {Kind::letter, USCRIPT_HAN};
+      return {Kind::letter, script};
+    }
+    default:
+      return {Kind::punct, -1};
+  }
+}
+
+// A word continues while characters keep its class (and a letter its script);
+// marks continue any word and start a letter word of their own; white space
+// ends words. Markers go where white space or the line's edge is.
+Words reference_split(const std::string& line, MarkerStyle marker) {
+  struct Piece {
+    std::size_t begin, end;
+    bool space_before, space_after;
+  };
+  std::vector<Piece> pieces;
+  bool in_word = false;
+  bool space_before = true;
+  Class word{Kind::space, -1};
+  std::size_t start = 0;
+  const auto end_word = [&](std::size_t at, bool space_after) {
+    if (in_word) pieces.push_back({start, at, space_before, space_after});
+    in_word = false;
+    space_before = space_after;
+  };
+  const auto length = static_cast<std::int32_t>(line.size());
+  for (std::int32_t i = 0; i < length;) {
+    const auto at = static_cast<std::size_t>(i);
+    UChar32 c = 0;
+    U8_NEXT(line.data(), i, length, c);
+    const Class cls = reference_class(c);
+    if (cls.kind == Kind::space) {
+      end_word(at, true);
+      continue;
+    }
+    if (in_word && cls.kind != Kind::mark &&
+        (cls.kind != word.kind || (cls.kind == Kind::letter && cls.script != word.script)))
+      end_word(at, false);
+    if (!in_word) {
+      in_word = true;
+      start = at;
+      word = cls.kind == Kind::mark ? Class{Kind::letter, cls.script} : cls;
+    }
+  }
+  end_word(line.size(), true);
+  Words words;
+  for (const Piece& p : pieces) {
+    std::string w = line.substr(p.begin, p.end - p.begin);
+    if (marker == MarkerStyle::prefix && p.space_before) w = M + w;
+    if (marker == MarkerStyle::suffix && p.space_after) w += M;
+    words.push_back(w);
+  }
+  return words;
+}
 }  // namespace
 
 TEST_CASE("the whitespace pre-tokenizer splits at spaces only", "[pre_tokenizer]") {
@@ -72,6 +162,72 @@ TEST_CASE("the unicode pre-tokenizer splits at spaces, punctuation, scripts and 
   SECTION("a zero width joiner keeps an emoji family together") {
     const std::string family = "\U0001F468\u200D\U0001F469\u200D\U0001F467";
     CHECK(p.split("a " + family) == Words{M + "a", M + family});
+  }
+}
+
+TEST_CASE("the unicode pre-tokenizer agrees with the per-character rules on mixed text",
+          "[pre_tokenizer]") {
+  // Pieces from every class, ASCII and not, in random lines of up to 300 bytes,
+  // so that runs of every kind cross the splitter's 64-byte chunks and lines end
+  // inside them.
+  const std::vector<std::string> pieces = {"a",
+                                           "Zq",
+                                           "hello",
+                                           "abcdefghijklmnopqrstuvwxyz",
+                                           "7",
+                                           "2024",
+                                           "0123456789012",
+                                           ".",
+                                           ",",
+                                           "...",
+                                           "(",
+                                           "-",
+                                           "@",
+                                           "\x7f",
+                                           "\x01",
+                                           " ",
+                                           "  ",
+                                           "\t",
+                                           "\r",
+                                           "\v",
+                                           "\f",
+                                           "\u00e9",
+                                           "\u00c0",
+                                           "\u03b1\u03b2",
+                                           "\u0430\u0431",
+                                           "\u0301",
+                                           "\u200d",
+                                           "\u0928\u092e",
+                                           "\u094d",
+                                           "\u0967\u0968",
+                                           "\u65e5\u672c",
+                                           "\u306e",
+                                           "\u30c6",
+                                           "\u30fc",
+                                           "\u00a0",
+                                           "\u3000",
+                                           "\u2028",
+                                           "\u2581",
+                                           "\u2014",
+                                           "\u00b2",
+                                           "\u2160",
+                                           "\U0001F600",
+                                           "\U00020000",
+                                           "\uff10"};
+  std::uint64_t state = 2026;
+  for (int round = 0; round < 3000; ++round) {
+    std::string line;
+    const auto target = tokenlab::next_random(state) % 300;
+    while (line.size() < target) {
+      const auto pick = tokenlab::next_random(state) % (pieces.size() + 20);
+      // Mostly ASCII letters and spaces, as in real text.
+      line += pick < pieces.size() ? pieces[pick] : (pick % 3 == 0 ? " " : "word");
+    }
+    for (const MarkerStyle marker : {MarkerStyle::prefix, MarkerStyle::suffix, MarkerStyle::none}) {
+      const PreTokenizer p({.kind = PreTokenizerKind::unicode, .marker = marker});
+      INFO("line '" << line << "'");
+      REQUIRE(p.split(line) == reference_split(line, marker));
+    }
   }
 }
 

@@ -153,7 +153,6 @@ class BlockTable {
     Key key;
   };
 
-
   // Bit 0 carries the flag, so equal tags mean equal flags, and bit 1 keeps a
   // tag from being 0.
   static std::uint32_t tag_of(std::uint64_t hash, bool marked) noexcept {

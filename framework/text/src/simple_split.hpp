@@ -11,6 +11,10 @@
 #include <cstring>
 #include <string_view>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab::detail {
@@ -50,36 +54,70 @@ inline Classified classify(char32_t cp) {
   return cp < 0x80 ? kAscii.table[cp] : classify_non_ascii(cp);
 }
 
-inline constexpr std::uint64_t kAllHigh = 0x8080808080808080ULL;
+// The classes of up to 64 ASCII bytes, one bit per byte (bit k: byte k), for
+// finding the words among them without a branch per byte. Punctuation is what
+// is none of the three.
+struct AsciiChunk {
+  std::uint64_t letters = 0;
+  std::uint64_t digits = 0;
+  std::uint64_t spaces = 0;
+  unsigned length = 0;  // bytes classified: up to the first non-ASCII one, at most 64
+};
 
-// 0x80 in each byte of the eight at p that is an ASCII letter, 0 in the others.
-// Setting bit 5 maps A-Z onto a-z and nothing else into a-z; with the high bits
-// cleared, adding 0x1f (0x05) to a byte sets its high bit exactly when it is at
-// least 'a' (past 'z'), and no sum carries into the next byte.
-inline std::uint64_t ascii_letters(const char* p) noexcept {
-  std::uint64_t x = 0;
-  std::memcpy(&x, p, 8);
-  const std::uint64_t folded = (x | 0x2020202020202020ULL) & 0x7f7f7f7f7f7f7f7fULL;
-  const std::uint64_t at_least_a = folded + 0x1f1f1f1f1f1f1f1fULL;
-  const std::uint64_t past_z = folded + 0x0505050505050505ULL;
-  return at_least_a & ~past_z & ~x & kAllHigh;
-}
-
-// The end of the run of ASCII characters of class cls that starts at i.
-inline std::size_t end_of_ascii_run(std::string_view line, std::size_t i, CharClass cls) noexcept {
-  const std::size_t n = line.size();
-  if (cls == CharClass::letter) {
-    // Most of a corpus is letters: find the run's end eight bytes at a time.
-    for (; i + 8 <= n; i += 8) {
-      const std::uint64_t letters = ascii_letters(line.data() + i);
-      if (letters != kAllHigh)
-        return i + static_cast<std::size_t>(__builtin_ctzll(~letters & kAllHigh)) / 8;
-    }
+// Classifies the bytes from p on, of which available are readable.
+inline AsciiChunk classify_ascii_chunk(const char* p, std::size_t available) noexcept {
+  char padded[64];
+  if (available < 64) {  // the end of a line: classify a zero-padded copy
+    std::memset(padded, 0, sizeof padded);
+    std::memcpy(padded, p, available);
+    p = padded;
   }
-  while (i < n && static_cast<unsigned char>(line[i]) < 0x80 &&
-         kAscii.table[static_cast<unsigned char>(line[i])].cls == cls)
-    ++i;
-  return i;
+  AsciiChunk chunk;
+  std::uint64_t non_ascii = 0;
+#if defined(__SSE2__)
+  // Unsigned range checks as signed compares: x in [lo, lo + width) exactly
+  // when x + (128 - lo), as a signed byte, is below -128 + width.
+  const auto in_range = [](__m128i x, int lo, int width) {
+    return _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(static_cast<char>(128 - lo))),
+                          _mm_set1_epi8(static_cast<char>(-128 + width)));
+  };
+  const auto bits = [](__m128i m) {
+    return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(m)));
+  };
+  for (unsigned k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const unsigned shift = 16 * k;
+    non_ascii |= bits(v) << shift;
+    // Setting bit 5 maps A-Z onto a-z and no other ASCII byte into it.
+    chunk.letters |= bits(in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 26)) << shift;
+    chunk.digits |= bits(in_range(v, '0', 10)) << shift;
+    chunk.spaces |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), in_range(v, '\t', 5)))
+                    << shift;
+  }
+#else
+  for (unsigned k = 0; k < 64; ++k) {
+    const auto byte = static_cast<unsigned char>(p[k]);
+    const std::uint64_t bit = std::uint64_t{1} << k;
+    if (byte >= 0x80) {
+      non_ascii |= bit;
+      continue;
+    }
+    const CharClass cls = kAscii.table[byte].cls;
+    if (cls == CharClass::letter) chunk.letters |= bit;
+    if (cls == CharClass::digit) chunk.digits |= bit;
+    if (cls == CharClass::space) chunk.spaces |= bit;
+  }
+#endif
+  const std::size_t length =
+      non_ascii == 0 ? 64 : static_cast<std::size_t>(__builtin_ctzll(non_ascii));
+  chunk.length = static_cast<unsigned>(length < available ? length : available);
+  if (chunk.length < 64) {
+    const std::uint64_t kept = (std::uint64_t{1} << chunk.length) - 1;
+    chunk.letters &= kept;
+    chunk.digits &= kept;
+    chunk.spaces &= kept;
+  }
+  return chunk;
 }
 
 // The whitespace pre-tokenizer: words are the runs between White_Space.
@@ -138,25 +176,55 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
   for (std::size_t i = 0; i < n;) {
     const auto byte = static_cast<unsigned char>(line[i]);
     if (byte < 0x80) {
-      // ASCII, most of most corpora: a space ends the word; anything else
-      // continues it if it is of the word's class (a letter only in a Latin
-      // word), or else starts a word, and takes the rest of its run along.
-      const CharClass cls = kAscii.table[byte].cls;
-      if (cls == CharClass::space) {
-        flush(i, true);
-        ++i;
-        continue;
+      // ASCII, most of most corpora, up to 64 bytes at once. A byte continues
+      // the word before it if both are letters (of a Latin word), digits or
+      // punctuation; a word ends where the next byte does not continue it.
+      const AsciiChunk chunk = classify_ascii_chunk(line.data() + i, n - i);
+      const std::uint64_t punct = ~(chunk.letters | chunk.digits | chunk.spaces);
+      const bool latin_word =
+          in_word && word_class == CharClass::letter && word_script == kLatinScript;
+      const std::uint64_t continues =
+          (chunk.letters & ((chunk.letters << 1) | std::uint64_t{latin_word})) |
+          (chunk.digits &
+           ((chunk.digits << 1) | std::uint64_t{in_word && word_class == CharClass::digit})) |
+          (punct & ((punct << 1) | std::uint64_t{in_word && word_class == CharClass::punct}));
+      const std::uint64_t kept =
+          chunk.length == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << chunk.length) - 1;
+      const std::uint64_t ends = ~continues & kept;  // where the word so far ends
+      std::uint64_t starts = ends & ~chunk.spaces;
+      // Bit k: white space (or the line's start) just before byte k.
+      const std::uint64_t space_before_bits = (chunk.spaces << 1) | std::uint64_t{!in_word};
+      if (in_word) {
+        if (ends == 0) {  // the whole chunk continues the word
+          i += chunk.length;
+          continue;
+        }
+        const auto end = static_cast<unsigned>(__builtin_ctzll(ends));
+        on_word(line.substr(start, i + end - start), space_before,
+                ((chunk.spaces >> end) & 1) != 0);
+        in_word = false;
       }
-      if (in_word &&
-          (cls != word_class || (cls == CharClass::letter && word_script != kLatinScript)))
-        flush(i, false);
-      if (!in_word) {
-        start = i;
-        in_word = true;
-        word_class = cls;
-        word_script = kAscii.table[byte].script;
+      while (starts != 0) {
+        const auto first = static_cast<unsigned>(__builtin_ctzll(starts));
+        starts &= starts - 1;
+        // (2 << 63) is 0 in unsigned arithmetic: no end after the last byte.
+        const std::uint64_t later = ends & ~((std::uint64_t{2} << first) - 1);
+        const bool spaced = ((space_before_bits >> first) & 1) != 0;
+        if (later == 0) {  // the word runs past the chunk
+          in_word = true;
+          start = i + first;
+          space_before = spaced;
+          word_class = ((chunk.letters >> first) & 1) != 0  ? CharClass::letter
+                       : ((chunk.digits >> first) & 1) != 0 ? CharClass::digit
+                                                            : CharClass::punct;
+          word_script = word_class == CharClass::letter ? kLatinScript : -1;
+          break;
+        }
+        const auto end = static_cast<unsigned>(__builtin_ctzll(later));
+        on_word(line.substr(i + first, end - first), spaced, ((chunk.spaces >> end) & 1) != 0);
       }
-      i = end_of_ascii_run(line, i + 1, cls);
+      if (!in_word) space_before = true;  // the chunk ended in white space
+      i += chunk.length;
       continue;
     }
     std::size_t len = utf8::sequence_length(line, i);
