@@ -30,9 +30,11 @@ ReadResult read_all(std::vector<std::string> files, CorpusOptions options = {}) 
   ReadResult result;
   CorpusBlock block;
   while (reader.next_block(block)) {
-    for (auto& line : block.lines) result.lines.push_back(line);
-    CorpusBlock meta = block;
-    meta.lines.clear();
+    for (auto& line : block.lines) result.lines.emplace_back(line);
+    CorpusBlock meta;
+    meta.file = block.file;
+    meta.first_line = block.first_line;
+    meta.bytes = block.bytes;
     meta.lines.resize(block.lines.size());
     result.blocks.push_back(std::move(meta));
   }
@@ -45,7 +47,7 @@ std::vector<std::string> read_range(const CorpusRange& range, CorpusOptions opti
   std::vector<std::string> lines;
   CorpusBlock block;
   while (reader.next_block(block))
-    for (auto& line : block.lines) lines.push_back(line);
+    for (auto& line : block.lines) lines.emplace_back(line);
   return lines;
 }
 

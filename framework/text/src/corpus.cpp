@@ -45,6 +45,9 @@ struct CorpusReader::Impl {
   std::string current_name;
   std::uint64_t line_number = 0;
   std::string pending;  // bytes after the last newline of the previous read
+  // The current block's lines as (offset in its text, length), made views when
+  // the block is complete: the text may move while it grows.
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::vector<char> buffer = std::vector<char>(std::size_t{1} << 20);
   bool file_done = true;
   std::uint64_t bytes = 0;
@@ -106,37 +109,45 @@ struct CorpusReader::Impl {
         offset = range_begin - 1;
         skipping_partial_line = true;
       }
-      if (ends_with(name, ".gz")) stream->push(io::gzip_decompressor());
-      if (ends_with(name, ".xz")) stream->push(io::lzma_decompressor());
-      stream->push(*file_stream);
-      in = stream.get();
+      if (ends_with(name, ".gz") || ends_with(name, ".xz")) {
+        if (ends_with(name, ".gz")) stream->push(io::gzip_decompressor());
+        if (ends_with(name, ".xz")) stream->push(io::lzma_decompressor());
+        stream->push(*file_stream);
+        in = stream.get();
+      } else {
+        in = file_stream.get();  // read straight into the buffer, without a filter's copy
+      }
     }
     pending_start = offset;
     file_done = false;
   }
 
-  // Validates one line; returns false if it must be skipped. May rewrite it.
-  bool check_line(std::string& line) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  // Validates one line (its CR already dropped) and appends what it becomes to
+  // the block's text: itself, its repair, or nothing if it is skipped.
+  void append_checked(std::string_view line, CorpusBlock& block) {
     auto bad = utf8::find_invalid(line);
     const auto nul = line.find('\0');
-    if (!bad && nul == std::string::npos) return true;
+    if (!bad && nul == std::string_view::npos) {
+      block.text.insert(block.text.end(), line.begin(), line.end());
+      return;
+    }
     switch (options.invalid_utf8) {
       case InvalidUtf8Policy::error:
-        if (nul != std::string::npos && (!bad || nul < *bad))
+        if (nul != std::string_view::npos && (!bad || nul < *bad))
           throw Error(where() + ": NUL byte at byte offset " + std::to_string(nul) +
                       " (binary file?); use --invalid-utf8=replace|skip to continue");
         throw Error(where() + ": invalid UTF-8 at byte offset " + std::to_string(*bad) +
                     "; use --invalid-utf8=replace|skip to continue");
-      case InvalidUtf8Policy::replace:
-        line = utf8::replace_invalid(line);
-        for (auto& c : line)
+      case InvalidUtf8Policy::replace: {
+        std::string repaired = utf8::replace_invalid(line);
+        for (auto& c : repaired)
           if (c == '\0') c = ' ';
-        return true;
+        block.text.insert(block.text.end(), repaired.begin(), repaired.end());
+        return;
+      }
       case InvalidUtf8Policy::skip:
-        return false;
+        return;  // an empty line stands for it, which keeps the numbering
     }
-    return false;
   }
 
   // Reads one chunk from the current file; appends whole lines to block.
@@ -163,36 +174,49 @@ struct CorpusReader::Impl {
       const auto* newline = static_cast<const char*>(std::memchr(data + start, '\n', got - start));
       if (newline == nullptr) break;
       const auto end = static_cast<std::size_t>(newline - data);
-      pending.append(data + start, end - start);
       if (pending_start >= range_end) {  // the next range's first line
         pending.clear();
         offset += got;
         file_done = true;
         return;
       }
-      add_line(block);
+      if (pending.empty()) {  // the whole line is in the buffer: no copy to make first
+        add_line(block, std::string_view(data + start, end - start));
+      } else {
+        pending.append(data + start, end - start);
+        add_line(block, pending);
+        pending.clear();
+      }
       start = end + 1;
       pending_start = offset + start;
     }
     pending.append(data + start, got - start);
     offset += got;
     if (got == 0 || in->eof()) {
-      if (!pending.empty() && pending_start < range_end) add_line(block);
+      if (!pending.empty() && pending_start < range_end) add_line(block, pending);
       pending.clear();
       file_done = true;
     }
   }
 
-  void add_line(CorpusBlock& block) {
+  void add_line(CorpusBlock& block, std::string_view line) {
     ++line_number;
     ++lines;
-    if (block.lines.empty()) block.first_line = line_number;
-    std::string line;
-    line.swap(pending);
-    if (!check_line(line)) line.clear();  // keep numbering: an empty line stands for it
-    if (!line.empty()) ++non_empty_lines;
-    block.bytes += line.size() + 1;
-    block.lines.push_back(std::move(line));
+    if (spans.empty()) block.first_line = line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::size_t begin = block.text.size();
+    append_checked(line, block);
+    const std::size_t size = block.text.size() - begin;
+    if (size > 0) ++non_empty_lines;
+    block.bytes += size + 1;
+    spans.emplace_back(begin, size);
+  }
+
+  // The block's lines as views, now that its text no longer grows.
+  void finish_block(CorpusBlock& block) {
+    block.lines.resize(spans.size());
+    for (std::size_t k = 0; k < spans.size(); ++k)
+      block.lines[k] = std::string_view(block.text.data() + spans[k].first, spans[k].second);
   }
 };
 
@@ -235,10 +259,16 @@ CorpusReader::~CorpusReader() = default;
 bool CorpusReader::next_block(CorpusBlock& block) {
   block.clear();
   Impl& d = *impl_;
+  d.spans.clear();
   if (d.finished) return false;
+  if (block.text.capacity() < d.options.block_bytes)
+    block.text.reserve(d.options.block_bytes + 4096);
   for (;;) {
     if (d.file_done) {
-      if (!block.lines.empty()) return true;  // a block never spans two files
+      if (!d.spans.empty()) {  // a block never spans two files
+        d.finish_block(block);
+        return true;
+      }
       if (d.file_index > 0 || d.in != nullptr) ++d.file_index;
       if (d.file_index >= d.files.size()) {
         d.finished = true;
@@ -253,7 +283,10 @@ bool CorpusReader::next_block(CorpusBlock& block) {
     }
     block.file = d.current_name;
     while (!d.file_done && block.bytes < d.options.block_bytes) d.read_chunk(block);
-    if (!block.lines.empty() && (block.bytes >= d.options.block_bytes || d.file_done)) return true;
+    if (!d.spans.empty() && (block.bytes >= d.options.block_bytes || d.file_done)) {
+      d.finish_block(block);
+      return true;
+    }
   }
 }
 
