@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <unicode/locid.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
@@ -167,6 +171,23 @@ bool single_spaced_and_inert(std::string_view text, const std::uint64_t* table,
   std::uint8_t last_combining_class = 0;
   std::size_t i = 0;
   while (i < n) {
+#if defined(__SSE2__)
+    // Sixteen printable ASCII bytes at a time where they are: no byte below 0x20
+    // and none at 0x80 or above (negative as signed bytes).
+    if (i + 16 <= n) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      if (_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))) == 0) {
+        const auto spaces =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+        if ((spaces & (spaces << 1)) != 0) return false;  // two adjacent spaces
+        if (after_space && (spaces & 1) != 0) return false;
+        after_space = (spaces >> 15) != 0;
+        last_combining_class = 0;
+        i += 16;
+        continue;
+      }
+    }
+#endif
     if (i + 8 <= n) {
       std::uint64_t word = 0;
       std::memcpy(&word, p + i, 8);
@@ -244,18 +265,28 @@ std::size_t space_length(std::string_view in, std::size_t i) {
 void collapse_unicode(std::string_view in, std::string& out) {
   out.clear();
   out.reserve(in.size());
-  std::size_t i = 0;
   const std::size_t n = in.size();
+  std::size_t i = 0;
   while (i < n) {
-    for (std::size_t len; i < n && (len = space_length(in, i)) > 0;) i += len;
-    if (i == n) break;
+    // A run of non-space characters; its ASCII bytes, most of them, without a
+    // call each.
     const std::size_t start = i;
-    while (i < n && space_length(in, i) == 0) {
+    while (i < n) {
+      const auto byte = static_cast<unsigned char>(in[i]);
+      if (byte < 0x80) {
+        if (is_ascii_space(static_cast<char>(byte))) break;
+        ++i;
+        continue;
+      }
+      if (space_length(in, i) > 0) break;
       const std::size_t len = utf8::sequence_length(in, i);
       i += len == 0 ? 1 : len;
     }
-    if (!out.empty()) out += ' ';
-    out.append(in.data() + start, i - start);
+    if (i > start) {
+      if (!out.empty()) out += ' ';
+      out.append(in.data() + start, i - start);
+    }
+    for (std::size_t len; i < n && (len = space_length(in, i)) > 0;) i += len;
   }
 }
 
