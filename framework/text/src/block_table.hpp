@@ -3,13 +3,19 @@
 // count, in first-occurrence order, built for the one operation that dominates
 // counting, looking up a word that is already there.
 //
-// A WordCounts lookup reads a slot and then the entry it points to, two
-// dependent cache misses once the table outgrows the cache. Here a slot is one
-// aligned 32-byte record holding the hash tag, the length, the count and, for a
-// word of up to 16 bytes (nearly all of them), the word itself: a lookup reads
-// one slot. Longer words live in an arena and cost a second read. A short word
-// is read as two 64-bit loads masked to its length, and hashed and compared as
-// those two numbers, with no branch on its length.
+// The slots hold only a 32-bit hash tag and an entry's index, 8 bytes each, so
+// that a block's slots (64 Ki for the 30 Ki distinct words of a MiB of
+// English) stay in the core's cache; a lookup whose tag matches then reads the
+// entry. An entry is one aligned 32-byte record: the tag, the length, the count
+// and, for a word of up to 16 bytes (nearly all of them), the word itself.
+// Longer words live in an arena and cost a third read. The entries lie in
+// first-occurrence order, so the frequent words' entries sit together near the
+// start and in the cache, and taking a block's counts reads them in a row. (An
+// earlier layout kept the whole record in the slot: one read a lookup, but a
+// table twice the cache, and taking the counts jumped around it; this one
+// counts 100 MB of English about 6% faster on one thread, 10% on two.) A short
+// word is read as two 64-bit loads masked to its length, and hashed and
+// compared as those two numbers, with no branch on its length.
 //
 // A word is stored without its boundary marker and a flag says whether it has
 // one; the marker is written once per distinct word, when the block's counts are
@@ -18,6 +24,7 @@
 // neighbouring words overlap. One worker keeps one table for all its blocks.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -93,34 +100,29 @@ class BlockTable {
     head_ = 0;
   }
 
-  [[nodiscard]] std::size_t size() const noexcept { return order_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 
   /// Moves the counts into out, replacing what it held, and empties the table,
   /// which keeps its capacity for the next block. Call flush() first.
   void take(CountedBlock& out) {
     constexpr std::string_view marker = kBoundaryMarker;
     std::size_t total = 0;
-    for (const std::uint32_t i : order_)
-      total += slots_[i].length + (marked(slots_[i]) ? marker.size() : 0);
+    for (const Entry& entry : entries_) total += entry.length + (marked(entry) ? marker.size() : 0);
     out.bytes.resize(total);
-    out.words.resize(order_.size());
+    out.words.resize(entries_.size());
     char* at = out.bytes.data();
-    for (std::size_t k = 0; k < order_.size(); ++k) {
-      const Slot& slot = slots_[order_[k]];
-      const std::string_view word = word_of(slot);
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      const Entry& entry = entries_[k];
+      const std::string_view word = word_of(entry);
       char* begin = at;
-      if (marked(slot) && !marker_after_) at = copy(at, marker);
+      if (marked(entry) && !marker_after_) at = copy(at, marker);
       at = copy(at, word);
-      if (marked(slot) && marker_after_) at = copy(at, marker);
+      if (marked(entry) && marker_after_) at = copy(at, marker);
       const std::string_view full(begin, static_cast<std::size_t>(at - begin));
-      out.words[k] = {full, slot.count, WordCounts::hash(full)};
+      out.words[k] = {full, entry.count, WordCounts::hash(full)};
     }
-    if (order_.size() * 8 < slots_.size()) {
-      for (const std::uint32_t i : order_) slots_[i].tag = 0;
-    } else {
-      std::fill(slots_.begin(), slots_.end(), Slot{});
-    }
-    order_.clear();
+    std::fill(slots_.begin(), slots_.end(), 0);
+    entries_.clear();
     arena_.clear();
   }
 
@@ -133,8 +135,8 @@ class BlockTable {
   // zero past its end, so that hashing and comparing it take no branch on its
   // length: those branches, mispredicted on the short words of a corpus, were
   // where a lookup spent its time. Longer words are hashed by word_hash.
-  struct alignas(32) Slot {
-    std::uint32_t tag = 0;  // 0: empty; bit 0: marked; bit 1: always set
+  struct alignas(32) Entry {
+    std::uint32_t tag = 0;  // bit 0: marked; bit 1: always set
     std::uint32_t length = 0;
     std::uint64_t count = 0;
     // length <= kInline: the word, zero past its end; else its arena offset.
@@ -158,7 +160,7 @@ class BlockTable {
   static std::uint32_t tag_of(std::uint64_t hash, bool marked) noexcept {
     return (static_cast<std::uint32_t>(hash >> 32) & ~3u) | 2u | static_cast<std::uint32_t>(marked);
   }
-  static bool marked(const Slot& slot) noexcept { return (slot.tag & 1u) != 0; }
+  static bool marked(const Entry& entry) noexcept { return (entry.tag & 1u) != 0; }
 
   static std::uint64_t short_hash(std::uint64_t low, std::uint64_t high, std::size_t n,
                                   bool marked) noexcept {
@@ -197,87 +199,77 @@ class BlockTable {
 
   [[gnu::always_inline]] void add_keyed(std::string_view word, const Key& key) {
     const std::size_t mask = slots_.size() - 1;
-    if (word.size() <= kInline) {
-      const std::uint64_t shape = key.tag | (static_cast<std::uint64_t>(word.size()) << 32);
-      for (std::size_t i = key.hash & mask;; i = (i + 1) & mask) {
-        Slot& slot = slots_[i];
-        const std::uint64_t differs =
-            (load_u64(slot.bytes) ^ key.low) | (load_u64(slot.bytes + 8) ^ key.high) |
-            ((slot.tag | (static_cast<std::uint64_t>(slot.length) << 32)) ^ shape);
-        if (differs == 0) {
-          ++slot.count;
-          return;
-        }
-        if (slot.tag == 0) {
-          insert(slot, i, word, key);
-          return;
-        }
-      }
-    }
+    const bool is_short = word.size() <= kInline;
     for (std::size_t i = key.hash & mask;; i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
-      if (slot.tag == 0) {
-        insert(slot, i, word, key);
+      const std::uint64_t slot = slots_[i];
+      if (slot == 0) {
+        insert(i, word, key);
         return;
       }
-      if (slot.tag == key.tag && slot.length == word.size() &&
-          std::memcmp(arena_.data() + offset_of(slot), word.data(), word.size()) == 0) {
-        ++slot.count;
+      if (static_cast<std::uint32_t>(slot >> 32) != key.tag) continue;
+      Entry& entry = entries_[static_cast<std::uint32_t>(slot) - 1];
+      if (is_short) {
+        const std::uint64_t differs = (load_u64(entry.bytes) ^ key.low) |
+                                      (load_u64(entry.bytes + 8) ^ key.high) |
+                                      (entry.length ^ word.size());
+        if (differs == 0) {
+          ++entry.count;
+          return;
+        }
+      } else if (entry.length == word.size() &&
+                 std::memcmp(arena_.data() + offset_of(entry), word.data(), word.size()) == 0) {
+        ++entry.count;
         return;
       }
     }
   }
 
-  static std::uint64_t offset_of(const Slot& slot) noexcept { return load_u64(slot.bytes); }
+  static std::uint64_t offset_of(const Entry& entry) noexcept { return load_u64(entry.bytes); }
 
-  std::string_view word_of(const Slot& slot) const noexcept {
-    if (slot.length <= kInline) return {slot.bytes, slot.length};
-    return {arena_.data() + offset_of(slot), slot.length};
+  std::string_view word_of(const Entry& entry) const noexcept {
+    if (entry.length <= kInline) return {entry.bytes, entry.length};
+    return {arena_.data() + offset_of(entry), entry.length};
   }
 
-  std::uint64_t hash_of(const Slot& slot) const noexcept {
-    if (slot.length > kInline) return word_hash(word_of(slot), marked(slot));
-    return short_hash(load_u64(slot.bytes), load_u64(slot.bytes + 8), slot.length, marked(slot));
+  std::uint64_t hash_of(const Entry& entry) const noexcept {
+    if (entry.length > kInline) return word_hash(word_of(entry), marked(entry));
+    return short_hash(load_u64(entry.bytes), load_u64(entry.bytes + 8), entry.length,
+                      marked(entry));
   }
 
   // Out of line: a new word is the rare case, and inlining it into every
   // lookup made the loops around them slower.
-  [[gnu::noinline]] void insert(Slot& slot, std::size_t index, std::string_view word,
-                                const Key& key) {
-    slot.tag = key.tag;
-    slot.length = static_cast<std::uint32_t>(word.size());
-    slot.count = 1;
+  [[gnu::noinline]] void insert(std::size_t index, std::string_view word, const Key& key) {
+    Entry& entry = entries_.emplace_back();
+    entry.tag = key.tag;
+    entry.length = static_cast<std::uint32_t>(word.size());
+    entry.count = 1;
     if (word.size() <= kInline) {
-      std::memcpy(slot.bytes, &key.low, 8);
-      std::memcpy(slot.bytes + 8, &key.high, 8);
+      std::memcpy(entry.bytes, &key.low, 8);
+      std::memcpy(entry.bytes + 8, &key.high, 8);
     } else {
       const std::uint64_t offset = arena_.size();
       arena_.append(word);
-      std::memcpy(slot.bytes, &offset, 8);
-      std::memset(slot.bytes + 8, 0, 8);
+      std::memcpy(entry.bytes, &offset, 8);
     }
-    order_.push_back(static_cast<std::uint32_t>(index));
-    if (order_.size() * 2 > slots_.size()) grow();  // load factor <= 1/2
+    slots_[index] = (static_cast<std::uint64_t>(key.tag) << 32) | entries_.size();
+    if (entries_.size() * 2 > slots_.size()) grow();  // load factor <= 1/2
   }
 
-  // Doubles the table; the order list is rebuilt in order, so it stays the
-  // first-occurrence order.
+  // Doubles the slots and places the entries again.
   void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
+    slots_.assign(slots_.size() * 2, 0);
     const std::size_t mask = slots_.size() - 1;
-    for (std::uint32_t& at : order_) {
-      const Slot& moving = old[at];
-      std::size_t i = hash_of(moving) & mask;
-      while (slots_[i].tag != 0) i = (i + 1) & mask;
-      slots_[i] = moving;
-      at = static_cast<std::uint32_t>(i);
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      std::size_t i = hash_of(entries_[k]) & mask;
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = (static_cast<std::uint64_t>(entries_[k].tag) << 32) | (k + 1);
     }
   }
 
   bool marker_after_ = false;
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> order_;  // slot of each distinct word, in first-occurrence order
+  std::vector<std::uint64_t> slots_;  // (tag << 32) | (entry index + 1); 0: empty
+  std::vector<Entry> entries_;        // the distinct words, in first-occurrence order
   std::string arena_;                 // the words longer than kInline
   Pending queue_[kAhead];             // add_soon()'s lookups, a ring from head_
   std::size_t head_ = 0;
