@@ -11,6 +11,7 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/random.hpp"
+#include "tokenlab/utf8.hpp"
 
 using tokenlab::MarkerStyle;
 using tokenlab::PreTokenizer;
@@ -229,6 +230,29 @@ TEST_CASE("the unicode pre-tokenizer agrees with the per-character rules on mixe
       REQUIRE(p.split(line) == reference_split(line, marker));
     }
   }
+}
+
+TEST_CASE("the unicode pre-tokenizer classifies every BMP character as ICU does",
+          "[pre_tokenizer]") {
+  // The splitter looks BMP characters up in a table made from ICU; each one is
+  // tried between Latin letters, after a space before a digit, and between
+  // Devanagari letters, where its class and its script both decide the words.
+  const PreTokenizer p({.kind = PreTokenizerKind::unicode, .marker = MarkerStyle::prefix});
+  std::size_t checked = 0;
+  for (UChar32 c = 0x80; c < 0x10000; ++c) {
+    if (c >= 0xD800 && c < 0xE000) continue;  // surrogates are not characters
+    std::string ch;
+    tokenlab::utf8::append(ch, static_cast<char32_t>(c));
+    const std::string line = "x" + ch + "y " + ch + "7 \u0915" + ch + "\u0916";
+    INFO("U+" << std::hex << c);
+    const Words got = p.split(line);
+    if (got != reference_split(line, MarkerStyle::prefix)) {
+      CHECK(got == reference_split(line, MarkerStyle::prefix));
+      break;  // one failure says it; 60,000 would bury it
+    }
+    ++checked;
+  }
+  CHECK(checked == 0x10000 - 0x80 - 0x800);
 }
 
 TEST_CASE("the icu-words pre-tokenizer uses UAX #29 word breaks and drops spaces",

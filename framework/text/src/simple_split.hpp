@@ -29,7 +29,8 @@ struct Classified {
 
 inline constexpr int kLatinScript = 25;  // USCRIPT_LATIN, without ICU's header here
 
-// The class of a code point at or above U+0080 (pre_tokenizer.cpp, through ICU).
+// The class of a code point at or above U+0080 (pre_tokenizer.cpp, from ICU;
+// for the BMP, from a table made from ICU the first time it is needed).
 Classified classify_non_ascii(char32_t cp);
 
 // Classes of the 128 ASCII characters, computed once: the hot loop's common case.
@@ -52,6 +53,40 @@ inline constexpr AsciiClasses kAscii;
 
 inline Classified classify(char32_t cp) {
   return cp < 0x80 ? kAscii.table[cp] : classify_non_ascii(cp);
+}
+
+struct Decoded {
+  char32_t code_point;
+  std::size_t length;
+};
+
+// The character at line[i], whose byte is not ASCII: the code point of a
+// well-formed sequence and its length, or else the byte itself, alone, as
+// utf8::sequence_length and decode_at would give. Inline, without their calls:
+// a Hindi or Japanese line decodes every character.
+inline Decoded decode_non_ascii(std::string_view line, std::size_t i) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(line.data());
+  const std::size_t n = line.size();
+  const char32_t b0 = p[i];
+  const auto continuation = [&](std::size_t k) { return i + k < n && (p[i + k] & 0xC0) == 0x80; };
+  if (b0 >= 0xC2 && b0 < 0xE0) {
+    if (continuation(1)) return {((b0 & 0x1F) << 6) | (p[i + 1] & 0x3Fu), 2};
+  } else if (b0 >= 0xE0 && b0 < 0xF0) {
+    if (continuation(1) && continuation(2)) {
+      const char32_t b1 = p[i + 1];
+      if (!(b0 == 0xE0 && b1 < 0xA0) && !(b0 == 0xED && b1 >= 0xA0))  // overlong, surrogate
+        return {((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (p[i + 2] & 0x3Fu), 3};
+    }
+  } else if (b0 >= 0xF0 && b0 < 0xF5) {
+    if (continuation(1) && continuation(2) && continuation(3)) {
+      const char32_t b1 = p[i + 1];
+      if (!(b0 == 0xF0 && b1 < 0x90) && !(b0 == 0xF4 && b1 >= 0x90))  // overlong, past U+10FFFF
+        return {((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((p[i + 2] & 0x3Fu) << 6) |
+                    (p[i + 3] & 0x3Fu),
+                4};
+    }
+  }
+  return {b0, 1};
 }
 
 // The classes of up to 64 ASCII bytes, one bit per byte (bit k: byte k), for
@@ -133,10 +168,9 @@ void split_at_spaces(std::string_view line, OnWord&& on_word) {
     if (byte < 0x80) {
       space = kAscii.table[byte].cls == CharClass::space;
     } else {
-      len = utf8::sequence_length(line, i);
-      if (len == 0) len = 1;
-      space =
-          classify_non_ascii(len == 1 ? byte : utf8::decode_at(line, i)).cls == CharClass::space;
+      const Decoded d = decode_non_ascii(line, i);
+      len = d.length;
+      space = classify_non_ascii(d.code_point).cls == CharClass::space;
     }
     if (space) {
       if (in_word) on_word(line.substr(start, i - start), true, true);
@@ -227,9 +261,9 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
       i += chunk.length;
       continue;
     }
-    std::size_t len = utf8::sequence_length(line, i);
-    if (len == 0) len = 1;
-    const Classified c = classify_non_ascii(len == 1 ? byte : utf8::decode_at(line, i));
+    const Decoded d = decode_non_ascii(line, i);
+    const std::size_t len = d.length;
+    const Classified c = classify_non_ascii(d.code_point);
     if (c.cls == CharClass::space) {
       flush(i, true);
     } else if (!in_word) {
