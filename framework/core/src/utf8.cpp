@@ -2,7 +2,11 @@
 
 namespace tokenlab::utf8 {
 
-std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept {
+namespace {
+
+// sequence_length's body, for calls inside this file: the exported function
+// can be interposed, so the compiler may not inline it into find_invalid.
+inline std::size_t length_at(std::string_view s, std::size_t pos) noexcept {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
   const std::size_t n = s.size();
   const unsigned char b0 = byte(pos);
@@ -31,6 +35,12 @@ std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept {
   return 0;
 }
 
+}  // namespace
+
+std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept {
+  return length_at(s, pos);
+}
+
 std::optional<std::size_t> find_invalid(std::string_view s) noexcept {
   std::size_t i = 0;
   const std::size_t n = s.size();
@@ -43,7 +53,7 @@ std::optional<std::size_t> find_invalid(std::string_view s) noexcept {
       i += 8;
     }
     if (i >= n) break;
-    const std::size_t len = sequence_length(s, i);
+    const std::size_t len = length_at(s, i);
     if (len == 0) return i;
     i += len;
   }

@@ -156,17 +156,14 @@ Classified classify_with_icu(char32_t cp) {
   }
 }
 
-// classify_with_icu for every BMP character, made once (about 2 ms): three ICU
-// calls a character were most of the time Hindi and Japanese took to split.
-// Packed as the class in bits 0-2 and the script + 1 (0 for none) above;
-// kAskIcu for a script code too large for that, should ICU ever have one.
+// classify_with_icu for every BMP character, made once: three ICU calls a
+// character were most of the time Hindi and Japanese took to split.
 struct BmpClasses {
-  static constexpr std::uint16_t kAskIcu = 0xFFFF;
   std::vector<std::uint16_t> packed = std::vector<std::uint16_t>(0x10000, kAskIcu);
   BmpClasses() {
     for (char32_t cp = 0x80; cp < 0x10000; ++cp) {
       const Classified c = classify_with_icu(cp);
-      if (c.script + 1 >= (1 << 13) - 1) continue;
+      if (c.script + 1 >= (1 << 13) - 1) continue;  // too large to pack: ask ICU each time
       packed[cp] = static_cast<std::uint16_t>(static_cast<unsigned>(c.cls) |
                                               (static_cast<unsigned>(c.script + 1) << 3));
     }
@@ -175,12 +172,18 @@ struct BmpClasses {
 
 }  // namespace
 
-Classified classify_non_ascii(char32_t cp) {
-  if (cp >= 0x10000) return classify_with_icu(cp);
+const std::uint16_t* bmp_classes() {
   static const BmpClasses table;  // made on first use, thread-safe
-  const std::uint16_t v = table.packed[cp];
-  if (v == BmpClasses::kAskIcu) return classify_with_icu(cp);
-  return {static_cast<CharClass>(v & 7u), static_cast<int>(v >> 3) - 1};
+  return table.packed.data();
+}
+
+Classified classify_non_ascii(char32_t cp) {
+  if (cp < 0x10000) {
+    const std::uint16_t packed = bmp_classes()[cp];
+    if (packed != kAskIcu)
+      return {static_cast<CharClass>(packed & 7u), static_cast<int>(packed >> 3) - 1};
+  }
+  return classify_with_icu(cp);
 }
 
 }  // namespace detail

@@ -51,6 +51,23 @@ struct AsciiClasses {
 };
 inline constexpr AsciiClasses kAscii;
 
+// The classes of the BMP, as classify_non_ascii gives them, packed: the class
+// in bits 0-2 and the script + 1 (0 for none) above, or kAskIcu. Made from ICU
+// on the first call (pre_tokenizer.cpp), about 2 ms.
+const std::uint16_t* bmp_classes();
+inline constexpr std::uint16_t kAskIcu = 0xFFFF;
+
+// classify_non_ascii, inline for the BMP: the splitters' loop over a Hindi or
+// Japanese line classifies every character.
+inline Classified classify_non_ascii(const std::uint16_t* bmp, char32_t cp) {
+  if (cp < 0x10000) {
+    const std::uint16_t packed = bmp[cp];
+    if (packed != kAskIcu)
+      return {static_cast<CharClass>(packed & 7u), static_cast<int>(packed >> 3) - 1};
+  }
+  return classify_non_ascii(cp);
+}
+
 inline Classified classify(char32_t cp) {
   return cp < 0x80 ? kAscii.table[cp] : classify_non_ascii(cp);
 }
@@ -161,6 +178,7 @@ void split_at_spaces(std::string_view line, OnWord&& on_word) {
   const std::size_t n = line.size();
   std::size_t start = 0;
   bool in_word = false;
+  const std::uint16_t* bmp = nullptr;  // fetched at the first non-ASCII character
   for (std::size_t i = 0; i < n;) {
     const auto byte = static_cast<unsigned char>(line[i]);
     std::size_t len = 1;
@@ -170,7 +188,8 @@ void split_at_spaces(std::string_view line, OnWord&& on_word) {
     } else {
       const Decoded d = decode_non_ascii(line, i);
       len = d.length;
-      space = classify_non_ascii(d.code_point).cls == CharClass::space;
+      if (bmp == nullptr) bmp = bmp_classes();
+      space = classify_non_ascii(bmp, d.code_point).cls == CharClass::space;
     }
     if (space) {
       if (in_word) on_word(line.substr(start, i - start), true, true);
@@ -196,7 +215,8 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
     split_at_spaces(line, on_word);
     return;
   }
-  std::size_t start = 0;  // start of the current word
+  const std::uint16_t* bmp = nullptr;  // fetched at the first non-ASCII character
+  std::size_t start = 0;               // start of the current word
   bool in_word = false;
   bool space_before = true;  // the line start counts as a space
   CharClass word_class = CharClass::space;
@@ -263,7 +283,8 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
     }
     const Decoded d = decode_non_ascii(line, i);
     const std::size_t len = d.length;
-    const Classified c = classify_non_ascii(d.code_point);
+    if (bmp == nullptr) bmp = bmp_classes();
+    const Classified c = classify_non_ascii(bmp, d.code_point);
     if (c.cls == CharClass::space) {
       flush(i, true);
     } else if (!in_word) {
