@@ -90,19 +90,23 @@ TEST_CASE(
     "a line whose white space is already single spaces comes out as it went in, and any "
     "other is collapsed, wherever the spaces fall",
     "[normalizer]") {
-  // Lines are checked eight bytes at a time: put each arrangement at every offset
-  // from a word boundary, in ASCII lines and in lines with a non-ASCII letter.
+  // Lines are checked sixteen bytes at a time, then eight: put each arrangement
+  // at every offset across two 16-byte steps, in ASCII lines and in lines with a
+  // non-ASCII letter, and check both the copying and the viewing form.
   const Normalizer n({.form = NormalizationForm::none});
   const std::string middle =
       GENERATE(as<std::string>{}, " ", "  ", "\t", " \t", "\u00A0", " \u3000 ", "\u2028", "\u0085",
                "\u00E9 ", " \u00E9", "x", "\x01", "\u00C2\u00A9");
-  for (std::size_t before = 0; before < 10; ++before)
-    for (std::size_t after = 0; after < 10; ++after)
+  std::string buffer;
+  for (std::size_t before = 0; before < 36; ++before)
+    for (std::size_t after = 0; after < 36; after += 1 + after / 12)
       for (const std::string& edge : {std::string(), std::string(" "), std::string("\u00A0")}) {
         const std::string line =
             edge + std::string(before, 'a') + middle + std::string(after, 'b') + edge;
         INFO("line '" << line << "'");
-        CHECK(n.normalize(line) == collapse_reference(line));
+        const std::string expected = collapse_reference(line);
+        REQUIRE(n.normalize(line) == expected);
+        REQUIRE(n.normalize_view(line, buffer) == expected);
       }
 }
 

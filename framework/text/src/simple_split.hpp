@@ -53,7 +53,7 @@ inline constexpr AsciiClasses kAscii;
 
 // The classes of the BMP, as classify_non_ascii gives them, packed: the class
 // in bits 0-2 and the script + 1 (0 for none) above, or kAskIcu. Made from ICU
-// on the first call (pre_tokenizer.cpp), about 2 ms.
+// on the first call (pre_tokenizer.cpp), about 1 ms.
 const std::uint16_t* bmp_classes();
 inline constexpr std::uint16_t kAskIcu = 0xFFFF;
 
@@ -116,37 +116,12 @@ struct AsciiChunk {
   unsigned length = 0;  // bytes classified: up to the first non-ASCII one, at most 64
 };
 
-// Classifies the bytes from p on, of which available are readable.
-inline AsciiChunk classify_ascii_chunk(const char* p, std::size_t available) noexcept {
-  char padded[64];
-  if (available < 64) {  // the end of a line: classify a zero-padded copy
-    std::memset(padded, 0, sizeof padded);
-    std::memcpy(padded, p, available);
-    p = padded;
-  }
+// The chunk's masks from 64 readable bytes at p, and the mask of the bytes at
+// or above 0x80, one byte at a time: where SSE2 is missing, and the reference
+// the SSE2 form is tested against.
+inline AsciiChunk classify_64_bytes_scalar(const char* p, std::uint64_t& non_ascii) noexcept {
   AsciiChunk chunk;
-  std::uint64_t non_ascii = 0;
-#if defined(__SSE2__)
-  // Unsigned range checks as signed compares: x in [lo, lo + width) exactly
-  // when x + (128 - lo), as a signed byte, is below -128 + width.
-  const auto in_range = [](__m128i x, int lo, int width) {
-    return _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(static_cast<char>(128 - lo))),
-                          _mm_set1_epi8(static_cast<char>(-128 + width)));
-  };
-  const auto bits = [](__m128i m) {
-    return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(m)));
-  };
-  for (unsigned k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    const unsigned shift = 16 * k;
-    non_ascii |= bits(v) << shift;
-    // Setting bit 5 maps A-Z onto a-z and no other ASCII byte into it.
-    chunk.letters |= bits(in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 26)) << shift;
-    chunk.digits |= bits(in_range(v, '0', 10)) << shift;
-    chunk.spaces |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), in_range(v, '\t', 5)))
-                    << shift;
-  }
-#else
+  non_ascii = 0;
   for (unsigned k = 0; k < 64; ++k) {
     const auto byte = static_cast<unsigned char>(p[k]);
     const std::uint64_t bit = std::uint64_t{1} << k;
@@ -159,7 +134,50 @@ inline AsciiChunk classify_ascii_chunk(const char* p, std::size_t available) noe
     if (cls == CharClass::digit) chunk.digits |= bit;
     if (cls == CharClass::space) chunk.spaces |= bit;
   }
+  return chunk;
+}
+
+// classify_64_bytes_scalar, sixteen bytes to an instruction where SSE2 is there.
+inline AsciiChunk classify_64_bytes(const char* p, std::uint64_t& non_ascii) noexcept {
+#if defined(__SSE2__)
+  // Unsigned range checks as signed compares: x in [lo, lo + width) exactly
+  // when x + (128 - lo), as a signed byte, is below -128 + width.
+  const auto in_range = [](__m128i x, int lo, int width) {
+    return _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8(static_cast<char>(128 - lo))),
+                          _mm_set1_epi8(static_cast<char>(-128 + width)));
+  };
+  const auto bits = [](__m128i m) {
+    return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(m)));
+  };
+  AsciiChunk chunk;
+  non_ascii = 0;
+  for (unsigned k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const unsigned shift = 16 * k;
+    non_ascii |= bits(v) << shift;
+    // Setting bit 5 maps A-Z onto a-z and no other ASCII byte into it. No byte
+    // at or above 0x80 falls in any of the three ranges.
+    chunk.letters |= bits(in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 26)) << shift;
+    chunk.digits |= bits(in_range(v, '0', 10)) << shift;
+    chunk.spaces |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), in_range(v, '\t', 5)))
+                    << shift;
+  }
+  return chunk;
+#else
+  return classify_64_bytes_scalar(p, non_ascii);
 #endif
+}
+
+// Classifies the bytes from p on, of which available are readable.
+inline AsciiChunk classify_ascii_chunk(const char* p, std::size_t available) noexcept {
+  char padded[64];
+  if (available < 64) {  // the end of a line: classify a zero-padded copy
+    std::memset(padded, 0, sizeof padded);
+    std::memcpy(padded, p, available);
+    p = padded;
+  }
+  std::uint64_t non_ascii = 0;
+  AsciiChunk chunk = classify_64_bytes(p, non_ascii);
   const std::size_t length =
       non_ascii == 0 ? 64 : static_cast<std::size_t>(__builtin_ctzll(non_ascii));
   chunk.length = static_cast<unsigned>(length < available ? length : available);
