@@ -129,3 +129,39 @@ def test_missing_files_are_file_errors(tmp_path):
         tokenlab.compare(corpus=ENGLISH, tokenizers={"x": tmp_path / "none.json"}, progress=False)
     with pytest.raises(tokenlab.FileError):
         tokenlab.compare(parallel=tmp_path / "nodir", progress=False)
+
+
+def without_timing(rows):
+    return [{k: v for k, v in row.items() if k not in TIMING} for row in rows]
+
+
+def test_compare_and_sweep_train_from_counts_made_elsewhere(tmp_path):
+    # As compare --counts: the trainers see the given counts, and every line of
+    # the corpus is evaluation text.
+    import tempfile
+    from pathlib import Path
+
+    counts = tokenlab.count(DATA / "corpus" / "pair.en.txt", progress=False)
+    counts.save(tmp_path / "en.tsv")
+    leftovers = set(Path(tempfile.gettempdir()).glob("tokenlab-counts-*"))
+    from_object = tokenlab.compare(corpus=ENGLISH, counts=counts, vocab_size=300,
+                                   algorithms=["bpe", "word"], report_dir=tmp_path / "r",
+                                   progress=False)
+    assert set(Path(tempfile.gettempdir()).glob("tokenlab-counts-*")) == leftovers
+    from_file = tokenlab.compare(corpus=ENGLISH, counts=tmp_path / "en.tsv", vocab_size=300,
+                                 algorithms=["bpe", "word"], progress=False)
+    assert [r["segmenter"] for r in from_file.rows] == ["bpe", "word"]
+    assert without_timing(from_object.rows) == without_timing(from_file.rows)
+    summary = (tmp_path / "r" / "compare.json").read_text(encoding="utf-8")
+    lines = sum(1 for line in open(ENGLISH, encoding="utf-8") if line.strip("\n"))
+    assert f'(training / held out)": "0 / {lines}"' in summary
+    assert "training from counts" in summary
+
+    swept = tokenlab.sweep(corpus=ENGLISH, counts=counts, vocab_sizes=[200, 300],
+                           algorithms=["word"], progress=False)
+    assert [(r["size"], r["segmenter"]) for r in swept.rows] == [(200, "word"), (300, "word")]
+
+    lower = tokenlab.count(DATA / "corpus" / "pair.en.txt", lowercase=True, progress=False)
+    with pytest.raises(tokenlab.InputError, match="counted with normalizer=nfc\\+lowercase"):
+        tokenlab.compare(corpus=ENGLISH, counts=lower, algorithms=["word"], progress=False)
+    assert set(Path(tempfile.gettempdir()).glob("tokenlab-counts-*")) == leftovers

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _tokenlab
@@ -302,6 +303,8 @@ def _experiment(
     tokenizers: Optional[Mapping[str, PathLike]],
     plugin_dirs: Sequence[PathLike],
     pipeline: tuple,
+    counts: Any = None,
+    temporary: Optional[list] = None,
 ) -> None:
     if isinstance(corpus, Mapping):
         for language, files in corpus.items():
@@ -334,7 +337,28 @@ def _experiment(
         for name, file in tokenizers.items():
             args.add("tokenizer", f"{name}={_text(file)}")
     args.add("plugin-dir", list(plugin_dirs))
+    if isinstance(counts, WordCounts):
+        # The CLI reads counts from files: hand it this table as one, removed
+        # after the run (the caller's finally).
+        handle, path = tempfile.mkstemp(prefix="tokenlab-counts-", suffix=".tsv")
+        os.close(handle)
+        if temporary is not None:
+            temporary.append(path)
+        counts.save(path)
+        counts = path
+    args.add("counts", counts)
     args.pipeline(*pipeline)
+
+
+def _removing(paths: list, run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    finally:
+        for path in paths:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
 
 
 def compare(
@@ -356,6 +380,7 @@ def compare(
     character_coverage: Optional[float] = None,
     report_dir: Optional[PathLike] = None,
     tokenizers: Optional[Mapping[str, PathLike]] = None,
+    counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,
@@ -371,18 +396,25 @@ def compare(
     several languages; ``parallel``: a directory of line-aligned ``LANG.txt``
     files (parity); neither: the bundled World English Bible. ``tokenizers``:
     ``{name: path}`` of real models' tokenizers evaluated on the same held-out
-    text. ``options``: ``{"bpe": {"units": "bytes"}}``. With ``report_dir`` the
-    CLI's report files are written there too. Returns a :class:`CompareResult`.
+    text. ``options``: ``{"bpe": {"units": "bytes"}}``. ``counts``: train from
+    word counts made elsewhere (a :class:`WordCounts`, or files from ``tokenlab
+    count``, merged if several; refused if made with other settings), as
+    ``compare --counts``: every line of ``corpus`` is then evaluation text. With
+    ``report_dir`` the CLI's report files are written there too. Returns a
+    :class:`CompareResult`.
     """
     args = _Args()
     args.add("vocab-size", vocab_size)
+    temporary: list = []
     _experiment(
         args, corpus, parallel, languages, per_language, reference, algorithms, held_out,
         d_model, context, jobs, options, seed, min_frequency, character_coverage, report_dir,
         tokenizers, plugin_dirs,
         (threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8),
+        counts, temporary,
     )  # fmt: skip
-    return _with_progress(progress, True, lambda cb: _tokenlab.compare(args.items, cb))
+    return _removing(temporary, lambda: _with_progress(
+        progress, True, lambda cb: _tokenlab.compare(args.items, cb)))
 
 
 def sweep(
@@ -404,6 +436,7 @@ def sweep(
     character_coverage: Optional[float] = None,
     report_dir: Optional[PathLike] = None,
     tokenizers: Optional[Mapping[str, PathLike]] = None,
+    counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,
@@ -421,10 +454,13 @@ def sweep(
     """
     args = _Args()
     args.joined("vocab-sizes", vocab_sizes)
+    temporary: list = []
     _experiment(
         args, corpus, parallel, languages, per_language, reference, algorithms, held_out,
         d_model, context, jobs, options, seed, min_frequency, character_coverage, report_dir,
         tokenizers, plugin_dirs,
         (threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8),
+        counts, temporary,
     )  # fmt: skip
-    return _with_progress(progress, True, lambda cb: _tokenlab.sweep(args.items, cb))
+    return _removing(temporary, lambda: _with_progress(
+        progress, True, lambda cb: _tokenlab.sweep(args.items, cb)))
