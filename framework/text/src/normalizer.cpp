@@ -169,6 +169,17 @@ bool single_spaced_and_inert(std::string_view text, const std::uint64_t* table,
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   bool after_space = false;
   std::uint8_t last_combining_class = 0;
+  // A step of printable ASCII bytes, its spaces flagged one bit a byte, stride
+  // bits apart from first_flag (the first byte's) to the bit at last_shift:
+  // single spaced in itself and after the step before it?
+  const auto single_spaced_step = [&](std::uint64_t spaces, unsigned stride,
+                                      std::uint64_t first_flag, unsigned last_shift) {
+    if ((spaces & (spaces << stride)) != 0) return false;  // two adjacent spaces
+    if (after_space && (spaces & first_flag) != 0) return false;
+    after_space = (spaces >> last_shift) != 0;
+    last_combining_class = 0;
+    return true;
+  };
   std::size_t i = 0;
   while (i < n) {
 #if defined(__SSE2__)
@@ -179,10 +190,7 @@ bool single_spaced_and_inert(std::string_view text, const std::uint64_t* table,
       if (_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))) == 0) {
         const auto spaces =
             static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
-        if ((spaces & (spaces << 1)) != 0) return false;  // two adjacent spaces
-        if (after_space && (spaces & 1) != 0) return false;
-        after_space = (spaces >> 15) != 0;
-        last_combining_class = 0;
+        if (!single_spaced_step(spaces, 1, 1, 15)) return false;
         i += 16;
         continue;
       }
@@ -196,10 +204,7 @@ bool single_spaced_and_inert(std::string_view text, const std::uint64_t* table,
       if ((((word - kSpaces) | word) & kHigh) == 0) {
         const std::uint64_t t = word ^ kSpaces;
         const std::uint64_t spaces = ~(((t & kLow7) + kLow7) | t | kLow7);  // 0x80 per space
-        if ((spaces & (spaces << 8)) != 0) return false;                    // two adjacent spaces
-        if (after_space && (spaces & 0x80) != 0) return false;
-        after_space = (spaces >> 63) != 0;
-        last_combining_class = 0;
+        if (!single_spaced_step(spaces, 8, 0x80, 63)) return false;
         i += 8;
         continue;
       }
