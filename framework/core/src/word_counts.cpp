@@ -104,11 +104,16 @@ void WordCounts::add_tagged(std::string_view word, std::uint32_t tag, std::uint6
   total_ = total;
 }
 
+void check_settings_can_add(const std::string& source, const std::string& settings,
+                            const std::string& before) {
+  if (settings.empty() || before.empty() || settings == before) return;
+  throw Error((source.empty() ? std::string("counts") : source) + ": counted with " + settings +
+              ", and the counts before it with " + before +
+              ": they cut words differently and cannot be added");
+}
+
 void WordCounts::merge(const WordCounts& other, const std::string& source) {
-  if (!other.settings_.empty() && !settings_.empty() && other.settings_ != settings_)
-    throw Error((source.empty() ? std::string("counts") : source) + ": counted with " +
-                other.settings_ + ", and the counts before it with " + settings_ +
-                ": they cut words differently and cannot be added");
+  check_settings_can_add(source, other.settings_, settings_);
   if (settings_.empty()) settings_ = other.settings_;
   try {
     HashedWord group[kGroup];

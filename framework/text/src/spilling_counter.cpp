@@ -229,9 +229,7 @@ void SpillingCounter::add_entry(std::string_view word, std::uint64_t count) {
 
 void SpillingCounter::set_settings(const std::string& settings, const std::string& source) {
   if (settings.empty()) return;
-  if (!impl_->settings.empty() && impl_->settings != settings)
-    throw Error(source + ": counted with " + settings + ", and the counts before it with " +
-                impl_->settings + ": they cut words differently and cannot be added");
+  check_settings_can_add(source, settings, impl_->settings);
   impl_->settings = settings;
 }
 

@@ -159,4 +159,10 @@ class TOKENLAB_API WordCounts {
   std::string settings_;
 };
 
+/// Throws Error, naming source ("counts" if empty) and both settings, if counts
+/// recorded with settings cannot be added to counts recorded with before: both
+/// are recorded (non-empty) and differ. For every place that adds counts up.
+TOKENLAB_API void check_settings_can_add(const std::string& source, const std::string& settings,
+                                         const std::string& before);
+
 }  // namespace tokenlab
