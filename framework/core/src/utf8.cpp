@@ -2,43 +2,8 @@
 
 namespace tokenlab::utf8 {
 
-namespace {
-
-// sequence_length's body, for calls inside this file: the exported function
-// can be interposed, so the compiler may not inline it into find_invalid.
-inline std::size_t length_at(std::string_view s, std::size_t pos) noexcept {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  const std::size_t n = s.size();
-  const unsigned char b0 = byte(pos);
-  if (b0 < 0x80) return 1;
-  if (b0 < 0xC2) return 0;  // continuation byte or overlong 2-byte lead
-  if (b0 < 0xE0) {
-    return (pos + 1 < n && (byte(pos + 1) & 0xC0) == 0x80) ? 2 : 0;
-  }
-  if (b0 < 0xF0) {
-    if (pos + 2 >= n) return 0;
-    const unsigned char b1 = byte(pos + 1);
-    if ((b1 & 0xC0) != 0x80 || (byte(pos + 2) & 0xC0) != 0x80) return 0;
-    if (b0 == 0xE0 && b1 < 0xA0) return 0;   // overlong
-    if (b0 == 0xED && b1 >= 0xA0) return 0;  // surrogate
-    return 3;
-  }
-  if (b0 < 0xF5) {
-    if (pos + 3 >= n) return 0;
-    const unsigned char b1 = byte(pos + 1);
-    if ((b1 & 0xC0) != 0x80 || (byte(pos + 2) & 0xC0) != 0x80 || (byte(pos + 3) & 0xC0) != 0x80)
-      return 0;
-    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
-    if (b0 == 0xF4 && b1 >= 0x90) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-}  // namespace
-
 std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept {
-  return length_at(s, pos);
+  return decode_sequence(s, pos).length;
 }
 
 std::optional<std::size_t> find_invalid(std::string_view s) noexcept {
@@ -53,7 +18,7 @@ std::optional<std::size_t> find_invalid(std::string_view s) noexcept {
       i += 8;
     }
     if (i >= n) break;
-    const std::size_t len = length_at(s, i);
+    const std::size_t len = decode_sequence(s, i).length;
     if (len == 0) return i;
     i += len;
   }

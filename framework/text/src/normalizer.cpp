@@ -223,24 +223,16 @@ bool single_spaced_and_inert(std::string_view text, const std::uint64_t* table,
       continue;
     }
     after_space = false;
-    char32_t cp = 0;
-    if (byte >= 0xC2 && byte < 0xE0 && i + 1 < n && (p[i + 1] & 0xC0) == 0x80) {
-      cp = (static_cast<char32_t>(byte & 0x1F) << 6) | (p[i + 1] & 0x3F);
-      i += 2;
-    } else if (byte >= 0xE0 && byte < 0xF0 && i + 2 < n && (p[i + 1] & 0xC0) == 0x80 &&
-               (p[i + 2] & 0xC0) == 0x80) {
-      cp = (static_cast<char32_t>(byte & 0x0F) << 12) |
-           (static_cast<char32_t>(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
-      if (cp < 0x800) return false;  // overlong
-      i += 3;
-    } else {
-      const std::size_t len = utf8::sequence_length(text, i);
-      if (!beyond_bmp || len != 4) return false;
+    const utf8::Sequence sequence = utf8::decode_sequence(text, i);
+    if (sequence.length == 0) return false;  // malformed
+    i += sequence.length;
+    const char32_t cp = sequence.code_point;
+    if (sequence.length == 4) {
+      if (!beyond_bmp) return false;
       last_combining_class = 0;
-      i += 4;
       continue;
     }
-    if ((table[cp >> 6] >> (cp & 63) & 1) == 0) return false;  // surrogates are never set
+    if ((table[cp >> 6] >> (cp & 63) & 1) == 0) return false;
     if ((table[0x10000 / 64 + (cp >> 6)] >> (cp & 63) & 1) != 0) {
       // A mark: marks in a row must not descend in combining class.
       const auto combining_class = u_getCombiningClass(static_cast<UChar32>(cp));
@@ -258,13 +250,18 @@ bool collapsed_already(std::string_view text) noexcept {
   return single_spaced_and_inert(text, inert_characters(NormalizationForm::none), true);
 }
 
-// Length of the white space character at in[i], or 0 if it is not white space.
-std::size_t space_length(std::string_view in, std::size_t i) {
+// The character at in[i]: its length (1 for a malformed byte) and whether it
+// is white space.
+struct CharAt {
+  std::size_t length;
+  bool space;
+};
+CharAt char_at(std::string_view in, std::size_t i) {
   const auto byte = static_cast<unsigned char>(in[i]);
-  if (byte < 0x80) return is_ascii_space(static_cast<char>(byte)) ? 1 : 0;
-  const std::size_t len = utf8::sequence_length(in, i);
-  if (len == 0) return 0;
-  return u_isUWhiteSpace(static_cast<UChar32>(utf8::decode_at(in, i))) ? len : 0;
+  if (byte < 0x80) return {1, is_ascii_space(static_cast<char>(byte))};
+  const utf8::Sequence sequence = utf8::decode_sequence(in, i);
+  if (sequence.length == 0) return {1, false};
+  return {sequence.length, u_isUWhiteSpace(static_cast<UChar32>(sequence.code_point)) != 0};
 }
 
 void collapse_unicode(std::string_view in, std::string& out) {
@@ -283,15 +280,15 @@ void collapse_unicode(std::string_view in, std::string& out) {
         ++i;
         continue;
       }
-      if (space_length(in, i) > 0) break;
-      const std::size_t len = utf8::sequence_length(in, i);
-      i += len == 0 ? 1 : len;
+      const CharAt c = char_at(in, i);
+      if (c.space) break;
+      i += c.length;
     }
     if (i > start) {
       if (!out.empty()) out += ' ';
       out.append(in.data() + start, i - start);
     }
-    for (std::size_t len; i < n && (len = space_length(in, i)) > 0;) i += len;
+    for (CharAt c{}; i < n && (c = char_at(in, i)).space;) i += c.length;
   }
 }
 

@@ -119,8 +119,6 @@ namespace detail {
 
 static_assert(kLatinScript == USCRIPT_LATIN);
 
-namespace {
-
 Classified classify_with_icu(char32_t cp) {
   const auto c = static_cast<UChar32>(cp);
   if (u_isUWhiteSpace(c)) return {CharClass::space, -1};
@@ -156,6 +154,8 @@ Classified classify_with_icu(char32_t cp) {
   }
 }
 
+namespace {
+
 // classify_with_icu for every BMP character, made once: three ICU calls a
 // character were most of the time Hindi and Japanese took to split.
 struct BmpClasses {
@@ -175,15 +175,6 @@ struct BmpClasses {
 const std::uint16_t* bmp_classes() {
   static const BmpClasses table;  // made on first use, thread-safe
   return table.packed.data();
-}
-
-Classified classify_non_ascii(char32_t cp) {
-  if (cp < 0x10000) {
-    const std::uint16_t packed = bmp_classes()[cp];
-    if (packed != kAskIcu)
-      return {static_cast<CharClass>(packed & 7u), static_cast<int>(packed >> 3) - 1};
-  }
-  return classify_with_icu(cp);
 }
 
 }  // namespace detail

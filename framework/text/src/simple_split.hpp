@@ -29,9 +29,8 @@ struct Classified {
 
 inline constexpr int kLatinScript = 25;  // USCRIPT_LATIN, without ICU's header here
 
-// The class of a code point at or above U+0080 (pre_tokenizer.cpp, from ICU;
-// for the BMP, from a table made from ICU the first time it is needed).
-Classified classify_non_ascii(char32_t cp);
+// The class of a code point at or above U+0080, asked of ICU (pre_tokenizer.cpp).
+Classified classify_with_icu(char32_t cp);
 
 // Classes of the 128 ASCII characters, computed once: the hot loop's common case.
 struct AsciiClasses {
@@ -51,59 +50,38 @@ struct AsciiClasses {
 };
 inline constexpr AsciiClasses kAscii;
 
-// The classes of the BMP, as classify_non_ascii gives them, packed: the class
+// The classes of the BMP, as classify_with_icu gives them, packed: the class
 // in bits 0-2 and the script + 1 (0 for none) above, or kAskIcu. Made from ICU
 // on the first call (pre_tokenizer.cpp), about 1 ms.
 const std::uint16_t* bmp_classes();
 inline constexpr std::uint16_t kAskIcu = 0xFFFF;
 
-// classify_non_ascii, inline for the BMP: the splitters' loop over a Hindi or
-// Japanese line classifies every character.
+// The class of a code point at or above U+0080: classify_with_icu's, from the
+// table for the BMP. Inline: the splitters' loop over a Hindi or Japanese line
+// classifies every character, and fetches bmp once a line.
 inline Classified classify_non_ascii(const std::uint16_t* bmp, char32_t cp) {
   if (cp < 0x10000) {
     const std::uint16_t packed = bmp[cp];
     if (packed != kAskIcu)
       return {static_cast<CharClass>(packed & 7u), static_cast<int>(packed >> 3) - 1};
   }
-  return classify_non_ascii(cp);
+  return classify_with_icu(cp);
+}
+
+inline Classified classify_non_ascii(char32_t cp) {
+  return classify_non_ascii(bmp_classes(), cp);
 }
 
 inline Classified classify(char32_t cp) {
   return cp < 0x80 ? kAscii.table[cp] : classify_non_ascii(cp);
 }
 
-struct Decoded {
-  char32_t code_point;
-  std::size_t length;
-};
-
-// The character at line[i], whose byte is not ASCII: the code point of a
-// well-formed sequence and its length, or else the byte itself, alone, as
-// utf8::sequence_length and decode_at would give. Inline, without their calls:
-// a Hindi or Japanese line decodes every character.
-inline Decoded decode_non_ascii(std::string_view line, std::size_t i) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(line.data());
-  const std::size_t n = line.size();
-  const char32_t b0 = p[i];
-  const auto continuation = [&](std::size_t k) { return i + k < n && (p[i + k] & 0xC0) == 0x80; };
-  if (b0 >= 0xC2 && b0 < 0xE0) {
-    if (continuation(1)) return {((b0 & 0x1F) << 6) | (p[i + 1] & 0x3Fu), 2};
-  } else if (b0 >= 0xE0 && b0 < 0xF0) {
-    if (continuation(1) && continuation(2)) {
-      const char32_t b1 = p[i + 1];
-      if (!(b0 == 0xE0 && b1 < 0xA0) && !(b0 == 0xED && b1 >= 0xA0))  // overlong, surrogate
-        return {((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (p[i + 2] & 0x3Fu), 3};
-    }
-  } else if (b0 >= 0xF0 && b0 < 0xF5) {
-    if (continuation(1) && continuation(2) && continuation(3)) {
-      const char32_t b1 = p[i + 1];
-      if (!(b0 == 0xF0 && b1 < 0x90) && !(b0 == 0xF4 && b1 >= 0x90))  // overlong, past U+10FFFF
-        return {((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((p[i + 2] & 0x3Fu) << 6) |
-                    (p[i + 3] & 0x3Fu),
-                4};
-    }
-  }
-  return {b0, 1};
+// The character at line[i]: a well-formed sequence's code point and length,
+// or else the byte itself, alone, as the splitters treat malformed bytes.
+inline utf8::Sequence decode_or_byte(std::string_view line, std::size_t i) noexcept {
+  const utf8::Sequence sequence = utf8::decode_sequence(line, i);
+  if (sequence.length != 0) return sequence;
+  return {static_cast<unsigned char>(line[i]), 1};
 }
 
 // The classes of up to 64 ASCII bytes, one bit per byte (bit k: byte k), for
@@ -204,7 +182,7 @@ void split_at_spaces(std::string_view line, OnWord&& on_word) {
     if (byte < 0x80) {
       space = kAscii.table[byte].cls == CharClass::space;
     } else {
-      const Decoded d = decode_non_ascii(line, i);
+      const utf8::Sequence d = decode_or_byte(line, i);
       len = d.length;
       if (bmp == nullptr) bmp = bmp_classes();
       space = classify_non_ascii(bmp, d.code_point).cls == CharClass::space;
@@ -299,7 +277,7 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
       i += chunk.length;
       continue;
     }
-    const Decoded d = decode_non_ascii(line, i);
+    const utf8::Sequence d = decode_or_byte(line, i);
     const std::size_t len = d.length;
     if (bmp == nullptr) bmp = bmp_classes();
     const Classified c = classify_non_ascii(bmp, d.code_point);

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <optional>
 #include <ostream>
-#include <queue>
 #include <vector>
 
 #include "tokenlab/error.hpp"

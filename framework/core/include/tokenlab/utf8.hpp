@@ -16,8 +16,49 @@
 
 namespace tokenlab::utf8 {
 
+/// A decoded sequence: its code point and its length in bytes, 0 when the bytes
+/// are not well-formed UTF-8.
+struct Sequence {
+  char32_t code_point;
+  std::size_t length;
+};
+
+/// The sequence starting at s[pos] (pos < s.size()): its code point and length,
+/// or length 0 (code point 0) if it is not well-formed (overlong, surrogate,
+/// past U+10FFFF, truncated, a stray continuation byte). Inline, for the loops
+/// that decode every character of a corpus; the one definition of well-formed
+/// UTF-8 in the project.
+inline Sequence decode_sequence(std::string_view s, std::size_t pos) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  const char32_t b0 = p[pos];
+  const auto continuation = [&](std::size_t k) {
+    return pos + k < n && (p[pos + k] & 0xC0) == 0x80;
+  };
+  if (b0 < 0x80) return {b0, 1};
+  if (b0 < 0xC2) return {0, 0};  // a continuation byte, or an overlong 2-byte lead
+  if (b0 < 0xE0) {
+    if (continuation(1)) return {((b0 & 0x1F) << 6) | (p[pos + 1] & 0x3Fu), 2};
+  } else if (b0 < 0xF0) {
+    if (continuation(1) && continuation(2)) {
+      const char32_t b1 = p[pos + 1];
+      if (!(b0 == 0xE0 && b1 < 0xA0) && !(b0 == 0xED && b1 >= 0xA0))  // overlong, surrogate
+        return {((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (p[pos + 2] & 0x3Fu), 3};
+    }
+  } else if (b0 < 0xF5) {
+    if (continuation(1) && continuation(2) && continuation(3)) {
+      const char32_t b1 = p[pos + 1];
+      if (!(b0 == 0xF0 && b1 < 0x90) && !(b0 == 0xF4 && b1 >= 0x90))  // overlong, past U+10FFFF
+        return {((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((p[pos + 2] & 0x3Fu) << 6) |
+                    (p[pos + 3] & 0x3Fu),
+                4};
+    }
+  }
+  return {0, 0};
+}
+
 /// Length in bytes of the well-formed sequence starting at s[pos], or 0 if the
-/// bytes there are not well-formed UTF-8 (overlong, surrogate, truncated...).
+/// bytes there are not well-formed UTF-8 (decode_sequence's length).
 TOKENLAB_API std::size_t sequence_length(std::string_view s, std::size_t pos) noexcept;
 
 /// Byte offset of the first ill-formed sequence, or nullopt if s is valid UTF-8.
