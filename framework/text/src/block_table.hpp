@@ -131,10 +131,6 @@ class BlockTable {
   static constexpr std::size_t kInline = 16;
   static constexpr std::size_t kAhead = 8;  // lookups in flight; more gained nothing
 
-  // A word of up to kInline bytes is keyed by its bytes as two 64-bit words,
-  // zero past its end, so that hashing and comparing it take no branch on its
-  // length: those branches, mispredicted on the short words of a corpus, were
-  // where a lookup spent its time. Longer words are hashed by word_hash.
   struct alignas(32) Entry {
     std::uint32_t tag = 0;  // bit 0: marked; bit 1: always set
     std::uint32_t length = 0;
@@ -143,6 +139,10 @@ class BlockTable {
     alignas(8) char bytes[kInline] = {};
   };
 
+  // A word of up to kInline bytes is keyed by its bytes as two 64-bit words,
+  // zero past its end, so that hashing and comparing it take no branch on its
+  // length: those branches, mispredicted on the short words of a corpus, were
+  // where a lookup spent its time. Longer words are hashed by word_hash.
   struct Key {
     std::uint64_t low = 0;   // bytes 0-7 of a short word, zero past its end
     std::uint64_t high = 0;  // bytes 8-15
