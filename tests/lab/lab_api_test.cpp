@@ -4,8 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <random>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "lab/bpe_walkthrough.hpp"
 #include "lab_support.hpp"
@@ -172,4 +175,117 @@ TEST_CASE("lab: bad requests get a clear status and message", "[lab]") {
   check(get("/api/encode"), 405, "takes POST");
   check(post("/api/tokenizers", "{}"), 405, "takes GET");
   check(get("/api/nothing"), 404, "no endpoint");
+}
+
+TEST_CASE("lab: a deeply nested request body is refused before it is parsed", "[lab]") {
+  // Issue 27, 1: 120,000 `[` overflowed the stack of rapidjson's recursive Parse.
+  for (const char* target : {"/api/encode", "/api/bpe", "/api/sample"}) {
+    INFO(target);
+    const Response r = post(target, std::string(120000, '['));
+    CHECK(r.status == 400);
+    CHECK_THAT(error_of(r), Catch::Contains("the request body: JSON nests deeper than 32"));
+  }
+  // Up to the limit the body is parsed (and refused for what it is).
+  CHECK_THAT(error_of(post("/api/encode", std::string(32, '[') + std::string(32, ']'))),
+             Catch::Contains("JSON object"));
+  // Brackets inside strings are text.
+  CHECK(post("/api/encode", R"({"text": ")" + std::string(1000, '[') + R"("})").status == 200);
+}
+
+TEST_CASE("lab: /api/encode deduplicates names and refuses more than there are tokenizers",
+          "[lab]") {
+  // Issue 27, 6: 15,000 copies of one name in a 245 KB body grew to 3.7 GB.
+  std::string names;
+  for (int i = 0; i < 15000; ++i) names += std::string(i ? ", " : "") + "\"bpe\"";
+  const Response many = post("/api/encode", R"({"text": "the", "tokenizers": [)" + names + "]}");
+  CHECK(many.status == 413);
+  CHECK_THAT(error_of(many), Catch::Contains("15000 tokenizer names, but the lab has 5"));
+  const auto d =
+      json(post("/api/encode", R"({"text": "the", "tokenizers": ["bpe", "word", "bpe", "bpe"]})"));
+  REQUIRE(d["results"].Size() == 2);
+  CHECK(std::string(d["results"][0]["name"].GetString()) == "bpe");
+  CHECK(std::string(d["results"][1]["name"].GetString()) == "word");
+}
+
+TEST_CASE("lab: /api/bpe caps its fields and lists the most frequent pairs of each step", "[lab]") {
+  SECTION("encode is one word of at most 256 bytes") {
+    // Issue 27, 6: a 248 KB `encode` grew to 3.45 GB.
+    const Response r =
+        post("/api/bpe", R"({"words": "low:5", "encode": ")" + std::string(248000, 'a') + "\"}");
+    CHECK(r.status == 413);
+    CHECK_THAT(error_of(r), Catch::Contains("over 256 bytes"));
+    CHECK(post("/api/bpe", R"({"words": "low:5", "encode": ")" + std::string(256, 'a') + "\"}")
+              .status == 200);
+  }
+  SECTION("200 random 38-letter words and 500 merges") {
+    // Issue 27, 6: 7.8 KB of request gave 82.6 MB of answer.
+    std::mt19937 random(27);
+    std::string words;
+    for (int i = 0; i < 200; ++i) {
+      for (int j = 0; j < 38; ++j) words += static_cast<char>('a' + random() % 26);
+      words += ' ';
+    }
+    const Response r =
+        post("/api/bpe", R"({"words": ")" + words + R"(", "merges": 500, "encode": "lowest"})");
+    REQUIRE(r.status == 200);
+    CHECK(r.body.size() < 4 * 1024 * 1024);
+    const auto d = json(r);
+    CHECK(d["pairs_shown"].GetUint64() == kMaxPairsShown);
+    REQUIRE(d["steps"].Size() == 500);
+    CHECK(d["steps"][0]["pairs_total"].GetUint64() > 600);  // of 26 * 26 + 26
+    for (const auto& step : d["steps"].GetArray()) {
+      REQUIRE(step["pairs"].Size() <= kMaxPairsShown);
+      REQUIRE(step["tied"].Size() <= kMaxPairsShown);
+      REQUIRE(step["pairs_total"].GetUint64() >= step["pairs"].Size());
+      REQUIRE(step["tied_total"].GetUint64() >= step["tied"].Size());
+      // The pair merged is listed, first of the tied, and the listed counts
+      // are the top ones: none above the merged pair's.
+      REQUIRE(std::string(step["tied"][0]["left"].GetString()) ==
+              step["merged"]["left"].GetString());
+      for (const auto& p : step["pairs"].GetArray())
+        REQUIRE(p["count"].GetUint64() <= step["merged"]["count"].GetUint64());
+    }
+    // Late steps tie thousands of pairs at count 1.
+    CHECK(d["steps"][499]["tied_total"].GetUint64() > kMaxPairsShown);
+  }
+  SECTION("the textbook example is listed whole") {
+    const auto d = json(post("/api/bpe", R"({"merges": 8})"));
+    for (const auto& step : d["steps"].GetArray()) {
+      CHECK(step["pairs"].Size() == step["pairs_total"].GetUint64());
+      CHECK(step["tied"].Size() == step["tied_total"].GetUint64());
+    }
+    CHECK(d["steps"][0]["tied_total"].GetUint64() == 3);
+  }
+}
+
+TEST_CASE("lab: a request past its deadline is 503, and so is an answer over the size limit",
+          "[lab]") {
+  // Issue 27, 6 and 8: work and answers without bound.
+  const auto past = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  for (const auto& [target, body] :
+       {std::pair<std::string, std::string>{"/api/encode", R"({"text": "the old mill"})"},
+        {"/api/bpe", R"({"merges": 8})"}}) {
+    INFO(target);
+    const Response r = test::fixture_api().handle({"POST", target, body, past});
+    CHECK(r.status == 503);
+    CHECK_THAT(error_of(r), Catch::Contains("took too long"));
+  }
+  // The page's files and the list do not wait for anything.
+  CHECK(test::fixture_api().handle({"GET", "/api/tokenizers", "", past}).status == 200);
+
+  const LabApi small(test::fixture_catalog(), test::lab_plugins(), test::fixture_sweep(), {}, 4096);
+  CHECK(small.handle({"POST", "/api/encode", R"({"text": "the old mill"})"}).status == 200);
+  const Response big = small.handle(
+      {"POST", "/api/encode", R"({"text": ")" + std::string(2000, 'x') + " the old mill\"}"});
+  CHECK(big.status == 413);
+  CHECK_THAT(error_of(big), Catch::Contains("the answer would be over 4096 bytes"));
+}
+
+TEST_CASE("lab: where each request runs", "[lab]") {
+  CHECK(LabApi::cost({"GET", "/", ""}) == Cost::instant);
+  CHECK(LabApi::cost({"GET", "/api/tokenizers", ""}) == Cost::instant);
+  CHECK(LabApi::cost({"GET", "/api/encode", ""}) == Cost::instant);  // 405 at once
+  CHECK(LabApi::cost({"POST", "/api/encode?x=1", ""}) == Cost::work);
+  CHECK(LabApi::cost({"POST", "/api/sample", ""}) == Cost::work);
+  CHECK(LabApi::cost({"POST", "/api/bpe", ""}) == Cost::walkthrough);
 }

@@ -38,7 +38,9 @@ const expect = (what, got, want) => {
     await page.type("#text", typed, { delay: 5 });
     await new Promise((r) => setTimeout(r, 800));  // the last keystroke's request
     const api = await page.evaluate(async (text) => {
-      const r = await fetch("/api/encode", { method: "POST", body: JSON.stringify({ text, tokenizers: ["bpe"] }) });
+      const r = await fetch("/api/encode", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text, tokenizers: ["bpe"] }),
+      });
       return (await r.json()).results[0];
     }, typed);
     const shown = await page.$$eval('#chips .tokenizer[data-name="bpe"] .chip', (cs) => cs.map((c) => c.textContent));

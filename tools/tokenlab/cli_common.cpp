@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "tokenlab/atomic_file.hpp"
+#include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
 
 namespace tokenlab::cli {
@@ -62,6 +63,16 @@ bool parse(const std::string& command, const std::string& synopsis, po::options_
     return false;
   }
   po::notify(vm);
+  // An empty path given on purpose (-o '', an unset shell variable) is not "not
+  // given": it must not quietly become standard output or standard input.
+  for (const char* name : {"output", "input", "model"}) {
+    const auto it = vm.find(name);
+    if (it == vm.end() || it->second.defaulted()) continue;
+    if (const auto* value = boost::any_cast<std::string>(&it->second.value());
+        value != nullptr && value->empty())
+      throw UsageError(std::string("--") + name +
+                       " is empty: give a file name (- for standard input or output)");
+  }
   return true;
 }
 
@@ -171,8 +182,7 @@ void Progress::done() {
 }
 
 std::string PipelineOptions::counts_settings() const {
-  return "normalizer=" + normalizer().to_string() +
-         " pre-tokenizer=" + pre_tokenizer_options().to_string();
+  return counts_settings_text(normalizer(), pre_tokenizer_options());
 }
 
 std::vector<std::string> split_list(const std::string& text) {

@@ -21,6 +21,7 @@
 #include "tokenlab/counting.hpp"
 #include "tokenlab/default_corpus.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/line_reader.hpp"
 #include "tokenlab/model_file.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
@@ -68,19 +69,15 @@ class LineSource {
     name_ = path;
   }
   bool next(std::string& line) {
-    if (!std::getline(*in_, line)) {
-      // getline fails at the end and on an error (an I/O error, or no memory for
-      // a huge line): only the first is the end of the input.
-      if (in_->bad())
-        throw Error(name_ + ": read error after line " + std::to_string(number_) +
-                    " (an I/O error, or a line too long for memory)");
-      return false;
-    }
+    // Ends only at the end: a read error or an overlong line throws.
+    if (!read_bounded_line(*in_, line, name_, number_ + 1)) return false;
     ++number_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     return true;
   }
   [[nodiscard]] std::string where() const { return name_ + ":" + std::to_string(number_); }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] std::uint64_t line_number() const noexcept { return number_; }
 
  private:
   std::ifstream file_;
@@ -204,7 +201,10 @@ int cmd_count(const std::vector<std::string>& args) {
         std::uint64_t count = 0;
         bool first = true;
         while (reader.next(word, count)) {
-          if (first) counter.set_settings(reader.settings(), file);
+          if (first) {
+            check_counts_settings_text(reader.settings(), file);
+            counter.set_settings(reader.settings(), file);
+          }
           first = false;
           try {
             counter.add_entry(word, count);
@@ -226,8 +226,11 @@ int cmd_count(const std::vector<std::string>& args) {
     } else {
       // Shards merge in the order given, so first-occurrence order is that of the
       // concatenated corpus when the shards are its consecutive parts.
-      for (const auto& file : merge)
-        counts.merge(WordCounts::load_tsv(std::filesystem::path(file)), file);
+      for (const auto& file : merge) {
+        WordCounts shard = WordCounts::load_tsv(std::filesystem::path(file));
+        check_counts_settings_text(shard.settings(), file);
+        counts.merge(shard, file);
+      }
     }
     with_output(output, [&](std::ostream& out) { counts.save_tsv(out); });
     distinct = counts.size();
@@ -353,7 +356,21 @@ int cmd_encode(const std::vector<std::string>& args) {
           });
         }
       } else {
-        encoded = encoder.encode_batch(batch, threads);
+        try {
+          encoded = encoder.encode_batch(batch, threads);
+        } catch (const Error&) {
+          // A batch's error (a regex over its time limit, say) does not know its
+          // line: find it by encoding the batch's lines one at a time.
+          const std::uint64_t first = source.line_number() - batch.size() + 1;
+          for (std::size_t i = 0; i < batch.size(); ++i) {
+            try {
+              (void)encoder.encode_batch(std::span<const std::string>(&batch[i], 1), 1);
+            } catch (const Error& e) {
+              throw Error(source.name() + ":" + std::to_string(first + i) + ": " + e.what());
+            }
+          }
+          throw;
+        }
       }
       const std::size_t vocabulary_size = encoder.vocabulary_size();
       for (const auto& ids : encoded) {

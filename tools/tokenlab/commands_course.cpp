@@ -12,7 +12,10 @@
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/line_reader.hpp"
 #include "tokenlab/model_description.hpp"
+#include "tokenlab/model_file.hpp"
+#include "tokenlab/pretrained/formats.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 #include "tokenlab/pretrained/rank_merges.hpp"
 #include "tokenlab/pretrained/sentencepiece_writer.hpp"
@@ -258,7 +261,7 @@ int cmd_nbest(const std::vector<std::string>& args) {
   po::options_description desc("options");
   desc.add_options()("model,m", po::value(&model)->required(),
                      "model: a .tkl with n-best (unigram), or a SentencePiece unigram .model")(
-      "number,k", ranged(&k, std::size_t{1}, std::size_t{100000})->default_value(5),
+      "number,k", ranged(&k, std::size_t{1}, kMaxNBest)->default_value(5),
       "how many segmentations per word")("text", po::value(&texts)->multitoken(),
                                          "text to segment (its words are shown one by one)")(
       "ids", po::bool_switch(&ids_only),
@@ -395,7 +398,7 @@ int verify_export(const Tokenizer& model, const std::string& exported, const std
   std::size_t shown = 0;
   std::string line;
   std::vector<TokenId> ids;
-  while (std::getline(in, line)) {
+  while (read_bounded_line(in, line, text_file, lines + 1)) {
     ++lines;
     if (utf8::find_invalid(line)) continue;  // neither side encodes ill-formed text
     ids.clear();
@@ -411,6 +414,43 @@ int verify_export(const Tokenizer& model, const std::string& exported, const std
             << " encode differently through the exported " << format << '\n';
   // An approximate export was asked for: the count is its report, not a failure.
   return differ == 0 || approximate ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+namespace {
+
+// An imported real tokenizer (a .tkl from `tokenlab import`) or the tokenizer
+// file itself: its own format is written back byte for byte; any other is
+// refused, since tokenlab converts only the models it trains.
+int export_pretrained(const std::string& model, const std::string& format,
+                      const std::string& output) {
+  std::string bytes;
+  std::string original;  // tokenizer.json, tiktoken:cl100k_base, tiktoken (its JSON), ...
+  {
+    std::ifstream in(model, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+    if (in.bad()) throw Error(model + ": read error");
+  }
+  if (bytes.starts_with("TKLBMODL")) {
+    std::istringstream in(bytes);
+    ModelFile file = read_model_file(in, model, bytes.size());
+    original = file.header.plugin_name.substr(kPretrainedPluginPrefix.size());
+    bytes = std::move(file.payload);
+  } else {
+    original = resolve_pretrained_format(bytes, model, "auto");
+  }
+  const std::string family = original == "tiktoken"              ? "tiktoken-json"
+                             : original.starts_with("tiktoken:") ? "tiktoken"
+                                                                 : original;
+  if (family != format)
+    throw Error(model + " is a real model's tokenizer (" + original +
+                "), not a model tokenlab trained: tokenlab writes it back only as it was "
+                "(--format " +
+                family + "), and converts only the models it trains");
+  with_output(output, [&](std::ostream& out) { out << bytes; });
+  std::cerr << "wrote " << model << "'s " << family << " file as it was imported\n";
+  return kExitOk;
 }
 
 }  // namespace
@@ -452,13 +492,24 @@ int cmd_export(const std::vector<std::string>& args) {
   check_output_path(output);
   check_not_an_input(output, verify.empty() ? std::vector<std::string>{model}
                                             : std::vector<std::string>{model, verify});
-  const Tokenizer tokenizer = Tokenizer::load(model, registry);
+  const AnyModel loaded = load_any_model(model, registry);
+  if (loaded.pretrained) return export_pretrained(model, format, output);
+  const Tokenizer& tokenizer = *loaded.trained;
   const ExportedModel exported =
       export_tokenizer(tokenizer, format, approximate, dropout, output, note_to_stderr);
+  // Verified before it is written: a file that fails --verify (exit 1) must not
+  // be left behind looking like a good export.
+  if (!verify.empty()) {
+    const int verdict = verify_export(tokenizer, exported.read_back, exported.read_back_format,
+                                      verify, approximate);
+    if (verdict != kExitOk) {
+      std::cerr << "error: " << output << " not written: the export does not encode " << verify
+                << " as the model does\n";
+      return verdict;
+    }
+  }
   with_output(output, [&](std::ostream& out) { out << exported.written; });
-  if (verify.empty()) return kExitOk;
-  return verify_export(tokenizer, exported.read_back, exported.read_back_format, verify,
-                       approximate);
+  return kExitOk;
 }
 
 }  // namespace tokenlab::cli

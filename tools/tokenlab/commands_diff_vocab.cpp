@@ -14,6 +14,7 @@
 #include "any_model.hpp"
 #include "cli.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/line_reader.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -63,7 +64,7 @@ std::vector<std::pair<std::string, std::uint64_t>> frequent_words(const std::str
   if (!in) throw Error(file + ": cannot read");
   std::map<std::string, std::uint64_t> counts;
   std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
+  for (std::size_t number = 1; read_bounded_line(in, line, file, number); ++number) {
     if (utf8::find_invalid(line))
       throw Error(file + ":" + std::to_string(number) + ": not valid UTF-8");
     std::istringstream words(line);

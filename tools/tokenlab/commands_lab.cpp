@@ -43,6 +43,7 @@ struct LabArgs {
   std::string sweep_sizes = "500,1000,2000,4000,8000,16000";
   bool pretrained = true;
   unsigned threads = 0;
+  double deadline = 10.0;
   std::vector<std::string> plugin_dirs;
 };
 
@@ -167,8 +168,11 @@ int cmd_lab(const std::vector<std::string>& args) {
       "vocabulary sizes behind the slider (empty: no sweep)")(
       "no-pretrained", "do not offer the real tokenizers found in the reference cache")(
       "threads", ranged(&lab.threads, 0U, 1024U)->default_value(0),
-      "worker threads (0 = all cores)")("plugin-dir", po::value(&lab.plugin_dirs),
-                                        "extra plugin directory (repeatable)");
+      "worker threads (0 = all cores)")(
+      // The default in words: docs/defaults.md lists every "(=value)" default.
+      "deadline", ranged(&lab.deadline, 0.1, 3600.0),
+      "seconds an API request may take before it is answered 503 (default 10)")(
+      "plugin-dir", po::value(&lab.plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("lab", "[--port N] [-m MODEL]... [--tokenizer NAME=FILE]... [--corpus FILE]", desc, {},
              args, vm))
@@ -228,13 +232,22 @@ int cmd_lab(const std::vector<std::string>& args) {
     sweeper =
         std::thread([&] { run_lab_sweep(registry, corpus, sizes, threads, sweep, stop_sweep); });
   const lab::LabApi api(catalog, registry, sweep, kOpeningTexts);
-  lab::LabServer server(api, lab.host, static_cast<std::uint16_t>(lab.port));
+  lab::LabServerOptions options;
+  options.workers = std::max(2U, threads);
+  options.walkthrough_workers = std::max(1U, threads / 2);
+  options.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(lab.deadline * 1000));
+  lab::LabServer server(api, lab.host, static_cast<std::uint16_t>(lab.port), options);
   std::cout << "tokenlab lab: " << server.url() << "  (" << catalog.all().size()
             << " tokenizers; Ctrl-C stops)" << std::endl;
-  server.run(std::max(2U, threads), true);
+  // The I/O threads never run API work, so a signal stops them at once.
+  server.run(2, true);
+  // Ctrl-C must end the process now, not when a worker finishes a request or
+  // the sweep its stage: nothing is left to write, so skip the joins (and the
+  // destructors, which would wait for them).
   stop_sweep = true;
-  if (sweeper.joinable()) sweeper.join();
-  return kExitOk;
+  std::cout.flush();
+  std::cerr.flush();
+  std::_Exit(kExitOk);
 }
 
 }  // namespace tokenlab::cli

@@ -5,7 +5,9 @@
 #include <queue>
 #include <tuple>
 
+#include "tokenlab/error.hpp"
 #include "tokenlab/random.hpp"
+#include "tokenlab/types.hpp"
 
 namespace tokenlab::unigram {
 
@@ -143,6 +145,7 @@ void sample_path(const Lattice& lattice, double alpha, std::uint64_t& rng_state,
 
 std::vector<LatticePath> nbest_paths(const Lattice& lattice, std::size_t k) {
   std::vector<LatticePath> result;
+  k = std::min(k, kMaxNBest);
   if (k == 0) return result;
   std::vector<double> best;
   std::vector<std::uint32_t> back;
@@ -184,6 +187,11 @@ std::vector<LatticePath> nbest_paths(const Lattice& lattice, std::size_t k) {
       const auto& e = lattice.edges[by_end[m]];
       if (best[e.begin] == kNegativeInfinity) continue;
       const double suffix = h.suffix + e.score;
+      if (pool.size() >= kMaxNBestHypotheses)
+        throw Error("n-best: the " + std::to_string(k) + " best segmentations of a word of " +
+                    std::to_string(lattice.length) + " bytes need more than " +
+                    std::to_string(kMaxNBestHypotheses) +
+                    " search states; ask for fewer, or for a shorter word");
       pool.push_back({e.begin, by_end[m], static_cast<std::int64_t>(index), suffix});
       agenda.emplace(best[e.begin] + suffix, sequence++,
                      static_cast<std::uint32_t>(pool.size() - 1));

@@ -17,8 +17,10 @@
 //    relying on lazy invalidation (which only works when keys never increase).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -130,7 +132,10 @@ class Trainer {
       specials_.insert(s);
       max_special_size_ = std::max(max_special_size_, s.size());
     }
-    threshold_ = static_cast<std::int64_t>(std::max<std::uint64_t>(config_.min_frequency, 1));
+    // Pair counts are signed here; a min_frequency of 2^63 or more (no count reaches
+    // it) must not wrap to a negative threshold that every pair passes.
+    threshold_ = static_cast<std::int64_t>(std::clamp<std::uint64_t>(
+        config_.min_frequency, 1, std::numeric_limits<std::int64_t>::max()));
   }
 
   TrainerResult run() {

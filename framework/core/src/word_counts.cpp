@@ -13,6 +13,7 @@
 
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/line_reader.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
@@ -304,7 +305,7 @@ void WordCounts::save_tsv(const std::filesystem::path& path) const {
 TsvReader::TsvReader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {}
 
 bool TsvReader::next(std::string& word, std::uint64_t& count) {
-  while (std::getline(in_, line_)) {
+  while (read_bounded_line(in_, line_, name_, line_number_ + 1)) {
     ++line_number_;
     const auto where = [&] { return name_ + ":" + std::to_string(line_number_) + ": "; };
     if (line_number_ == 1 && line_.starts_with(kTsvHeader) &&
@@ -338,11 +339,24 @@ bool TsvReader::next(std::string& word, std::uint64_t& count) {
     }
     if (auto bad = utf8::find_invalid(word))
       throw Error(where() + "invalid UTF-8 at byte " + std::to_string(*bad));
+    // As count refuses a corpus line with NUL: no tokenizer sees such a word.
+    if (const auto nul = word.find('\0'); nul != std::string::npos)
+      throw Error(where() + "NUL byte in the word at byte " + std::to_string(nul));
     const char* first = line_.data() + tab + 1;
     const char* last = line_.data() + line_.size();
     auto [ptr, ec] = std::from_chars(first, last, count);
-    if (ec != std::errc() || ptr != last || count == 0)
-      throw Error(where() + "count '" + std::string(first, last) + "' is not a positive integer");
+    if (ec != std::errc() || ptr != last || count == 0) {
+      const std::string_view text(first, static_cast<std::size_t>(last - first));
+      if (ec == std::errc() && count > 0 && text.substr(ptr - first) == "\r")
+        throw Error(where() + "the count ends with a carriage return (CR, a Windows line end); "
+                              "counts files end lines with LF only");
+      // The message quotes at most 40 bytes: a 10 MB field must not make a 10 MB message.
+      constexpr std::size_t kQuoted = 40;
+      throw Error(where() + "count '" + utf8::replace_invalid(text.substr(0, kQuoted)) +
+                  (text.size() > kQuoted ? "...' (" + std::to_string(text.size()) + " bytes)" : "'") +
+                  " is not a positive integer" +
+                  (ec == std::errc::result_out_of_range ? " below 2^64" : ""));
+    }
     return true;
   }
   if (in_.bad()) throw Error(name_ + ": read error");

@@ -1,28 +1,62 @@
 // A RapidJSON value with its JSON path, for readers whose every error must say
 // where in the file it is ("tokenizer.json: model.merges[17]: expected ...").
+//
+// The path is kept as a chain of shared segments and spelled out only when an
+// error needs it: a value of depth d costs one segment, not a copy of its d
+// ancestors' names (a copied path made 10,000 nested Sequence normalizers take
+// 1.95 GB). The readers also refuse nesting over kMaxJsonNesting before parsing.
 #pragma once
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "tokenlab/error.hpp"
 
 namespace tokenlab::json {
 
 class Value {
+  // One step of a path: ".name" or "[index]" after its parent's steps.
+  struct Segment {
+    std::shared_ptr<const Segment> parent;
+    std::string name;  // a member name, or the whole path of a root given as text
+    std::size_t index = 0;
+    bool is_index = false;
+  };
+
  public:
   Value(const rapidjson::Value& value, std::string path, const std::string& file)
-      : value_(&value), path_(std::move(path)), file_(&file) {}
+      : value_(&value),
+        path_(path.empty() ? nullptr
+                           : std::make_shared<const Segment>(Segment{nullptr, std::move(path)})),
+        file_(&file) {}
 
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  /// The JSON path ("model.merges[17]"), spelled out now; "" for the document.
+  [[nodiscard]] std::string path() const {
+    std::vector<const Segment*> chain;
+    for (const Segment* s = path_.get(); s; s = s->parent.get()) chain.push_back(s);
+    std::string out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if ((*it)->is_index) {
+        out += "[" + std::to_string((*it)->index) + "]";
+      } else {
+        if (!out.empty()) out += '.';
+        out += (*it)->name;
+      }
+    }
+    return out;
+  }
   [[nodiscard]] const rapidjson::Value& raw() const noexcept { return *value_; }
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(*file_ + ": " + (path_.empty() ? std::string("the document") : path_) + ": " +
+    const std::string where = path();
+    throw Error(*file_ + ": " + (where.empty() ? std::string("the document") : where) + ": " +
                 what);
   }
   [[nodiscard]] bool is_null() const noexcept { return value_->IsNull(); }
@@ -52,7 +86,7 @@ class Value {
   }
   [[nodiscard]] Value at(std::size_t i) const {
     return Value((*value_)[static_cast<rapidjson::SizeType>(i)],
-                 path_ + "[" + std::to_string(i) + "]", *file_);
+                 std::make_shared<const Segment>(Segment{path_, {}, i, true}), *file_);
   }
   /// A member that must be there.
   [[nodiscard]] Value member(std::string_view name) const {
@@ -66,10 +100,12 @@ class Value {
     const auto it = value_->FindMember(rapidjson::Value(
         rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
     if (it == value_->MemberEnd() || it->value.IsNull()) return std::nullopt;
-    return Value(it->value, child_path(name), *file_);
+    return child(it->value, name);
   }
+  /// The path of a member named name, spelled out.
   [[nodiscard]] std::string child_path(std::string_view name) const {
-    return path_.empty() ? std::string(name) : path_ + "." + std::string(name);
+    const std::string here = path();
+    return here.empty() ? std::string(name) : here + "." + std::string(name);
   }
   [[nodiscard]] bool boolean_or(std::string_view name, bool fallback) const {
     const auto v = find(name);
@@ -90,8 +126,7 @@ class Value {
       bool known = false;
       for (const auto a : allowed) known = known || a == name;
       if (!known)
-        Value(it->value, child_path(name), *file_)
-            .fail("tokenlab does not implement this option of " + type_name());
+        child(it->value, name).fail("tokenlab does not implement this option of " + type_name());
     }
   }
   [[nodiscard]] std::string type_name() const {
@@ -117,9 +152,61 @@ class Value {
     return "a value";
   }
 
+  /// Throws Error naming the file, the object's path and the name when an object
+  /// anywhere in this value has two members of one name. RapidJSON keeps both and
+  /// FindMember returns the first, while serde (HF) takes the last or refuses:
+  /// a file that means two things must not be read as one of them silently.
+  /// Recursive: callers check the nesting (kMaxJsonNesting) first.
+  void refuse_duplicate_members() const {
+    std::vector<std::string> where;  // the offender's path, innermost step first
+    std::string name;
+    if (!find_duplicate(*value_, where, name)) return;
+    std::string path = this->path();
+    for (auto it = where.rbegin(); it != where.rend(); ++it)
+      path += (*it)[0] == '[' || path.empty() ? *it : "." + *it;
+    throw Error(*file_ + ": " + (path.empty() ? std::string("the document") : path) +
+                ": the member \"" + name +
+                "\" appears more than once (a JSON object's names must be distinct)");
+  }
+
  private:
+  Value(const rapidjson::Value& value, std::shared_ptr<const Segment> path, const std::string& file)
+      : value_(&value), path_(std::move(path)), file_(&file) {}
+  [[nodiscard]] Value child(const rapidjson::Value& value, std::string_view name) const {
+    return Value(value, std::make_shared<const Segment>(Segment{path_, std::string(name)}), *file_);
+  }
+
+  // Allocates nothing on the way down: a merges array has 200,000 entries.
+  static bool find_duplicate(const rapidjson::Value& raw, std::vector<std::string>& where,
+                             std::string& name) {
+    if (raw.IsArray()) {
+      for (rapidjson::SizeType i = 0; i < raw.Size(); ++i)
+        if ((raw[i].IsObject() || raw[i].IsArray()) && find_duplicate(raw[i], where, name)) {
+          where.push_back("[" + std::to_string(i) + "]");
+          return true;
+        }
+      return false;
+    }
+    if (!raw.IsObject()) return false;
+    std::vector<std::string_view> names;
+    names.reserve(raw.MemberCount());
+    for (auto it = raw.MemberBegin(); it != raw.MemberEnd(); ++it)
+      names.emplace_back(it->name.GetString(), it->name.GetStringLength());
+    std::sort(names.begin(), names.end());
+    if (const auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end()) {
+      name = std::string(*twice);
+      return true;
+    }
+    for (auto it = raw.MemberBegin(); it != raw.MemberEnd(); ++it)
+      if ((it->value.IsObject() || it->value.IsArray()) && find_duplicate(it->value, where, name)) {
+        where.emplace_back(it->name.GetString(), it->name.GetStringLength());
+        return true;
+      }
+    return false;
+  }
+
   const rapidjson::Value* value_;
-  std::string path_;
+  std::shared_ptr<const Segment> path_;  // null for the document itself
   const std::string* file_;
 };
 

@@ -13,6 +13,7 @@
 //   validation   model_interface.cc  ModelInterface::InitializePieces
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <bit>
 #include <cfloat>
 #include <climits>
@@ -586,6 +587,7 @@ class SpmUnigramModel final : public SpmModel {
   [[nodiscard]] std::vector<Segmentation> nbest(std::string_view normalized,
                                                 std::size_t k) const override {
     std::vector<Segmentation> results;
+    k = std::min(k, kMaxNBest);  // SentencePiece clamps nbest_size to 1024 too
     if (normalized.empty() || k == 0) return results;
     const SpmVocabulary& v = *vocabulary_;
     struct Node {
@@ -688,6 +690,13 @@ class SpmUnigramModel final : public SpmModel {
         continue;
       }
       for (const std::uint32_t l : ends[nodes[here.node].begin]) {
+        // SentencePiece's pool grows without bound (the agenda is pruned, the
+        // hypotheses are not): 'the' x 1000 at k = 100,000 took 5 GB.
+        if (hypotheses.size() >= kMaxNBestHypotheses)
+          throw Error("n-best: the " + std::to_string(k) + " best segmentations of a piece of " +
+                      std::to_string(size) + " bytes need more than " +
+                      std::to_string(kMaxNBestHypotheses) +
+                      " search states; ask for fewer, or for a shorter text");
         hypotheses.push_back({l, static_cast<std::int32_t>(top), nodes[l].backtrace + here.gx,
                               nodes[l].score + here.gx});
         agenda.push(static_cast<std::uint32_t>(hypotheses.size() - 1));
@@ -1123,6 +1132,12 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
     const auto type = static_cast<PieceType>(sp.type());
     if (piece.empty())
       throw Error(at(i) + ": the piece is empty (SentencePiece refuses the model too)");
+    // spm_encode runs on with NaN, but every comparison with it is false, so which
+    // merge or path wins depends on the order of the search: the model has no
+    // defined segmentation, and tokenlab will not guess one.
+    if (std::isnan(sp.score()))
+      throw Error(at(i) + ": the piece " + quote_piece(piece) +
+                  " has the score NaN, which gives the model no defined segmentation");
     v.pieces.push_back(piece);
     v.types.push_back(type);
     v.scores.push_back(sp.score());

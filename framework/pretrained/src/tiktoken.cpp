@@ -12,6 +12,7 @@
 
 #include "json_value.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/json_nesting.hpp"
 #include "tokenlab/lines.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/formats.hpp"
@@ -168,6 +169,7 @@ PretrainedPipeline read_rank_file(std::string_view content, const std::string& s
 }
 
 PretrainedPipeline read_encoder_json(std::string content, const std::string& source) {
+  check_json_nesting(content, kMaxJsonNesting, source);  // before RapidJSON recurses
   rapidjson::Document document;
   document.ParseInsitu(content.data());
   if (document.HasParseError())
@@ -175,6 +177,7 @@ PretrainedPipeline read_encoder_json(std::string content, const std::string& sou
                 ": malformed JSON: " + rapidjson::GetParseError_En(document.GetParseError()));
   const json::Value root(document, "", source);
   if (!root.is_object()) root.fail("expected a JSON object, found " + root.kind());
+  root.refuse_duplicate_members();
   const std::string pattern(root.member("pat_str").string());
   const json::Value specials_value = root.member("special_tokens");
   if (!specials_value.is_object()) specials_value.fail("expected an object of token: id");

@@ -22,6 +22,7 @@
 #include "json_value.hpp"
 #include "serde_numbers.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/json_nesting.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/formats.hpp"
 #include "tokenlab/utf8.hpp"
@@ -361,6 +362,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   std::vector<std::uint32_t> line_ends;
   for (std::size_t i = content.find('\n'); i != std::string::npos; i = content.find('\n', i + 1))
     line_ends.push_back(static_cast<std::uint32_t>(i));
+  // Before any parse: RapidJSON and the readers below recurse once a level.
+  check_json_nesting(content, kMaxJsonNesting, source);
   // Unigram scores need their digits as written (unigram_score_digits); only a
   // file that names the model type pays for the copy.
   std::vector<std::string> score_digits;
@@ -380,6 +383,7 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   std::vector<std::uint32_t>().swap(line_ends);
   const Value root(document, "", source);
   if (!root.is_object()) root.fail("expected a JSON object (tokenizer.json), found " + root.kind());
+  root.refuse_duplicate_members();
   root.only_members({"version", "truncation", "padding", "added_tokens", "normalizer",
                      "pre_tokenizer", "post_processor", "decoder", "model"});
   PretrainedPipeline p;

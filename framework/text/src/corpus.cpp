@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/line_reader.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
@@ -65,8 +66,8 @@ struct CorpusReader::Impl {
   // "name:line" for a message about the pending line. A range that starts inside
   // the file does not know how many lines precede it; only then, on an error,
   // are they counted.
-  std::string where() const {
-    std::uint64_t line = line_number;
+  std::string where(std::uint64_t number) const {
+    std::uint64_t line = number;
     if (ranged && range_begin > 0) {
       std::ifstream again(current_name, std::ios::binary);
       std::vector<char> chunk(std::size_t{1} << 20);
@@ -82,6 +83,14 @@ struct CorpusReader::Impl {
       }
     }
     return current_name + ":" + std::to_string(line);
+  }
+  std::string where() const { return where(line_number); }
+
+  // The pending line, not yet complete, must not grow without bound (/dev/zero,
+  // a binary file, a 3 GB line): refused at kMaxLineBytes, naming its number.
+  void check_pending_length() const {
+    if (pending.size() > kMaxLineBytes)
+      throw Error(where(line_number + 1) + ": " + line_too_long_message(kMaxLineBytes));
   }
 
   void open_next() {
@@ -184,6 +193,7 @@ struct CorpusReader::Impl {
         add_line(block, std::string_view(data + start, end - start));
       } else {
         pending.append(data + start, end - start);
+        check_pending_length();
         add_line(block, pending);
         pending.clear();
       }
@@ -191,6 +201,7 @@ struct CorpusReader::Impl {
       pending_start = offset + start;
     }
     pending.append(data + start, got - start);
+    check_pending_length();
     offset += got;
     if (got == 0 || in->eof()) {
       if (!pending.empty() && pending_start < range_end) add_line(block, pending);

@@ -10,6 +10,8 @@
 #include <unordered_map>
 
 #include "block_table.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/utf8.hpp"
 #include "simple_split.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
@@ -201,6 +203,31 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
   if (error) std::rethrow_exception(error);
   merge_ready();  // blocks finished while the merger was busy
   return total;
+}
+
+std::string counts_settings_text(const NormalizerOptions& normalizer,
+                                const PreTokenizerOptions& pre_tokenizer) {
+  return "normalizer=" + normalizer.to_string() + " pre-tokenizer=" + pre_tokenizer.to_string();
+}
+
+void check_counts_settings_text(std::string_view settings, const std::string& source) {
+  if (settings.empty()) return;
+  constexpr std::string_view kNormalizer = "normalizer=";
+  constexpr std::string_view kPreTokenizer = " pre-tokenizer=";
+  const auto split = settings.find(kPreTokenizer);
+  try {
+    if (!settings.starts_with(kNormalizer) || split == std::string_view::npos)
+      throw Error("expected 'normalizer=... pre-tokenizer=...'");
+    const auto normalizer = NormalizerOptions::parse(
+        settings.substr(kNormalizer.size(), split - kNormalizer.size()));
+    const auto pre_tokenizer =
+        PreTokenizerOptions::parse(settings.substr(split + kPreTokenizer.size()));
+    if (counts_settings_text(normalizer, pre_tokenizer) != settings)
+      throw Error("not as tokenlab writes them");
+  } catch (const Error& e) {
+    throw Error(source + ": the counts settings '" + utf8::replace_invalid(settings.substr(0, 200)) +
+                "' in the header are not valid: " + e.what());
+  }
 }
 
 }  // namespace tokenlab

@@ -105,6 +105,25 @@ Regex::~Regex() {
   delete compiled;
 }
 
+void Regex::fail_match(int status, std::size_t text_bytes, std::size_t from) const {
+  const auto code = static_cast<UErrorCode>(status);
+  std::string what;
+  if (code == U_REGEX_TIME_OUT)
+    what = "the match took longer than tokenlab's limit (" + std::to_string(kRegexTimeLimit) +
+           " ICU time steps, a few seconds): the pattern backtracks too much on this text "
+           "(nested repetition such as (a+)+ is exponential)";
+  else if (code == U_REGEX_STACK_OVERFLOW)
+    what = "the match needs more than tokenlab's " + std::to_string(kRegexStackBytes >> 20) +
+           " MiB of backtracking memory on this text (a repeated group such as (?:a|b)+ over a "
+           "long run of text)";
+  else
+    what = "the match failed";
+  const std::string shown = pattern_.size() > 200 ? pattern_.substr(0, 200) + "..." : pattern_;
+  throw Error("regular expression /" + shown + "/: " + what + " (ICU " + u_errorName(code) +
+              ", at byte " + std::to_string(from) + " of a text of " + std::to_string(text_bytes) +
+              " bytes)");
+}
+
 bool Regex::next_match(std::string_view text, std::size_t from, std::size_t& start,
                        std::size_t& end) const {
   bool new_text = from == 0;  // for_each_match always starts at 0
@@ -126,15 +145,22 @@ bool Regex::next_match(std::string_view text, std::size_t from, std::size_t& sta
   if (!matcher) {
     matcher.reset(compiled->pattern->matcher(status));
     if (U_FAILURE(status)) throw Error(std::string("regex matcher: ") + u_errorName(status));
+    // Patterns come from files (a tokenizer.json's Split, a tiktoken JSON's
+    // pat_str): one with nested repetition, (a+)+$, backtracks exponentially.
+    matcher->setTimeLimit(kRegexTimeLimit, status);
+    matcher->setStackLimit(kRegexStackBytes, status);
+    if (U_FAILURE(status)) throw Error(std::string("regex limits: ") + u_errorName(status));
   }
   if (new_text) {
     cache.text =
         utext_openUTF8(cache.text, text.data(), static_cast<int64_t>(text.size()), &status);
     matcher->reset(cache.text);
   }
-  if (!matcher->find(static_cast<int64_t>(from), status) || U_FAILURE(status)) {
-    return false;
-  }
+  const bool found = matcher->find(static_cast<int64_t>(from), status);
+  // A failed find is not "no more matches": treating it so dropped the rest of
+  // the text without a word (a 1 MB line encoded to nothing, exit 0).
+  if (U_FAILURE(status)) fail_match(status, text.size(), from);
+  if (!found) return false;
   start = static_cast<std::size_t>(matcher->start64(status));
   end = static_cast<std::size_t>(matcher->end64(status));
   return U_SUCCESS(status);

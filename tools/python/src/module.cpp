@@ -591,7 +591,9 @@ std::vector<TokenId> sample(const PyTokenizer& t, std::string_view line,
 }
 
 py::list nbest(const PyTokenizer& t, std::string_view word, std::size_t k) {
-  if (k == 0) throw UsageError("k must be at least 1");
+  if (k == 0 || k > kMaxNBest)
+    throw UsageError("k must be from 1 to " + std::to_string(kMaxNBest) +
+                     " (SentencePiece's limit too), not " + std::to_string(k));
   std::vector<std::vector<std::pair<std::vector<TokenId>, double>>> words;
   if (t.model.pretrained) {
     t.model.pretrained->for_each_nbest(word, k, [&](std::string_view, const auto& candidates) {

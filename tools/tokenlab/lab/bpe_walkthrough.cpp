@@ -97,6 +97,22 @@ std::vector<PairCount> count_pairs(const std::vector<Word>& words) {
   return pairs;
 }
 
+// Keeps the n most frequent pairs (the first seen first among equal counts), in
+// first-seen order.
+std::vector<PairCount> most_frequent(std::vector<PairCount> pairs, std::size_t n) {
+  if (pairs.size() <= n) return pairs;
+  std::vector<std::size_t> order(pairs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return pairs[a].count > pairs[b].count; });
+  order.resize(n);
+  std::sort(order.begin(), order.end());
+  std::vector<PairCount> kept;
+  kept.reserve(n);
+  for (const std::size_t i : order) kept.push_back(std::move(pairs[i]));
+  return kept;
+}
+
 // Collects the trainer's merge steps.
 class StepRecorder final : public TrainingObserver {
  public:
@@ -119,7 +135,7 @@ std::string field(const TrainingStep& step, const std::string& name) {
 }  // namespace
 
 BpeWalkthrough walk_bpe(const SegmenterSource& plugins, const std::string& text, std::size_t merges,
-                        const std::string& encode_word) {
+                        const std::string& encode_word, const std::function<void()>& check) {
   if (merges == 0 || merges > kMaxMerges)
     throw Error("merges must be from 1 to " + std::to_string(kMaxMerges));
   std::vector<Word> words = parse_words(text);
@@ -153,6 +169,7 @@ BpeWalkthrough walk_bpe(const SegmenterSource& plugins, const std::string& text,
   if (!encode_word.empty()) chosen = parse_words(encode_word).front();
   out.encoded_at_start = chosen.symbols;
   for (const TrainingStep& step : recorder.steps) {
+    if (check) check();
     BpeStep s;
     s.index = step.index;
     const std::string pair = shown(field(step, "pair"));
@@ -163,11 +180,13 @@ BpeWalkthrough walk_bpe(const SegmenterSource& plugins, const std::string& text,
     s.merged.count = std::stoull(field(step, "count"));
     s.tokens = std::stoull(field(step, "tokens"));
     s.vocabulary = std::stoull(field(step, "vocabulary"));
-    s.pairs = count_pairs(words);
+    std::vector<PairCount> pairs = count_pairs(words);
     std::uint64_t top = 0;
-    for (const auto& p : s.pairs) top = std::max(top, p.count);
-    for (const auto& p : s.pairs)
-      if (p.count == top) s.tied.push_back(p);
+    for (const auto& p : pairs) top = std::max(top, p.count);
+    for (const auto& p : pairs)
+      if (p.count == top && s.tied_total++ < kMaxPairsShown) s.tied.push_back(p);
+    s.pairs_total = pairs.size();
+    s.pairs = most_frequent(std::move(pairs), kMaxPairsShown);
     for (Word& w : words) apply_merge(w.symbols, s.merged.left, s.merged.right);
     apply_merge(chosen.symbols, s.merged.left, s.merged.right);
     s.encoded = chosen.symbols;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,11 @@ class SegmenterSource;
 }
 
 namespace tokenlab::lab {
+
+/// Pairs listed per step, the most frequent (first seen first among equal
+/// counts): 200 words of 38 letters have thousands of pairs at every one of 500
+/// steps, 80 MB of JSON that no student reads; the textbook example has 25.
+inline constexpr std::size_t kMaxPairsShown = 32;
 
 struct PairCount {
   std::string left;
@@ -31,8 +37,12 @@ struct BpeStep {
   PairCount merged;
   std::uint64_t tokens = 0;          // after the merge
   std::size_t vocabulary = 0;        // after the merge
-  std::vector<PairCount> pairs;      // before the merge, in first-seen order
+  std::vector<PairCount> pairs;      // before the merge: the kMaxPairsShown most
+                                     // frequent, in first-seen order
+  std::size_t pairs_total = 0;       // all the pairs before the merge
   std::vector<PairCount> tied;       // the pairs with the top count, first seen first
+                                     // (at most kMaxPairsShown)
+  std::size_t tied_total = 0;        // all the pairs with the top count
   std::vector<std::string> encoded;  // the chosen word after this merge
 };
 
@@ -48,7 +58,10 @@ struct BpeWalkthrough {
 /// Symbols are shown as `tokenlab trace --marker suffix` shows them: the
 /// end-of-word marker as </w>. words: "word:count ..." (as trace's --words);
 /// merges: 1 to 500. Throws Error on a bad list, UsageError-like messages.
+/// check, when given, is called before each step and may throw to give up
+/// (the lab's deadline).
 BpeWalkthrough walk_bpe(const SegmenterSource& plugins, const std::string& words,
-                        std::size_t merges, const std::string& encode_word);
+                        std::size_t merges, const std::string& encode_word,
+                        const std::function<void()>& check = {});
 
 }  // namespace tokenlab::lab

@@ -5,9 +5,13 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <new>
+#include <unordered_set>
+
 #include "bpe_walkthrough.hpp"
 #include "lab_assets.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/json_nesting.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab::lab {
@@ -30,10 +34,58 @@ Response json_response(const std::function<void(Writer&)>& body) {
   return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize())};
 }
 
+// 404 names an unknown tokenizer (and what there is).
+class NotFound : public Error {
+ public:
+  using Error::Error;
+};
+class TooLarge : public Error {
+ public:
+  using Error::Error;
+};
+// 503: the deadline passed; the client may try again, or ask for less.
+class Unavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+// An answer that may grow with the request: written in parts, with its size
+// checked after each, so that a request for too much is refused before the
+// buffer holds much more than kMaxResponseBytes.
+class LargeAnswer {
+ public:
+  LargeAnswer(const Request& request, std::size_t max_bytes)
+      : request_(request), max_bytes_(max_bytes), writer_(buffer_) {}
+  Writer& writer() { return writer_; }
+  // Between parts: throws TooLarge past the size limit, Unavailable past the deadline.
+  void check() const {
+    if (buffer_.GetSize() > max_bytes_)
+      throw TooLarge("the answer would be over " + std::to_string(max_bytes_) +
+                     " bytes: ask for a shorter text, fewer tokenizers or fewer merges");
+    check_deadline(request_);
+  }
+  static void check_deadline(const Request& request) {
+    if (std::chrono::steady_clock::now() > request.deadline)
+      throw Unavailable("the request took too long and was given up: ask for less");
+  }
+  Response response() {
+    check();
+    return {200, "application/json", std::string(buffer_.GetString(), buffer_.GetSize())};
+  }
+
+ private:
+  const Request& request_;
+  const std::size_t max_bytes_;
+  rapidjson::StringBuffer buffer_;
+  Writer writer_;
+};
+
 // A request body's JSON object; a 400 Error names what is wrong.
 class Body {
  public:
   explicit Body(const std::string& text) {
+    // Before Parse, which recurses once per level: 120,000 `[` overflow the stack.
+    check_json_nesting(text, kMaxRequestNesting, "the request body");
     document_.Parse(text.c_str(), text.size());
     if (document_.HasParseError())
       throw Error("the request body is not JSON: byte " +
@@ -71,16 +123,6 @@ class Body {
 
  private:
   rapidjson::Document document_;
-};
-
-// 404 names an unknown tokenizer (and what there is).
-class NotFound : public Error {
- public:
-  using Error::Error;
-};
-class TooLarge : public Error {
- public:
-  using Error::Error;
 };
 
 const LabTokenizer& find_tokenizer(const LabCatalog& catalog, const std::string& name) {
@@ -185,11 +227,20 @@ Response error_response(int status, const std::string& message) {
 }
 
 LabApi::LabApi(const LabCatalog& catalog, const SegmenterSource& plugins, const SweepState& sweep,
-               std::vector<std::string> opening_texts)
+               std::vector<std::string> opening_texts, std::size_t max_response_bytes)
     : catalog_(catalog),
       plugins_(plugins),
       sweep_(sweep),
-      opening_texts_(std::move(opening_texts)) {}
+      opening_texts_(std::move(opening_texts)),
+      max_response_bytes_(max_response_bytes) {}
+
+Cost LabApi::cost(const Request& request) {
+  if (request.method != "POST") return Cost::instant;
+  const std::string path = request.target.substr(0, request.target.find('?'));
+  if (path == "/api/bpe") return Cost::walkthrough;
+  if (path == "/api/encode" || path == "/api/sample") return Cost::work;
+  return Cost::instant;  // an error at once
+}
 
 Response LabApi::handle(const Request& request) const {
   const std::string path = request.target.substr(0, request.target.find('?'));
@@ -212,15 +263,15 @@ Response LabApi::handle(const Request& request) const {
             413, "the request body is over " + std::to_string(kMaxBodyBytes) + " bytes");
       if (path == "/api/encode") {
         only("POST");
-        return encode(request.body);
+        return encode(request);
       }
       if (path == "/api/bpe") {
         only("POST");
-        return bpe(request.body);
+        return bpe(request);
       }
       if (path == "/api/sample") {
         only("POST");
-        return sample(request.body);
+        return sample(request);
       }
       return error_response(404, "no endpoint " + path);
     }
@@ -235,6 +286,11 @@ Response LabApi::handle(const Request& request) const {
     return error_response(404, e.what());
   } catch (const TooLarge& e) {
     return error_response(413, e.what());
+  } catch (const Unavailable& e) {
+    return error_response(503, e.what());
+  } catch (const std::bad_alloc&) {
+    // Not the client's mistake (400), and the message would say nothing.
+    return error_response(503, "the lab ran out of memory for this request: ask for less");
   } catch (const std::exception& e) {
     return error_response(400, e.what());
   }
@@ -262,104 +318,127 @@ Response LabApi::tokenizers() const {
   });
 }
 
-Response LabApi::encode(const std::string& text_body) const {
-  const Body body(text_body);
+Response LabApi::encode(const Request& request) const {
+  const Body body(request.body);
   const std::string text = body.text("text");
   if (text.size() > kMaxTextBytes)
     throw TooLarge("the text is " + std::to_string(text.size()) + " bytes; the lab takes " +
                    std::to_string(kMaxTextBytes) + " at most");
   std::vector<const LabTokenizer*> chosen;
-  for (const auto& name : body.names("tokenizers"))
-    chosen.push_back(&find_tokenizer(catalog_, name));
-  if (!body.has("tokenizers"))
+  if (body.has("tokenizers")) {
+    const std::vector<std::string> names = body.names("tokenizers");
+    // Each name costs a whole encoding and answer: 15,000 copies of one name
+    // in a 245 KB body made 3.7 GB.
+    if (names.size() > catalog_.all().size())
+      throw TooLarge(std::to_string(names.size()) + " tokenizer names, but the lab has " +
+                     std::to_string(catalog_.all().size()) + " tokenizers");
+    std::unordered_set<const LabTokenizer*> seen;
+    for (const auto& name : names) {
+      const LabTokenizer* t = &find_tokenizer(catalog_, name);
+      if (seen.insert(t).second) chosen.push_back(t);
+    }
+  } else {
     for (const auto& t : catalog_.all()) chosen.push_back(&t);
-  std::vector<Chips> cut;
-  for (const LabTokenizer* t : chosen) cut.push_back(t->chips(text));
-  return json_response([&](Writer& w) {
+  }
+  // One tokenizer's chips at a time, so that memory holds one of them and the
+  // answer so far.
+  LargeAnswer answer(request, max_response_bytes_);
+  Writer& w = answer.writer();
+  w.StartObject();
+  w.Key("results");
+  w.StartArray();
+  for (const LabTokenizer* t : chosen) {
+    answer.check();
+    const Chips c = t->chips(text);
+    std::size_t unknown = 0;
     w.StartObject();
-    w.Key("results");
+    put(w, "name", t->name());
+    w.Key("tokens");
     w.StartArray();
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
-      const Chips& c = cut[i];
-      std::size_t unknown = 0;
-      w.StartObject();
-      put(w, "name", chosen[i]->name());
-      w.Key("tokens");
-      w.StartArray();
-      for (const Chip& chip : c.tokens) {
-        w.StartArray();  // [id, text, word, flags]: compact, the page reads it
-        w.Uint(chip.id);
-        string(w, chip.text);
-        w.Uint64(chip.word);
-        w.Uint((chip.unknown ? 1U : 0U) | (chip.byte_fallback ? 2U : 0U));
-        w.EndArray();
-        unknown += chip.unknown ? 1 : 0;
-      }
+    for (const Chip& chip : c.tokens) {
+      w.StartArray();  // [id, text, word, flags]: compact, the page reads it
+      w.Uint(chip.id);
+      string(w, chip.text);
+      w.Uint64(chip.word);
+      w.Uint((chip.unknown ? 1U : 0U) | (chip.byte_fallback ? 2U : 0U));
       w.EndArray();
-      put(w, "token_count", c.tokens.size());
-      put(w, "word_count", c.words);
-      put(w, "characters", c.characters);
-      put(w, "unknown", unknown);
-      put(w, "characters_per_token",
-          static_cast<double>(c.tokens.empty() ? 0.0
-                                               : static_cast<double>(c.characters) /
-                                                     static_cast<double>(c.tokens.size())));
-      w.EndObject();
+      unknown += chip.unknown ? 1 : 0;
     }
     w.EndArray();
+    put(w, "token_count", c.tokens.size());
+    put(w, "word_count", c.words);
+    put(w, "characters", c.characters);
+    put(w, "unknown", unknown);
+    put(w, "characters_per_token",
+        static_cast<double>(c.tokens.empty() ? 0.0
+                                             : static_cast<double>(c.characters) /
+                                                   static_cast<double>(c.tokens.size())));
     w.EndObject();
-  });
+  }
+  w.EndArray();
+  w.EndObject();
+  return answer.response();
 }
 
-Response LabApi::bpe(const std::string& text_body) const {
-  const Body body(text_body);
+Response LabApi::bpe(const Request& request) const {
+  const Body body(request.body);
   const std::string words =
       body.has("words") ? body.text("words") : "low:5 lower:2 newest:6 widest:3 wider:2";
-  if (words.size() > 8192) throw TooLarge("the word list is over 8192 bytes");
+  if (words.size() > kMaxBpeWordsBytes)
+    throw TooLarge("the word list is over " + std::to_string(kMaxBpeWordsBytes) + " bytes");
   const std::string encode = body.has("encode") ? body.text("encode") : "";
+  if (encode.size() > kMaxWordBytes)
+    throw TooLarge("the word to encode is over " + std::to_string(kMaxWordBytes) + " bytes");
   if (encode.find_first_of(" \t\n:") != std::string::npos)
     throw Error("'encode' must be one word, without a count");
-  const BpeWalkthrough walk = walk_bpe(plugins_, words, body.number("merges", 10, 500), encode);
-  return json_response([&](Writer& w) {
+  LargeAnswer answer(request, max_response_bytes_);
+  const BpeWalkthrough walk = walk_bpe(plugins_, words, body.number("merges", 10, 500), encode,
+                                       [&] { LargeAnswer::check_deadline(request); });
+  Writer& w = answer.writer();
+  w.StartObject();
+  put(w, "start_tokens", walk.start_tokens);
+  put(w, "start_symbols", walk.start_symbols);
+  w.Key("alphabet");
+  strings_json(w, walk.alphabet);
+  w.Key("encoded_at_start");
+  strings_json(w, walk.encoded_at_start);
+  put(w, "note", walk.note);
+  put(w, "pairs_shown", std::uint64_t{kMaxPairsShown});
+  w.Key("steps");
+  w.StartArray();
+  for (const BpeStep& s : walk.steps) {
+    answer.check();
     w.StartObject();
-    put(w, "start_tokens", walk.start_tokens);
-    put(w, "start_symbols", walk.start_symbols);
-    w.Key("alphabet");
-    strings_json(w, walk.alphabet);
-    w.Key("encoded_at_start");
-    strings_json(w, walk.encoded_at_start);
-    put(w, "note", walk.note);
-    w.Key("steps");
+    put(w, "index", s.index);
+    w.Key("merged");
+    pair_json(w, s.merged);
+    put(w, "tokens", s.tokens);
+    put(w, "vocabulary", s.vocabulary);
+    w.Key("pairs");
     w.StartArray();
-    for (const BpeStep& s : walk.steps) {
-      w.StartObject();
-      put(w, "index", s.index);
-      w.Key("merged");
-      pair_json(w, s.merged);
-      put(w, "tokens", s.tokens);
-      put(w, "vocabulary", s.vocabulary);
-      w.Key("pairs");
-      w.StartArray();
-      for (const auto& p : s.pairs) pair_json(w, p);
-      w.EndArray();
-      w.Key("tied");
-      w.StartArray();
-      for (const auto& p : s.tied) pair_json(w, p);
-      w.EndArray();
-      w.Key("encoded");
-      strings_json(w, s.encoded);
-      w.EndObject();
-    }
+    for (const auto& p : s.pairs) pair_json(w, p);
     w.EndArray();
+    put(w, "pairs_total", s.pairs_total);
+    w.Key("tied");
+    w.StartArray();
+    for (const auto& p : s.tied) pair_json(w, p);
+    w.EndArray();
+    put(w, "tied_total", s.tied_total);
+    w.Key("encoded");
+    strings_json(w, s.encoded);
     w.EndObject();
-  });
+  }
+  w.EndArray();
+  w.EndObject();
+  return answer.response();
 }
 
-Response LabApi::sample(const std::string& text_body) const {
-  const Body body(text_body);
+Response LabApi::sample(const Request& request) const {
+  const Body body(request.body);
   const LabTokenizer& t = find_tokenizer(catalog_, body.text("tokenizer"));
   const std::string word = body.text("word");
-  if (word.size() > 256) throw TooLarge("the word is over 256 bytes");
+  if (word.size() > kMaxWordBytes)
+    throw TooLarge("the word is over " + std::to_string(kMaxWordBytes) + " bytes");
   const auto samples =
       t.sample(word, body.number("count", 10, 100), body.number("seed", 1, UINT32_MAX));
   return json_response([&](Writer& w) {

@@ -11,11 +11,28 @@
 //   POST /api/sample        {"tokenizer", "word", "count"?, "seed"?} -> segmentations
 //
 // Errors are JSON {"error": message} with 400 (bad request), 404 (unknown
-// path or tokenizer), 405 (wrong method) or 413 (text over the limit).
+// path or tokenizer), 405 (wrong method), 413 (a field, the list of names or
+// the answer over its limit) or 503 (the request's deadline passed, or memory
+// ran out: try again later, or ask for less).
+//
+// Limits: a request is small and its answer bounded, so that no request can
+// claim much more memory or time than the page's own requests do:
+//   - the body: kMaxBodyBytes, nesting at most kMaxRequestNesting levels
+//     (checked before parsing: the parser recurses once per level);
+//   - /api/encode: text up to kMaxTextBytes; names deduplicated, and no more
+//     names than tokenizers loaded;
+//   - /api/bpe: the word list up to kMaxBpeWordsBytes (200 words, 500 merges:
+//     bpe_walkthrough.hpp), `encode` up to kMaxWordBytes; each step lists the
+//     kMaxPairsShown (bpe_walkthrough.hpp) most frequent pairs and says how
+//     many there are ("pairs_total", "tied_total");
+//   - /api/sample: the word up to kMaxWordBytes, 100 draws;
+//   - every answer: kMaxResponseBytes, checked while it is written;
+//   - time: Request::deadline, checked between tokenizers and between steps.
 // Thread-safe: handle() may run on many threads at once.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -35,11 +52,30 @@ namespace tokenlab::lab {
 inline constexpr std::size_t kMaxTextBytes = 64 * 1024;
 /// Longest request body the server reads; longer is 413 before it is read.
 inline constexpr std::size_t kMaxBodyBytes = 256 * 1024;
+/// Deepest JSON nesting of a request body; deeper is 400. The requests nest 2
+/// levels ({"tokenizers": [...]}).
+inline constexpr std::size_t kMaxRequestNesting = 32;
+/// Longest single word: /api/sample's word and /api/bpe's `encode`; longer is 413.
+inline constexpr std::size_t kMaxWordBytes = 256;
+/// Longest word list of /api/bpe; longer is 413.
+inline constexpr std::size_t kMaxBpeWordsBytes = 8192;
+/// Largest answer; one that grows past it while written is 413. A 64 KiB text
+/// cut into characters by every built-in tokenizer needs about 1 MiB each.
+inline constexpr std::size_t kMaxResponseBytes = 8 * 1024 * 1024;
 
 struct Request {
   std::string method;  // "GET", "POST", ...
   std::string target;  // path and query
   std::string body;
+  /// After it, the request is given up with 503 at the next check.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+/// How long a request may take, which decides where the server runs it.
+enum class Cost {
+  instant,     // the page's files, /api/tokenizers, /api/sweep, errors: on the I/O threads
+  work,        // /api/encode, /api/sample: on the worker pool
+  walkthrough  // /api/bpe (trains, and may run for seconds): on its own workers
 };
 
 struct Response {
@@ -80,21 +116,27 @@ class SweepState {
 class LabApi {
  public:
   /// opening_texts: the sentences the page opens on (English and Hindi).
+  /// max_response_bytes: the largest answer (smaller in tests).
   LabApi(const LabCatalog& catalog, const SegmenterSource& plugins, const SweepState& sweep,
-         std::vector<std::string> opening_texts);
+         std::vector<std::string> opening_texts,
+         std::size_t max_response_bytes = kMaxResponseBytes);
 
+  /// Never throws: every failure is an error response.
   [[nodiscard]] Response handle(const Request& request) const;
+  /// Where request should run (from its method and path alone).
+  [[nodiscard]] static Cost cost(const Request& request);
 
  private:
   [[nodiscard]] Response tokenizers() const;
-  [[nodiscard]] Response encode(const std::string& body) const;
-  [[nodiscard]] Response bpe(const std::string& body) const;
-  [[nodiscard]] Response sample(const std::string& body) const;
+  [[nodiscard]] Response encode(const Request& request) const;
+  [[nodiscard]] Response bpe(const Request& request) const;
+  [[nodiscard]] Response sample(const Request& request) const;
 
   const LabCatalog& catalog_;
   const SegmenterSource& plugins_;
   const SweepState& sweep_;
   std::vector<std::string> opening_texts_;
+  std::size_t max_response_bytes_;
 };
 
 /// {"error": message}, with status.

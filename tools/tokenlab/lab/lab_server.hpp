@@ -5,12 +5,33 @@
 //   std::cout << server.url();               // http://127.0.0.1:PORT/
 //   server.run(threads);                     // until stop()
 //
-// Each connection reads one request at a time with a time limit, refuses a
-// body over kMaxBodyBytes (413) or headers over 16 KiB (431) before reading
-// them, answers a malformed request with 400 and closes it; other connections
-// are not affected.
+// The lab serves one person's browser on their own machine, yet any web page
+// that browser opens can send it requests, and any local program can connect.
+// So every request is checked before its body is read, and no client can take
+// the server's memory, threads or file descriptors from the others:
+//   - headers over 16 KiB: 431; a body over kMaxBodyBytes: 413, both before
+//     they are read; a chunked body: 411 (the lab takes Content-Length bodies
+//     only, so trailers cannot bypass the header limit); malformed: 400;
+//   - Host must name the address served (IP:PORT, and localhost:PORT on a
+//     loopback address), else 421; an Origin header must be http://<that
+//     host>, else 403 (DNS rebinding, cross-site posts); a POST must be
+//     Content-Type application/json, else 415 (simple cross-site requests
+//     cannot set it);
+//   - API work (LabApi::cost) runs on worker threads, never on the I/O
+//     threads, so the page's files and /api/tokenizers are answered at once;
+//     a full queue is 503 at once, and a request still running at its
+//     deadline is 503 (its late result is dropped);
+//   - a connection waits LabServerOptions::idle_timeout for a request's
+//     header and request_timeout for the rest; past max_connections the
+//     longest-waiting idle connection is closed for the new one; a failed
+//     accept (no file descriptors left) is retried after a pause, not in a
+//     loop;
+//   - an exception out of a handler is written to stderr and the server goes on.
+// An error answer closes its connection; other connections are not affected.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,18 +40,43 @@ namespace tokenlab::lab {
 
 class LabApi;
 
+struct LabServerOptions {
+  /// Threads for /api/encode and /api/sample.
+  unsigned workers = 2;
+  /// Threads for /api/bpe, apart from the others so that walkthroughs, which
+  /// may take seconds each, never hold up encoding.
+  unsigned walkthrough_workers = 1;
+  /// Requests waiting for a worker (per pool) beyond which the answer is 503:
+  /// bounds the memory they hold (a body each) and the wait, while a burst of
+  /// short requests (the page sends one per keystroke) still waits its turn.
+  std::size_t max_queued = 256;
+  /// How long an API request may take; after it, 503.
+  std::chrono::milliseconds deadline{10000};
+  /// How long a connection may wait for a request's header (keep-alive).
+  std::chrono::milliseconds idle_timeout{10000};
+  /// How long reading a request's body and writing the answer may take.
+  std::chrono::milliseconds request_timeout{30000};
+  /// Open connections at most; 0: from the file-descriptor limit
+  /// (RLIMIT_NOFILE less 64 kept for everything else, at most 4096).
+  std::size_t max_connections = 0;
+};
+
 class LabServer {
  public:
   /// Binds now: throws Error naming the address when it cannot (a port in use).
-  LabServer(const LabApi& api, const std::string& address, std::uint16_t port);
+  /// api must outlive the server.
+  LabServer(const LabApi& api, const std::string& address, std::uint16_t port,
+            const LabServerOptions& options = {});
+  /// Waits for running API work to finish (each request checks its deadline);
+  /// work still queued is dropped.
   ~LabServer();
   LabServer(const LabServer&) = delete;
   LabServer& operator=(const LabServer&) = delete;
 
   [[nodiscard]] std::uint16_t port() const noexcept;
   [[nodiscard]] std::string url() const;
-  /// Serves on threads threads until stop(), SIGINT or SIGTERM (when
-  /// stop_on_signals).
+  /// Serves on threads I/O threads until stop(), SIGINT or SIGTERM (when
+  /// stop_on_signals). Returns without waiting for API work still running.
   void run(unsigned threads, bool stop_on_signals = false);
   /// From any thread: run() returns soon after.
   void stop();

@@ -87,6 +87,8 @@ class TOKENLAB_API Segmenter {
   virtual void encode_sampled(std::string_view word, const SamplingOptions& options,
                               std::uint64_t& rng_state, std::vector<TokenId>& out) const;
   /// The k best segmentations, best first; requires kCapabilityNBest (else throws Error).
+  /// Implementations clamp k to kMaxNBest and throw Error rather than create more
+  /// than kMaxNBestHypotheses search states for one word.
   [[nodiscard]] virtual std::vector<ScoredSegmentation> nbest(std::string_view word,
                                                               std::size_t k) const;
 

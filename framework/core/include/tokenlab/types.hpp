@@ -2,6 +2,7 @@
 // Small vocabulary types shared by every component.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tokenlab {
@@ -21,6 +22,13 @@ enum Capability : std::uint64_t {
 };
 
 using Capabilities = std::uint64_t;
+
+/// The most segmentations an n-best query returns, as SentencePiece clamps its
+/// nbest_size: the search's memory grows with k times the word's length.
+inline constexpr std::size_t kMaxNBest = 1024;
+/// The most search states one n-best query may create before it fails with an
+/// Error (about 100 MB): bounds the work for any k on any word.
+inline constexpr std::size_t kMaxNBestHypotheses = std::size_t{1} << 22;
 
 /// The boundary marker every pre-tokenized word carries: U+2581 LOWER ONE EIGHTH BLOCK.
 inline constexpr char kBoundaryMarker[] = "\u2581";

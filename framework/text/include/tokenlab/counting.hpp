@@ -35,4 +35,14 @@ struct CountOptions {
 TOKENLAB_API WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
                                     const PreTokenizer& pre_tokenizer, const CountOptions& options);
 
+/// The settings a counts file records: "normalizer=<NormalizerOptions>
+/// pre-tokenizer=<PreTokenizerOptions>", each as its to_string() spells it.
+[[nodiscard]] TOKENLAB_API std::string counts_settings_text(const NormalizerOptions& normalizer,
+                                                           const PreTokenizerOptions& pre_tokenizer);
+
+/// Throws Error naming source unless settings is empty (an older file) or the
+/// text counts_settings_text writes for some options: a header such as
+/// "normalizer=bogus" must be refused where it is read, not passed on.
+TOKENLAB_API void check_counts_settings_text(std::string_view settings, const std::string& source);
+
 }  // namespace tokenlab

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,9 +34,18 @@ inline constexpr std::string_view kO200kPattern =
 /// o200k), or nullopt.
 TOKENLAB_API std::optional<std::string_view> regex_preset(std::string_view name);
 
+/// ICU's time limit for one search, in its time steps (each some 10,000 steps
+/// of its match engine, about a millisecond): far above any real pre-tokenization
+/// pattern on a line of kMaxLineBytes, far below the hours of a catastrophic one.
+inline constexpr std::int32_t kRegexTimeLimit = 5000;
+/// ICU's limit on one search's backtracking memory (its default, made explicit).
+inline constexpr std::int32_t kRegexStackBytes = 8 << 20;
+
 /// A compiled pattern with the semantics of Rust's regex and Oniguruma, on ICU:
 /// `\s` is the White_Space property (ICU's lacks U+000B and U+0085).
 /// Thread-safe: each thread gets its own matcher.
+/// A search that passes kRegexTimeLimit or kRegexStackBytes throws Error (naming
+/// the pattern and the offset): it never ends the matches early in silence.
 class TOKENLAB_API Regex {
  public:
   /// Throws Error with ICU's message and the offset of the problem in pattern.
@@ -61,6 +71,7 @@ class TOKENLAB_API Regex {
  private:
   bool next_match(std::string_view text, std::size_t from, std::size_t& start,
                   std::size_t& end) const;
+  [[noreturn]] void fail_match(int status, std::size_t text_bytes, std::size_t from) const;
   std::string pattern_;
   void* compiled_;  // icu::RegexPattern*
   // A hand-made matcher when pattern_ is one of the presets (ICU is several times

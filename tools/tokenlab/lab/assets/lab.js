@@ -118,19 +118,28 @@ function showBpeStep() {
   const next = walk.steps[k];  // the pairs as they stand now, before the next merge
   const pairs = next ? next.pairs : [];
   const chosen = next ? next.merged : null;
-  if (next && next.tied.length > 1) {
-    $("bpe-tie").textContent = `Next: ${next.tied.length} pairs share the top count ${chosen.count} (` +
-      next.tied.map((p) => p.left + " + " + p.right).join(", ") + `); ${chosen.left} + ${chosen.right} is seen first and wins.`;
+  // The server lists at most walk.pairs_shown pairs (the most frequent) and
+  // tied pairs; pairs_total and tied_total count them all.
+  const tiedTotal = next ? (next.tied_total ?? next.tied.length) : 0;
+  if (next && tiedTotal > 1) {
+    $("bpe-tie").textContent = `Next: ${tiedTotal} pairs share the top count ${chosen.count} (` +
+      next.tied.map((p) => p.left + " + " + p.right).join(", ") + (tiedTotal > next.tied.length ? ", …" : "") +
+      `); ${chosen.left} + ${chosen.right} is seen first and wins.`;
   } else {
     $("bpe-tie").textContent = next ? `Next: ${chosen.left} + ${chosen.right}, the one pair with count ${chosen.count}.` : "No more merges.";
   }
   const tied = new Set(next ? next.tied.map((p) => p.left + "\u0000" + p.right) : []);
-  $("bpe-pairs").tBodies[0].replaceChildren(...pairs.map((p) => {
+  const rows = pairs.map((p) => {
     const key = p.left + "\u0000" + p.right;
     const isChosen = chosen && key === chosen.left + "\u0000" + chosen.right;
     return element("tr", { class: isChosen ? "chosen" : tied.has(key) ? "tied" : "" },
       element("td", { text: `${p.left} + ${p.right}` }), element("td", { class: "num", text: p.count }));
-  }));
+  });
+  const pairsTotal = next ? (next.pairs_total ?? pairs.length) : 0;
+  if (pairsTotal > pairs.length) {
+    rows.push(element("tr", {}, element("td", { colspan: "2", text: `the ${pairs.length} most frequent of ${pairsTotal} pairs` })));
+  }
+  $("bpe-pairs").tBodies[0].replaceChildren(...rows);
   const vocabulary = [...walk.alphabet, ...walk.steps.slice(0, k).map((s) => s.merged.left + s.merged.right)];
   $("bpe-vocab-list").replaceChildren(...vocabulary.map((v, i) =>
     element("span", { class: "chip c" + (i < walk.alphabet.length ? 0 : 2), text: v })));
