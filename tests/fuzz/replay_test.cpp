@@ -91,10 +91,18 @@ TEST_CASE("every fuzz seed and regression tokenizer file loads or fails cleanly 
   const auto files = inputs("pretrained");
   REQUIRE(!files.empty());
   int loaded = 0;
+  int seeds = 0;
   for (const fs::path& file : files) {
     INFO(file.string());
-    loaded += tokenlab::fuzz::load_pretrained_bytes(read_bytes(file));  // Errors caught inside
+    const int formats = tokenlab::fuzz::load_pretrained_bytes(read_bytes(file));  // Errors caught
+    // The regressions are hostile (nesting, repeated members): none may load.
+    if (file.parent_path().parent_path().filename() == "regressions") {
+      CHECK(formats == 0);
+      continue;
+    }
+    loaded += formats;
+    ++seeds;
   }
   // The seeds are real tokenizer files: each loads at least as its own format.
-  CHECK(loaded >= static_cast<int>(files.size()));
+  CHECK(loaded >= seeds);
 }

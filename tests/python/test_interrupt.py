@@ -77,3 +77,53 @@ def test_an_uncaught_interrupt_ends_python_as_ctrl_c_does(corpus):
     assert "KeyboardInterrupt" in err
     assert "Traceback" in err and "Segmentation" not in err and "terminate" not in err
     assert process.returncode in (-signal.SIGINT, 128 + signal.SIGINT, 1), err
+
+
+ENCODE_SCRIPT = textwrap.dedent(
+    """
+    import sys, tokenlab
+    model = tokenlab.train("character", 100, corpus=sys.argv[1], progress=False)
+    lines = open(sys.argv[1]).read().splitlines() * 40
+    text = " ".join(lines[:200000])
+    mode = sys.argv[2]
+    print("encoding", flush=True)
+    try:
+        if mode == "encode":
+            for _ in range(1000):
+                model.encode(text)
+        else:
+            for _ in range(1000):
+                model.encode_batch(lines, threads=1, numpy=(mode == "numpy"))
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt", flush=True)
+        print("alive", len(model.encode("abc")), flush=True)
+        sys.exit(0)
+    except ImportError as e:
+        print("ImportError", e, flush=True)
+        sys.exit(4)
+    print("finished before the interrupt", flush=True)
+    sys.exit(3)
+    """
+)
+
+
+@pytest.mark.parametrize("mode", ["encode", "lists", "numpy"])
+def test_sigint_during_encode_is_answered_at_once(corpus, mode):
+    # Issue 27: Ctrl-C waited until encode or encode_batch returned (6 to 25 s),
+    # and with numpy=True a pending SIGINT came out as ImportError "needs NumPy".
+    if mode == "numpy":
+        pytest.importorskip("numpy")
+    process = subprocess.Popen([sys.executable, "-c", ENCODE_SCRIPT, str(corpus), mode],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=os.environ.copy())
+    assert process.stdout.readline() == "encoding\n"
+    time.sleep(1.0)  # well inside the first calls
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    answered = time.monotonic() - sent
+    assert process.returncode == 0, out + err
+    assert out.startswith("KeyboardInterrupt\nalive "), out + err
+    # Each of the 1,000 calls takes seconds: a prompt answer means the call itself
+    # was stopped (generous for a loaded machine; typically well under 0.5 s).
+    assert answered < 20, answered

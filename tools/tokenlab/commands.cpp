@@ -537,9 +537,16 @@ int cmd_sweep(const std::vector<std::string>& args) {
   write_terminal(std::cout, sweep_table(sweep));
   if (!experiment.report_dir.empty())
     report_bundle(write_sweep_reports(experiment.report_dir, sweep));
+  // A row of '-' says only that something failed: each failure is named here.
   bool failed = false;
-  for (const auto& run : sweep.runs)
-    for (const auto& row : run.rows) failed = failed || !row.error.empty();
+  for (std::size_t i = 0; i < sweep.runs.size(); ++i)
+    for (const auto& row : sweep.runs[i].rows) {
+      if (row.error.empty()) continue;
+      failed = true;
+      std::cerr << "error: " << row.algorithm
+                << (row.language.empty() ? "" : " (" + row.language + ")") << " at vocabulary size "
+                << sweep.vocab_sizes[i] << ": " << row.error << '\n';
+    }
   return failed ? kExitFailure : kExitOk;
 }
 

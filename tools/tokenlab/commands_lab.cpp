@@ -189,20 +189,24 @@ int cmd_lab(const std::vector<std::string>& args) {
                              : lab.models.empty() || !sizes.empty()
                                  ? ensure_default_corpus().string()
                                  : std::string();
-  if (lab.models.empty()) train_built_in(registry, corpus, lab.vocab_size, threads, catalog);
+  // The files given are read before any training: a bad one fails at once, not
+  // after the built-in segmenters are trained. They are listed after those.
+  std::vector<lab::LabTokenizer> given;
   for (const std::string& path : lab.models) {
     const AnyModel model = load_any_model(path, registry);
     const std::string name = fs::path(path).stem().string();
     if (model.trained)
-      catalog.add(lab::LabTokenizer(name, model.trained->segmenter().name(), model.trained));
+      given.emplace_back(name, model.trained->segmenter().name(), model.trained);
     else
-      catalog.add(lab::LabTokenizer(name, model.pretrained));
+      given.emplace_back(name, model.pretrained);
   }
   for (const std::string& spec : lab.tokenizers) {
     const auto [name, file] = parse_key_value(spec, "--tokenizer");
-    catalog.add(lab::LabTokenizer(
-        name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file))));
+    given.emplace_back(
+        name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file)));
   }
+  if (lab.models.empty()) train_built_in(registry, corpus, lab.vocab_size, threads, catalog);
+  for (auto& tokenizer : given) catalog.add(std::move(tokenizer));
   if (lab.pretrained) {
     // Read in parallel: Gemma 3's tokenizer.json alone is 33 MB.
     std::vector<std::pair<std::string, std::future<std::shared_ptr<const PretrainedTokenizer>>>>

@@ -22,8 +22,7 @@ bool read_bounded_line(std::istream& in, std::string& line, const std::string& n
     // it stops for that reason; libstdc++ scans the stream's buffer with memchr.
     in.getline(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const auto got = static_cast<std::size_t>(in.gcount());
-    if (in.bad())
-      throw Error(name + ":" + std::to_string(number) + ": read error (an I/O error)");
+    if (in.bad()) throw Error(name + ":" + std::to_string(number) + ": read error (an I/O error)");
     if (in.eof()) {  // no '\n' was extracted
       line.append(chunk.data(), got);
       if (line.size() > max_bytes)

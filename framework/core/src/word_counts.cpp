@@ -348,14 +348,16 @@ bool TsvReader::next(std::string& word, std::uint64_t& count) {
     if (ec != std::errc() || ptr != last || count == 0) {
       const std::string_view text(first, static_cast<std::size_t>(last - first));
       if (ec == std::errc() && count > 0 && text.substr(ptr - first) == "\r")
-        throw Error(where() + "the count ends with a carriage return (CR, a Windows line end); "
-                              "counts files end lines with LF only");
+        throw Error(where() +
+                    "the count ends with a carriage return (CR, a Windows line end); "
+                    "counts files end lines with LF only");
       // The message quotes at most 40 bytes: a 10 MB field must not make a 10 MB message.
       constexpr std::size_t kQuoted = 40;
-      throw Error(where() + "count '" + utf8::replace_invalid(text.substr(0, kQuoted)) +
-                  (text.size() > kQuoted ? "...' (" + std::to_string(text.size()) + " bytes)" : "'") +
-                  " is not a positive integer" +
-                  (ec == std::errc::result_out_of_range ? " below 2^64" : ""));
+      throw Error(
+          where() + "count '" + utf8::replace_invalid(text.substr(0, kQuoted)) +
+          (text.size() > kQuoted ? "...' (" + std::to_string(text.size()) + " bytes)" : "'") +
+          " is not a positive integer" +
+          (ec == std::errc::result_out_of_range ? " below 2^64" : ""));
     }
     return true;
   }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/interruption.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/formats.hpp"
 #include "tokenlab/utf8.hpp"
@@ -123,7 +124,10 @@ void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& 
         step->split(pieces[i], at_start && i == 0, next);
       pieces.swap(next);
     }
-    for (const auto& piece : pieces) on_piece(std::string_view(piece));
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      if ((i & 255) == 255) throw_if_interrupted();  // a host may stop a long text
+      on_piece(std::string_view(pieces[i]));
+    }
   };
   const auto normalized_side = [&](std::string_view segment, bool at_start) {
     if (p.normalizers.empty() && !p.added.has_normalized()) {

@@ -13,10 +13,10 @@
 //   validation   model_interface.cc  ModelInterface::InitializePieces
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <bit>
 #include <cfloat>
 #include <climits>
+#include <cmath>
 #include <queue>
 #include <span>
 #include <unordered_map>

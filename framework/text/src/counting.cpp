@@ -10,12 +10,11 @@
 #include <unordered_map>
 
 #include "block_table.hpp"
-#include "tokenlab/error.hpp"
-#include "tokenlab/utf8.hpp"
 #include "simple_split.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
+#include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
 
@@ -206,7 +205,7 @@ WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
 }
 
 std::string counts_settings_text(const NormalizerOptions& normalizer,
-                                const PreTokenizerOptions& pre_tokenizer) {
+                                 const PreTokenizerOptions& pre_tokenizer) {
   return "normalizer=" + normalizer.to_string() + " pre-tokenizer=" + pre_tokenizer.to_string();
 }
 
@@ -218,14 +217,15 @@ void check_counts_settings_text(std::string_view settings, const std::string& so
   try {
     if (!settings.starts_with(kNormalizer) || split == std::string_view::npos)
       throw Error("expected 'normalizer=... pre-tokenizer=...'");
-    const auto normalizer = NormalizerOptions::parse(
-        settings.substr(kNormalizer.size(), split - kNormalizer.size()));
+    const auto normalizer =
+        NormalizerOptions::parse(settings.substr(kNormalizer.size(), split - kNormalizer.size()));
     const auto pre_tokenizer =
         PreTokenizerOptions::parse(settings.substr(split + kPreTokenizer.size()));
     if (counts_settings_text(normalizer, pre_tokenizer) != settings)
       throw Error("not as tokenlab writes them");
   } catch (const Error& e) {
-    throw Error(source + ": the counts settings '" + utf8::replace_invalid(settings.substr(0, 200)) +
+    throw Error(source + ": the counts settings '" +
+                utf8::replace_invalid(settings.substr(0, 200)) +
                 "' in the header are not valid: " + e.what());
   }
 }

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/interruption.hpp"
 #include "tokenlab/model_file.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/segmenter_source.hpp"
@@ -53,7 +54,11 @@ void Tokenizer::for_each_word(std::string_view text, const PreTokenizer::WordCal
 }
 
 void Tokenizer::encode(std::string_view text, std::vector<TokenId>& out) const {
-  for_each_word(text, [&](std::string_view word) { segmenter_->encode(word, out); });
+  std::size_t words = 0;
+  for_each_word(text, [&](std::string_view word) {
+    if ((++words & 255) == 0) throw_if_interrupted();  // a host may stop a long text
+    segmenter_->encode(word, out);
+  });
 }
 
 std::vector<TokenId> Tokenizer::encode(std::string_view text) const {

@@ -36,6 +36,7 @@
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/interruption.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/report.hpp"
@@ -343,13 +344,69 @@ struct PyTokenizer {
 
 using TokenizerPtr = std::shared_ptr<PyTokenizer>;
 
+// How often a thread waiting for encoding workers looks for Ctrl-C.
+constexpr std::chrono::milliseconds kSignalPoll{50};
+
+// With the GIL held: raises KeyboardInterrupt (or a signal handler's exception)
+// when a signal arrived. Python runs handlers only on the main thread, and only
+// when asked: a thread waiting on C++ work must ask.
+bool signal_pending() {
+  return PyErr_CheckSignals() != 0;
+}
+
+// Runs work(stop) on a new thread while this one (the GIL released) waits,
+// looking for signals every kSignalPoll; on one, sets stop, waits for the work
+// to notice (it checks between pieces or chunks), and raises the Python error.
+// The work's own exception is rethrown.
+template <class Work>
+void run_interruptibly(Work&& work) {
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::exception_ptr error;
+  std::thread worker([&] {
+    try {
+      InterruptionScope scope(stop);
+      work(stop);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+    }
+    finished.notify_all();
+  });
+  bool interrupted = false;
+  for (;;) {
+    {
+      py::gil_scoped_release release;
+      std::unique_lock lock(mutex);
+      if (finished.wait_for(lock, kSignalPoll, [&] { return done; })) break;
+    }
+    if (signal_pending()) {
+      interrupted = true;
+      stop = true;
+      py::gil_scoped_release release;
+      std::unique_lock lock(mutex);
+      finished.wait(lock, [&] { return done; });
+      break;
+    }
+  }
+  worker.join();
+  if (interrupted) throw py::error_already_set();
+  if (error) std::rethrow_exception(error);
+}
+
 std::vector<TokenId> encode_one(const PyTokenizer& t, std::string_view line) {
   std::vector<TokenId> ids;
   if (line.size() < 4096) {
     t.encoder().encode(line, ids);
   } else {
-    py::gil_scoped_release release;
-    t.encoder().encode(line, ids);
+    // Long enough to take a while: on a worker, so that Ctrl-C is answered.
+    const TextEncoder& encoder = t.encoder();
+    run_interruptibly([&](const std::atomic<bool>&) { encoder.encode(line, ids); });
   }
   return ids;
 }
@@ -382,6 +439,7 @@ py::object lists_while_encoding(const PyTokenizer& t, PyObject** items, std::siz
   std::vector<char> done(chunk_count, 0);
   std::size_t next = 0;
   bool stop = false;
+  std::atomic<bool> interrupt{false};
   std::exception_ptr error;
   const auto worker = [&] {
     for (;;) {
@@ -392,6 +450,7 @@ py::object lists_while_encoding(const PyTokenizer& t, PyObject** items, std::siz
         c = next++;
       }
       try {
+        InterruptionScope scope(interrupt);
         encode(c);
       } catch (...) {
         std::lock_guard lock(mutex);
@@ -408,6 +467,7 @@ py::object lists_while_encoding(const PyTokenizer& t, PyObject** items, std::siz
   std::vector<std::thread> pool;
   const auto finish = [&] {  // stops and joins the workers, the GIL released
     py::gil_scoped_release release;
+    interrupt = true;  // a chunk being encoded stops at its next check
     {
       std::lock_guard lock(mutex);
       stop = true;
@@ -419,12 +479,20 @@ py::object lists_while_encoding(const PyTokenizer& t, PyObject** items, std::siz
     for (unsigned i = 0; i < std::max(1u, threads); ++i) pool.emplace_back(worker);
     std::size_t line = 0;
     for (std::size_t c = 0; c < chunk_count; ++c) {
+      bool ready = false;
+      while (!ready) {
+        {
+          // Other Python threads run while this one waits; the lock goes before the
+          // GIL comes back, so workers never wait on a thread waiting for the GIL.
+          py::gil_scoped_release release;
+          std::unique_lock lock(mutex);
+          ready = encoded.wait_for(lock, kSignalPoll, [&] { return done[c] != 0 || error; });
+        }
+        // Ctrl-C: the workers stop after their chunk (finish(), below).
+        if (!ready && signal_pending()) throw py::error_already_set();
+      }
       {
-        // Other Python threads run while this one waits; the lock goes before the
-        // GIL comes back, so workers never wait on a thread waiting for the GIL.
-        py::gil_scoped_release release;
-        std::unique_lock lock(mutex);
-        encoded.wait(lock, [&] { return done[c] != 0 || error; });
+        std::lock_guard lock(mutex);
         if (error) break;
       }
       const auto& encoded_chunk = chunk(c);
@@ -466,14 +534,17 @@ py::object encode_batch(const PyTokenizer& t, const py::handle& texts, unsigned 
                         bool numpy) {
   threads = resolve_threads(capped_threads(threads));
   if (PyUnicode_Check(texts.ptr())) throw py::type_error("texts must be a list of str, not a str");
-  const auto sequence = py::reinterpret_steal<py::object>(
-      PySequence_Fast(texts.ptr(), "texts must be a sequence of str"));
+  if (!PySequence_Check(texts.ptr())) throw py::type_error("texts must be a sequence of str");
+  // A tuple of the items, not the list itself (PySequence_Fast): the text is read
+  // with the GIL released, while another thread may clear or edit the list; the
+  // tuple holds a reference to every str until the call returns.
+  const auto sequence = py::reinterpret_steal<py::object>(PySequence_Tuple(texts.ptr()));
   if (!sequence) throw py::error_already_set();
-  // sequence holds every item. An ASCII str, or one whose UTF-8 Python made
-  // already, is read in place; the others are converted by the worker threads,
-  // from the str's own characters (a str never changes).
-  const auto n = static_cast<std::size_t>(PySequence_Fast_GET_SIZE(sequence.ptr()));
-  PyObject** items = PySequence_Fast_ITEMS(sequence.ptr());
+  // An ASCII str, or one whose UTF-8 Python made already, is read in place; the
+  // others are converted by the worker threads, from the str's own characters
+  // (a str never changes).
+  const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(sequence.ptr()));
+  PyObject** items = &PyTuple_GET_ITEM(sequence.ptr(), 0);
   std::vector<std::string_view> lines(n);
   std::vector<PyObject*> to_convert(n, nullptr);
   for (std::size_t i = 0; i < n; ++i) {
@@ -514,16 +585,22 @@ py::object encode_batch(const PyTokenizer& t, const py::handle& texts, unsigned 
   if (!numpy)
     return lists_while_encoding(t, items, n, chunks.size(), threads, encode_chunk,
                                 [&](std::size_t c) -> const Chunk& { return chunks[c]; });
-  {
-    py::gil_scoped_release release;
-    parallel_for(chunks.size(), threads, encode_chunk);
-  }
+  run_interruptibly([&](const std::atomic<bool>& stop) {
+    parallel_for(chunks.size(), threads, [&](std::size_t c) {
+      if (stop) return;  // Ctrl-C: the chunks not begun are skipped
+      InterruptionScope scope(stop);
+      encode_chunk(c);
+    });
+  });
   for (const Chunk& chunk : chunks)
     if (chunk.bad != SIZE_MAX) (void)utf8_of(items[chunk.bad], "every text");  // raises
   // NumPy: every id in one array, and offsets: line i is ids[offsets[i]:offsets[i + 1]].
   try {
     py::module_::import("numpy");
-  } catch (py::error_already_set&) {
+  } catch (py::error_already_set& e) {
+    // Only a missing NumPy is "needs NumPy": a KeyboardInterrupt that arrived
+    // during the import is the user's Ctrl-C, and goes on as itself.
+    if (!e.matches(PyExc_ImportError)) throw;
     throw py::import_error("encode_batch(numpy=True) needs NumPy (Debian: python3-numpy)");
   }
   std::size_t total = 0;

@@ -37,8 +37,8 @@ TOKENLAB_API WordCounts count_words(CorpusReader& reader, const Normalizer& norm
 
 /// The settings a counts file records: "normalizer=<NormalizerOptions>
 /// pre-tokenizer=<PreTokenizerOptions>", each as its to_string() spells it.
-[[nodiscard]] TOKENLAB_API std::string counts_settings_text(const NormalizerOptions& normalizer,
-                                                           const PreTokenizerOptions& pre_tokenizer);
+[[nodiscard]] TOKENLAB_API std::string counts_settings_text(
+    const NormalizerOptions& normalizer, const PreTokenizerOptions& pre_tokenizer);
 
 /// Throws Error naming source unless settings is empty (an older file) or the
 /// text counts_settings_text writes for some options: a header such as
