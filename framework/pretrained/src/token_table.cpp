@@ -56,7 +56,7 @@ void TokenTable::reserve(std::size_t n) {
   if (capacity > slots_.size()) rehash(capacity);
 }
 
-void TokenTable::insert(TokenId id, std::string token, const std::string& where) {
+bool TokenTable::insert(TokenId id, std::string token, const std::string& where) {
   if (id > kMaxId)
     throw Error(where + ": id " + std::to_string(id) + " is larger than tokenlab accepts (" +
                 std::to_string(kMaxId) + ")");
@@ -65,7 +65,7 @@ void TokenTable::insert(TokenId id, std::string token, const std::string& where)
   const std::size_t s = slot_of(token, h);
   if (slots_[s] != 0) {
     const TokenId existing = static_cast<TokenId>((slots_[s] & 0xFFFFFFFFu) - 1);
-    if (existing == id) return;
+    if (existing == id) return false;
     throw Error(where + ": token \"" + token + "\" has two ids, " + std::to_string(existing) +
                 " and " + std::to_string(id));
   }
@@ -80,6 +80,7 @@ void TokenTable::insert(TokenId id, std::string token, const std::string& where)
   tokens_[id] = std::move(token);
   slots_[s] = ((h >> 32) << 32) | (std::uint64_t{id} + 1);
   ++count_;
+  return true;
 }
 
 std::optional<TokenId> TokenTable::find(std::string_view token) const noexcept {

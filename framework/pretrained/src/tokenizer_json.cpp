@@ -237,7 +237,9 @@ void read_vocab_object(const Value& vocab, TokenTable& tokens, const std::string
     const Value id(it->value, vocab.child_path("\"" + token + "\""), file);
     const auto n = id.unsigned_integer();
     if (n > TokenTable::kMaxId) id.fail("id " + std::to_string(n) + " is too large");
-    tokens.insert(static_cast<TokenId>(n), std::move(token), file + ": " + id.path());
+    if (!tokens.insert(static_cast<TokenId>(n), std::move(token), file + ": " + id.path()))
+      vocab.fail("the member \"" + std::string(it->name.GetString(), it->name.GetStringLength()) +
+                 "\" appears more than once (a JSON object's names must be distinct)");
   }
 }
 
@@ -383,7 +385,15 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   std::vector<std::uint32_t>().swap(line_ends);
   const Value root(document, "", source);
   if (!root.is_object()) root.fail("expected a JSON object (tokenizer.json), found " + root.kind());
-  root.refuse_duplicate_members();
+  // model.vocab's object (200,000 names) is checked as it is read (read_vocab_object).
+  const rapidjson::Value* vocab = nullptr;
+  if (document.IsObject())
+    if (const auto m = document.FindMember("model");
+        m != document.MemberEnd() && m->value.IsObject())
+      if (const auto v = m->value.FindMember("vocab");
+          v != m->value.MemberEnd() && v->value.IsObject())
+        vocab = &v->value;
+  root.refuse_duplicate_members(vocab);
   root.only_members({"version", "truncation", "padding", "added_tokens", "normalizer",
                      "pre_tokenizer", "post_processor", "decoder", "model"});
   PretrainedPipeline p;

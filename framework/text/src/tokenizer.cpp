@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/interruption.hpp"
 #include "tokenlab/model_file.hpp"
@@ -91,6 +92,10 @@ std::string Tokenizer::display_piece(TokenId id) const {
 
 std::optional<TokenId> Tokenizer::unknown_id() const {
   return segmenter_->vocabulary().unknown_id();
+}
+
+std::vector<TokenId> Tokenizer::byte_fallback_ids() const {
+  return tokenlab::byte_fallback_ids(segmenter_->vocabulary());
 }
 
 std::string Tokenizer::decode(std::span<const TokenId> ids) const {

@@ -38,7 +38,9 @@ class TOKENLAB_API TextEncoder {
   /// The unknown token's id, if the tokenizer has one.
   [[nodiscard]] virtual std::optional<TokenId> unknown_id() const = 0;
   /// The ids of the byte-fallback pieces <0x00>..<0xFF>, sorted; empty if none.
-  [[nodiscard]] virtual std::vector<TokenId> byte_fallback_ids() const { return {}; }
+  /// Pure: a default of "none" made compare print byte fb% 0 for a trained model
+  /// loaded from its .tkl (issue 26), a wrong number with no warning.
+  [[nodiscard]] virtual std::vector<TokenId> byte_fallback_ids() const = 0;
 
   /// Encodes each line independently on threads threads (0 = all cores); results
   /// in input order.

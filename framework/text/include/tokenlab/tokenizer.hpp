@@ -43,6 +43,8 @@ class TOKENLAB_API Tokenizer final : public TextEncoder {
   [[nodiscard]] std::size_t vocabulary_size() const override;
   [[nodiscard]] std::string display_piece(TokenId id) const override;
   [[nodiscard]] std::optional<TokenId> unknown_id() const override;
+  /// The segmenter's byte pieces (byte_fallback_ids in alphabet.hpp).
+  [[nodiscard]] std::vector<TokenId> byte_fallback_ids() const override;
 
   /// Normalizes and pre-tokenizes text, calling fn with each word (marker included)
   /// in order: the words encode() gives the segmenter, for callers that use the

@@ -33,8 +33,9 @@ class TOKENLAB_PRETRAINED_API TokenTable {
 
   /// Adds token with id. Throws Error naming where (a file and JSON path) when the
   /// id is already taken by another token, the token already has another id, or
-  /// the id exceeds kMaxId. Re-inserting the same (id, token) pair is a no-op.
-  void insert(TokenId id, std::string token, const std::string& where);
+  /// the id exceeds kMaxId. Re-inserting the same (id, token) pair is a no-op that
+  /// returns false (a reader of a {token: id} object refuses it: a name twice).
+  bool insert(TokenId id, std::string token, const std::string& where);
   [[nodiscard]] std::optional<TokenId> find(std::string_view token) const noexcept;
   /// The token of id, or nullptr when id is a gap or out of range.
   [[nodiscard]] const std::string* token(TokenId id) const noexcept;

@@ -1,0 +1,65 @@
+// Studies through the command line: every column of a model means the same
+// whether it was trained in the run or loaded from its file (issue 26).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+
+using namespace tokenlab::test;
+
+namespace {
+
+// The cells of the CSV row whose first cell is label.
+std::vector<std::string> csv_row(const std::string& csv, const std::string& label) {
+  for (const auto& line : split_lines(csv)) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+    if (!cells.empty() && cells.front() == label) return cells;
+  }
+  FAIL("no row " << label << " in\n" << csv);
+  return {};
+}
+
+std::size_t column(const std::string& csv, const std::string& name) {
+  const auto header = csv_row(csv, "segmenter");
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  FAIL("no column " << name);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("a trained model loaded from its .tkl reports its byte-fallback tokens", "[cli][study]") {
+  // compare --tokenizer mybpe=bpe.tkl printed byte fb% 0.000 on text with emoji:
+  // a trained model's TextEncoder named no byte pieces.
+  TempDir dir;
+  const std::string model = dir / "bpe.tkl";
+  const RunResult trained =
+      run_tokenlab({"train", "-a", "bpe", "-v", "600", "--option", "byte_fallback=true", "--corpus",
+                    data_file("corpus/english.txt"), "-o", model});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  // Text the model never saw: every tenth line has emoji, so the held-out lines do.
+  std::string text = read_bytes(data_file("corpus/english.txt"));
+  std::string with_emoji;
+  std::size_t number = 0;
+  for (const auto& line : split_lines(text))
+    with_emoji += line + (++number % 10 == 0 ? " \xF0\x9F\x99\x82 \xE2\x98\x95" : "") + "\n";
+  const std::string corpus = dir / "emoji.txt";
+  write_bytes(corpus, with_emoji);
+  const std::string reports = dir / "reports";
+  const RunResult compared =
+      run_tokenlab({"compare", "--corpus", corpus, "--algorithms", "character", "-v", "600",
+                    "--tokenizer", "mybpe=" + model, "--report-dir", reports});
+  INFO(compared.err);
+  REQUIRE(compared.exit_code == 0);
+  const std::string csv = read_bytes(std::filesystem::path(reports) / "compare.csv");
+  const std::size_t fallback = column(csv, "byte fb%");
+  CHECK(std::stod(csv_row(csv, "mybpe (pretrained)").at(fallback)) > 0.0);
+}
