@@ -63,3 +63,39 @@ TEST_CASE("a trained model loaded from its .tkl reports its byte-fallback tokens
   const std::size_t fallback = column(csv, "byte fb%");
   CHECK(std::stod(csv_row(csv, "mybpe (pretrained)").at(fallback)) > 0.0);
 }
+
+TEST_CASE("sweep shows every --d-model width, in either list syntax, and names the caps",
+          "[cli][study]") {
+  // --d-model 768 4096 showed only 768; --d-model 768,4096 was an error.
+  for (const std::vector<std::string>& widths :
+       {std::vector<std::string>{"768", "4096"}, std::vector<std::string>{"768,4096"}}) {
+    std::vector<std::string> args = {"sweep",         "--corpus", data_file("corpus/english.txt"),
+                                     "--vocab-sizes", "200,400",  "--algorithms",
+                                     "character",     "--d-model"};
+    args.insert(args.end(), widths.begin(), widths.end());
+    const RunResult r = run_tokenlab(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("emb768 M") && Catch::Contains("emb4096 M"));
+    // The character model cannot reach 200 entries on this text: said in words.
+    CHECK_THAT(r.out, Catch::Contains("character at 200: the corpus supports only"));
+  }
+}
+
+TEST_CASE("two corpora that are not aligned get no premium, and the table says why",
+          "[cli][study]") {
+  const std::string dir = data_file("experiments/parallel");
+  const RunResult r =
+      run_tokenlab({"compare", "--corpus", "en=" + dir + "/en.txt", "--corpus",
+                    "de=" + dir + "/de.txt", "--algorithms", "character", "-v", "100"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("premium") &&
+                        Catch::Contains("not line-aligned translations") &&
+                        Catch::Contains("--parallel"));
+  const RunResult aligned =
+      run_tokenlab({"compare", "--parallel", dir, "--algorithms", "character", "-v", "100"});
+  INFO(aligned.err);
+  REQUIRE(aligned.exit_code == 0);
+  CHECK_THAT(aligned.out, !Catch::Contains("not line-aligned"));
+}

@@ -1,5 +1,6 @@
 // The comparison driver: metrics on hand-computed fixtures, parity, fairness,
 // sweeps and multilingual runs.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -95,21 +96,49 @@ TEST_CASE("Parity on aligned text divides each language's tokens by the referenc
     const auto& de = row_of(r, algorithm, "de");
     REQUIRE(en.error.empty());
     REQUIRE(de.error.empty());
-    REQUIRE(en.parity.has_value());
-    REQUIRE(de.parity.has_value());
-    CHECK(*en.parity == 1.0);
-    CHECK(*de.parity ==
+    REQUIRE(en.premium.has_value());
+    REQUIRE(de.premium.has_value());
+    CHECK(*en.premium == 1.0);
+    CHECK(*de.premium ==
           Approx(static_cast<double>(de.metrics.tokens) / static_cast<double>(en.metrics.tokens)));
   }
   SECTION("jointly trained tokenizers share one vocabulary across languages") {
     CHECK(row_of(r, "word", "en").metrics.vocabulary_size ==
           row_of(r, "word", "de").metrics.vocabulary_size);
   }
-  SECTION("the fairness summary has a Gini coefficient per segmenter") {
-    CHECK(r.gini_tokens_per_byte.count("character") == 1);
-    CHECK(r.gini_tokens_per_byte.at("character") >= 0.0);
-    CHECK(r.gini_tokens_per_byte.at("character") < 1.0);
+  SECTION("Gini is over each language's tokens on the same segments (TokEval), per segmenter") {
+    // Not over tokens per byte, which made Llama 3 look fairest (issue 26).
+    for (const std::string algorithm : {"character", "word"}) {
+      CAPTURE(algorithm);
+      REQUIRE(r.gini.count(algorithm) == 1);
+      CHECK(r.gini.at(algorithm) ==
+            Approx(gini_coefficient(
+                {static_cast<double>(row_of(r, algorithm, "en").metrics.tokens),
+                 static_cast<double>(row_of(r, algorithm, "de").metrics.tokens)})));
+    }
+    CHECK(r.premium_note.empty());
   }
+}
+
+TEST_CASE("Without aligned text there is no premium and no Gini, and the result says why",
+          "[experiments]") {
+  CompareOptions o = parallel_fixture();
+  o.aligned = false;  // --corpus en=... --corpus de=...: not known to be translations
+  const CompareResult r = run_compare(registry(), o);
+  for (const auto& row : r.rows) CHECK_FALSE(row.premium.has_value());
+  CHECK(r.gini.empty());
+  CHECK_THAT(r.premium_note, Catch::Contains("not line-aligned") && Catch::Contains("--parallel"));
+  // The table keeps the premium column, '-' in it, and the reason beside the run's settings.
+  const ReportTable table = fairness_table(r);
+  bool noted = false;
+  for (const auto& [key, value] : table.metadata) noted = noted || key == "premium";
+  CHECK(noted);
+  const ReportTable main = comparison_table(r);
+  const auto premium = std::find_if(main.columns.begin(), main.columns.end(),
+                                    [](const ReportColumn& c) { return c.name == "premium"; });
+  REQUIRE(premium != main.columns.end());
+  const auto at = static_cast<std::size_t>(premium - main.columns.begin());
+  for (const auto& cells : main.rows) CHECK(cells.at(at) == "-");
 }
 
 TEST_CASE("Per-language training gives each language its own tokenizer", "[experiments]") {
@@ -200,6 +229,6 @@ TEST_CASE("Jointly trained on English and Hindi, the Devanagari text costs more 
     REQUIRE(hi.error.empty());
     CHECK(en.metrics.words > 1000);
     // The same content takes more tokens in Hindi: a premium above parity.
-    CHECK(*hi.parity > 1.0);
+    CHECK(*hi.premium > 1.0);
   }
 }

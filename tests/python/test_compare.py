@@ -68,7 +68,7 @@ def test_parallel_corpora_and_real_tokenizers(tmp_path):
     rows = compared.rows
     assert {(r["segmenter"], r["lang"]) for r in rows} == {
         ("bpe", "de"), ("bpe", "en"), ("spm (pretrained)", "de"), ("spm (pretrained)", "en")}
-    assert all(r["parity"] is not None for r in rows)
+    assert all(r["premium"] is not None for r in rows)
     assert compared.fairness_rows and "gini" in compared.fairness_rows[0]
 
 

@@ -39,11 +39,11 @@ header=$(head -1 "$csv")
 IFS=, read -r -a columns <<< "$header"
 declare -A value
 for i in "${!columns[@]}"; do value[${columns[$i]}]=${fields[$i]:-}; done
-echo "compare: gpt4o hi vocab ${value[vocab]}, parity ${value[parity]}, emb4096 M ${value[emb4096 M]}"
+echo "compare: gpt4o hi vocab ${value[vocab]}, parity ${value[premium]}, emb4096 M ${value[emb4096 M]}"
 [[ ${value[vocab]} == 200019 ]] || fail "vocab ${value[vocab]}, expected 200019"
 [[ ${value[emb4096 M]} == 819.3 ]] || fail "emb4096 M ${value[emb4096 M]}, expected 819.3"
-awk -v p="${value[parity]}" 'BEGIN { exit !(p >= 1.55 && p <= 1.67) }' ||
-  fail "held-out parity ${value[parity]} is far from the whole-file ratio 1.61"
+awk -v p="${value[premium]}" 'BEGIN { exit !(p >= 1.55 && p <= 1.67) }' ||
+  fail "held-out parity ${value[premium]} is far from the whole-file ratio 1.61"
 grep -q "character" "$csv" || fail "the trained row is missing"
 ((status == 0)) && echo "parity agrees with HF tokenizers"
 exit $status

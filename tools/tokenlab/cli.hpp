@@ -50,7 +50,17 @@ class RangedValue : public po::typed_value<T> {
     } else {
       if (store.empty()) store = boost::any(T());
       T& list = boost::any_cast<T&>(store);
-      for (const auto& token : tokens) list.push_back(parse_one(token));
+      // "768 4096", "768,4096" and repeated options all give [768, 4096], as
+      // --vocab-sizes takes commas.
+      for (const auto& token : tokens) {
+        std::size_t begin = 0;
+        for (;;) {
+          const std::size_t comma = token.find(',', begin);
+          list.push_back(parse_one(token.substr(begin, comma - begin)));
+          if (comma == std::string::npos) break;
+          begin = comma + 1;
+        }
+      }
     }
   }
 

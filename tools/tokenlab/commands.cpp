@@ -504,6 +504,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (result.languages.size() > 1) {
     std::cout << '\n';
     write_terminal(std::cout, fairness_table(result));
+    if (!result.premium_note.empty()) std::cout << '\n' << result.premium_note << '\n';
   }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();
@@ -537,6 +538,18 @@ int cmd_sweep(const std::vector<std::string>& args) {
   write_terminal(std::cout, sweep_table(sweep));
   if (!experiment.report_dir.empty())
     report_bundle(write_sweep_reports(experiment.report_dir, sweep));
+  // A size the corpus cannot reach is in the vocab column; say so in words too.
+  bool capped = false;
+  for (std::size_t i = 0; i < sweep.runs.size(); ++i)
+    for (const auto& row : sweep.runs[i].rows)
+      if (row.error.empty() && !row.pretrained &&
+          row.metrics.vocabulary_size < sweep.vocab_sizes[i]) {
+        std::cout << (capped ? "" : "\n") << row.algorithm
+                  << (row.language.empty() ? "" : " (" + row.language + ")") << " at "
+                  << sweep.vocab_sizes[i] << ": the corpus supports only "
+                  << row.metrics.vocabulary_size << " entries\n";
+        capped = true;
+      }
   // A row of '-' says only that something failed: each failure is named here.
   bool failed = false;
   for (std::size_t i = 0; i < sweep.runs.size(); ++i)

@@ -489,24 +489,35 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   });
   result.samples = std::move(samples);
 
-  // Parity and fairness: only meaningful across several languages.
-  if (prepared.languages.size() > 1) {
+  // The premium and Gini compare what each language pays for the same content:
+  // defined on aligned text only. Tokens per byte is no substitute (scripts spend
+  // different bytes on a character): it made Llama 3 look fairest.
+  if (prepared.languages.size() < 2) {
+    result.premium_note = "premium and Gini: one language only";
+  } else if (!options.aligned) {
+    result.premium_note =
+        "premium and Gini: not computed, the languages' texts are not line-aligned "
+        "translations of each other (give --parallel DIR for aligned text)";
+  } else {
     for (auto& row : result.rows) {
-      if (!row.error.empty() || !options.aligned) continue;
+      if (!row.error.empty()) continue;
       for (const auto& ref : result.rows)
         if (ref.algorithm == row.algorithm && ref.language == options.reference_language &&
             ref.error.empty() && ref.metrics.tokens > 0)
-          row.parity =
+          row.premium =
               static_cast<double>(row.metrics.tokens) / static_cast<double>(ref.metrics.tokens);
     }
     for (const auto& algorithm : labels) {
-      std::vector<double> tokens_per_byte;
+      std::vector<double> tokens;
+      bool complete = true;
       for (const auto& row : result.rows)
-        if (row.algorithm == algorithm && row.error.empty() && row.metrics.bytes > 0)
-          tokens_per_byte.push_back(static_cast<double>(row.metrics.tokens) /
-                                    static_cast<double>(row.metrics.bytes));
-      if (tokens_per_byte.size() > 1)
-        result.gini_tokens_per_byte[algorithm] = gini_coefficient(tokens_per_byte);
+        if (row.algorithm == algorithm) {
+          complete = complete && row.error.empty();
+          tokens.push_back(static_cast<double>(row.metrics.tokens));
+        }
+      // Every language's count, or none: a Gini over the languages that happened
+      // to succeed would be a different quantity under the same name.
+      if (complete && tokens.size() > 1) result.gini[algorithm] = gini_coefficient(tokens);
     }
   }
   return result;

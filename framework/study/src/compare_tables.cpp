@@ -59,7 +59,8 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
   if (o.languages.size() > 1) {
     m.emplace_back("training", o.per_language ? "one tokenizer per language"
                                               : "joint (one tokenizer for all languages)");
-    if (o.aligned) m.emplace_back("parity reference", o.reference_language);
+    if (o.aligned) m.emplace_back("premium reference", o.reference_language);
+    if (!result.premium_note.empty()) m.emplace_back("premium", result.premium_note);
   }
   m.emplace_back("normalizer", o.normalizer.to_string());
   m.emplace_back("pre-tokenizer", o.pre_tokenizer.to_string());
@@ -80,7 +81,9 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
 
 ReportTable comparison_table(const CompareResult& result) {
   const bool multilingual = result.languages.size() > 1;
-  const bool parity = multilingual && result.options.aligned;
+  // Multilingual: the premium column is there, with '-' and premium_note's reason
+  // where it cannot be computed, rather than missing without a word.
+  const bool premium = multilingual;
   const std::string context = std::to_string(result.options.context_tokens / 1000) + "k";
   ReportTable t;
   t.title = "tokenlab compare";
@@ -108,10 +111,10 @@ ReportTable comparison_table(const CompareResult& result) {
        "Renyi efficiency of the token distribution, alpha 2.5 (Zouhar et al. 2023)"},
   };
   t.columns.insert(t.columns.end(), metrics.begin(), metrics.end());
-  if (parity)
-    t.columns.push_back(
-        {"parity", ColumnKind::real,
-         "tokens / tokens of the reference language on the same segments (the premium)"});
+  if (premium)
+    t.columns.push_back({"premium", ColumnKind::real,
+                         "the token premium: tokens / tokens of the reference language on the "
+                         "same aligned segments; '-' on text that is not aligned"});
   t.columns.push_back({"ctx chars " + context, ColumnKind::integer,
                        "characters of this text that fit in a context of " +
                            std::to_string(result.options.context_tokens) + " tokens",
@@ -157,7 +160,7 @@ ReportTable comparison_table(const CompareResult& result) {
     cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
     cells.push_back(fixed(100 * m.vocabulary_utilization(), 1));
     cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
-    if (parity) cells.push_back(row.parity ? fixed(*row.parity, 3) : "-");
+    if (premium) cells.push_back(row.premium ? fixed(*row.premium, 3) : "-");
     const double ctx = static_cast<double>(result.options.context_tokens);
     cells.push_back(m.tokens
                         ? std::to_string(static_cast<std::uint64_t>(ctx * m.characters_per_token()))
@@ -188,21 +191,23 @@ ReportTable fairness_table(const CompareResult& result) {
       {"lang", ColumnKind::text, "language"},
       {"tok/byte", ColumnKind::real, "tokens per UTF-8 byte of held-out text"},
       {"tok/char", ColumnKind::real, "tokens per character"},
-      {"premium", ColumnKind::real, "tokens / reference-language tokens on the same segments"},
+      {"premium", ColumnKind::real,
+       "the token premium: tokens / reference-language tokens on the same aligned segments"},
       {"gini", ColumnKind::real,
-       "Gini coefficient of tokens per byte across languages (0 = equal)"}};
+       "Gini coefficient of the languages' token counts on the same aligned segments (0 = "
+       "every language pays the same)"}};
   for (const auto& row : result.rows) {
     if (!row.error.empty()) continue;
     const auto& m = row.metrics;
-    const auto gini = result.gini_tokens_per_byte.find(row.algorithm);
+    const auto gini = result.gini.find(row.algorithm);
     t.rows.push_back(
         {row.algorithm, row.language,
          fixed(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0, 4),
          fixed(
              m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
              4),
-         row.parity ? fixed(*row.parity, 3) : "-",
-         gini == result.gini_tokens_per_byte.end() ? "-" : fixed(gini->second, 4)});
+         row.premium ? fixed(*row.premium, 3) : "-",
+         gini == result.gini.end() ? "-" : fixed(gini->second, 4)});
   }
   t.metadata = run_metadata(result);
   return t;
@@ -215,9 +220,8 @@ ReportTable sweep_table(const SweepResult& sweep) {
   t.columns = {{"size", ColumnKind::integer, "vocabulary size requested"},
                {"segmenter", ColumnKind::text, "plugin name"}};
   if (multilingual) t.columns.push_back({"lang", ColumnKind::text, "language"});
-  const std::size_t d = sweep.runs.empty() || sweep.runs.front().options.d_models.empty()
-                            ? 768
-                            : sweep.runs.front().options.d_models.front();
+  const std::vector<std::size_t> widths =
+      sweep.runs.empty() ? std::vector<std::size_t>{768} : sweep.runs.front().options.d_models;
   const std::vector<ReportColumn> rest = {
       {"vocab", ColumnKind::integer, "vocabulary size reached"},
       {"tokens", ColumnKind::integer, "held-out tokens (sequence length)"},
@@ -226,10 +230,17 @@ ReportTable sweep_table(const SweepResult& sweep) {
       {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
       {"unk word%", ColumnKind::real, "words with an unknown token, percent"},
       {"byte fb%", ColumnKind::real, "byte-fallback tokens / tokens, percent"},
-      {"emb" + std::to_string(d) + " M", ColumnKind::real, "tied embedding parameters, millions"},
-      {"train s", ColumnKind::real, "training seconds"},
-      {"note", ColumnKind::text, "remark (sizes the corpus cannot reach) or error", false}};
+  };
   t.columns.insert(t.columns.end(), rest.begin(), rest.end());
+  // One column per --d-model width, as compare has (only the first was shown).
+  for (const std::size_t width : widths)
+    t.columns.push_back(
+        {"emb" + std::to_string(width) + " M", ColumnKind::real,
+         "tied embedding parameters at d_model " + std::to_string(width) + ", millions"});
+  t.columns.push_back({"train s", ColumnKind::real, "training seconds"});
+  // Files only; the terminal prints the sizes the corpus cannot reach under the table.
+  t.columns.push_back(
+      {"note", ColumnKind::text, "remark (sizes the corpus cannot reach) or error", false});
   for (std::size_t i = 0; i < sweep.runs.size(); ++i) {
     for (const auto& row : sweep.runs[i].rows) {
       std::vector<std::string> cells{std::to_string(sweep.vocab_sizes[i]), row.algorithm};
@@ -248,7 +259,8 @@ ReportTable sweep_table(const SweepResult& sweep) {
       cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
       cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
       cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
-      cells.push_back(millions(embedding_cost(m.vocabulary_size, d).tied_parameters));
+      for (const std::size_t width : widths)
+        cells.push_back(millions(embedding_cost(m.vocabulary_size, width).tied_parameters));
       cells.push_back(fixed(row.train_seconds, 2));
       cells.push_back(row.note);
       t.rows.push_back(std::move(cells));

@@ -126,8 +126,8 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
       for (const auto& lang : result.languages) {
         double value = 0.0;
         for (const auto& row : result.rows)
-          if (row.algorithm == algorithm && row.language == lang.language && row.parity)
-            value = *row.parity;
+          if (row.algorithm == algorithm && row.language == lang.language && row.premium)
+            value = *row.premium;
         series.values.push_back(value);
       }
       premium.series.push_back(std::move(series));

@@ -394,7 +394,7 @@ def compare(
 
     ``corpus``: files (one corpus), or ``{"en": "en.txt", "hi": "hi.txt"}`` for
     several languages; ``parallel``: a directory of line-aligned ``LANG.txt``
-    files (parity); neither: the bundled World English Bible. ``tokenizers``:
+    files (premiums); neither: the bundled World English Bible. ``tokenizers``:
     ``{name: path}`` of real models' tokenizers evaluated on the same held-out
     text. ``options``: ``{"bpe": {"units": "bytes"}}``. ``counts``: train from
     word counts made elsewhere (a :class:`WordCounts`, or files from ``tokenlab

@@ -110,8 +110,10 @@ struct CompareRow {
   /// Peak resident memory of the process during the training (the shared word
   /// counts included), MiB; negative when not measured.
   double train_peak_mib = -1.0;
-  /// tokens(language) / tokens(reference) on the same aligned held-out segments.
-  std::optional<double> parity;
+  /// The token premium: tokens(language) / tokens(reference) on the same aligned
+  /// held-out segments (Petrov et al. 2023). Absent where it cannot be computed;
+  /// CompareResult::premium_note says why.
+  std::optional<double> premium;
   std::string note;  // e.g. "the corpus supports only 1234 pieces"
   /// A real model's tokenizer, evaluated but not trained here.
   bool pretrained = false;
@@ -155,8 +157,13 @@ struct CompareResult {
   std::string training_note;         // words too long for training, or ""
   double count_seconds = 0.0;
   std::vector<CompareRow> rows;
-  /// Per algorithm: Gini coefficient of tokens per byte across languages (0 = fair).
-  std::map<std::string, double> gini_tokens_per_byte;
+  /// Per algorithm: Gini coefficient of its per-language token counts on aligned
+  /// text, the same segments in every language (0 = every language pays the same;
+  /// TokEval's definition, over tokens per line). Aligned multilingual runs only.
+  std::map<std::string, double> gini;
+  /// Empty when premiums and Gini were computed; else why not ("the languages'
+  /// texts are not aligned ..."), for the tables and the reports.
+  std::string premium_note;
   std::vector<SampleSegmentation> samples;
   std::string started_at;  // UTC, ISO 8601
 };
