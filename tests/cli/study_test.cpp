@@ -99,3 +99,67 @@ TEST_CASE("two corpora that are not aligned get no premium, and the table says w
   REQUIRE(aligned.exit_code == 0);
   CHECK_THAT(aligned.out, !Catch::Contains("not line-aligned"));
 }
+
+TEST_CASE("train on one text and evaluate on every line of another, parallel or not",
+          "[cli][study]") {
+  // The most common study design had no supported path (issue 26).
+  TempDir dir;
+  const std::string parallel = data_file("experiments/parallel");
+  const std::string training = data_file("corpus/english.txt");
+  const std::size_t eval_lines = split_lines(read_bytes(parallel + "/en.txt")).size();
+  const std::string reports = dir / "reports";
+  const RunResult r =
+      run_tokenlab({"compare", "--corpus", training, "--eval-parallel", parallel, "--algorithms",
+                    "bpe,character", "-v", "300", "--report-dir", reports});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string json = read_bytes(std::filesystem::path(reports) / "compare.json");
+  // Every aligned line is evaluated, none trained on.
+  CHECK_THAT(json, Catch::Contains("\"lines en (training / held out)\": \"0 / " +
+                                   std::to_string(eval_lines) + "\""));
+  CHECK_THAT(json, Catch::Contains("\"lines de (training / held out)\": \"0 / " +
+                                   std::to_string(eval_lines) + "\""));
+  const std::string csv = read_bytes(std::filesystem::path(reports) / "fairness.csv");
+  CHECK_THAT(csv, Catch::Contains("bpe,de,"));
+  CHECK_THAT(r.out, !Catch::Contains("not line-aligned"));  // premiums computed
+  // The same with the training text counted first, and with LANG=FILE evaluation.
+  const std::string counts = dir / "counts.tsv";
+  REQUIRE(run_tokenlab({"count", "--corpus", training, "-o", counts}).exit_code == 0);
+  const RunResult from_counts = run_tokenlab({"compare", "--counts", counts, "--parallel", parallel,
+                                              "--algorithms", "character", "-v", "300"});
+  INFO(from_counts.err);
+  CHECK(from_counts.exit_code == 0);
+  const RunResult labelled =
+      run_tokenlab({"compare", "--corpus", training, "--eval", "en=" + parallel + "/en.txt",
+                    "de=" + parallel + "/de.txt", "--algorithms", "character", "-v", "300"});
+  INFO(labelled.err);
+  CHECK(labelled.exit_code == 0);
+  CHECK_THAT(labelled.out, Catch::Contains("not line-aligned"));
+  // Without training text, the message says what to give.
+  const RunResult missing = run_tokenlab({"compare", "--eval-parallel", parallel});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("--corpus FILE... or --counts"));
+}
+
+TEST_CASE("--algorithms none evaluates only the given tokenizers; an empty list is an error",
+          "[cli][study]") {
+  TempDir dir;
+  const std::string model = dir / "bpe.tkl";
+  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "300", "--corpus",
+                        data_file("corpus/english.txt"), "-o", model})
+              .exit_code == 0);
+  const RunResult r = run_tokenlab({"compare", "--corpus", data_file("corpus/english.txt"),
+                                    "--algorithms", "none", "--tokenizer", "mine=" + model});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("mine (pretrained)"));
+  CHECK_THAT(r.out, !Catch::Contains("\ncharacter "));
+  const RunResult nothing = run_tokenlab(
+      {"compare", "--corpus", data_file("corpus/english.txt"), "--algorithms", "none"});
+  CHECK(nothing.exit_code == 1);
+  CHECK_THAT(nothing.err, Catch::Contains("nothing to compare"));
+  const RunResult empty =
+      run_tokenlab({"compare", "--corpus", data_file("corpus/english.txt"), "--algorithms", ""});
+  CHECK(empty.exit_code == 2);
+  CHECK_THAT(empty.err, Catch::Contains("--algorithms is empty"));
+}

@@ -221,7 +221,8 @@ void ExperimentArgs::add_to(po::options_description& desc) {
       "train one tokenizer per language (default: jointly)")(
       "reference", po::value(&options.reference_language),
       "parity reference language (default en, else the first)")(
-      "algorithms", po::value(&algorithms),
+      "algorithms",
+      po::value(&algorithms)->notifier([this](const std::string&) { algorithms_default = false; }),
       "comma-separated plugin names (default: every plugin found)")(
       "held-out", ranged(&options.held_out, 0.0, 0.99)->default_value(0.1, "0.1"),
       "fraction of lines held out for evaluation")(
@@ -247,7 +248,15 @@ void ExperimentArgs::add_to(po::options_description& desc) {
       "write CSV, JSON, Markdown, SVG plots and report.html here")(
       "counts", po::value(&counts_files)->multitoken(),
       "train from word counts made by 'tokenlab count' (merged if several; counted on one "
-      "machine or across MPI ranks); every line of --corpus is then evaluation text")(
+      "machine or across MPI ranks); without --eval, every line of --corpus is then "
+      "evaluation text")(
+      "eval", po::value(&eval)->multitoken(),
+      "evaluation text apart from the training text: FILE..., or LANG=FILE for several "
+      "languages; every line is evaluated, and --corpus (or --counts) is only trained on")(
+      "eval-parallel", po::value(&eval_parallel),
+      "evaluation text apart from the training text: a directory of line-aligned LANG.txt "
+      "(premiums over the whole files; --languages filters, --reference names the "
+      "denominator)")(
       "tokenizer", po::value(&tokenizers),
       "NAME=FILE: also evaluate a real model's tokenizer (tokenizer.json, tiktoken, "
       "SentencePiece .model, or an imported .tkl) on the same held-out text (repeatable)")(
@@ -269,7 +278,15 @@ void ExperimentArgs::load_tokenizers(const PluginRegistry& registry) {
 
 void ExperimentArgs::resolve(const NoteFn& note) {
   if (!d_models.empty()) options.d_models = d_models;
-  options.algorithms = split_list(algorithms);
+  // "none": evaluate only the --tokenizer files. An empty list is a mistake, not
+  // "every plugin" (which is what leaving --algorithms out means).
+  if (algorithms == "none") {
+    options.evaluate_only = true;
+  } else {
+    options.algorithms = split_list(algorithms);
+    if (!algorithms_default && options.algorithms.empty())
+      throw UsageError("--algorithms is empty: give plugin names, or none to train nothing");
+  }
   options.threads = pipeline.threads;
   options.normalizer = pipeline.normalizer();
   options.pre_tokenizer = pipeline.pre_tokenizer_options();
@@ -282,23 +299,53 @@ void ExperimentArgs::resolve(const NoteFn& note) {
   }
   if (!parallel_dir.empty() && !corpus.empty())
     throw UsageError("give --corpus or --parallel, not both");
-  resolve_corpora(
-      {.corpus = corpus, .parallel_dir = parallel_dir, .languages = split_list(languages)},
-      options);
+  const bool separate_eval = !eval.empty() || !eval_parallel.empty();
+  if (separate_eval) {
+    // Train on one text, evaluate on another: the most common study design
+    // (train on Wikipedia, measure premiums on NTREX or FLORES).
+    if (!eval.empty() && !eval_parallel.empty())
+      throw UsageError("give --eval or --eval-parallel, not both");
+    if (!parallel_dir.empty())
+      throw UsageError(
+          "with --eval or --eval-parallel, --parallel has no role: the training text is "
+          "--corpus FILE... (or --counts), the evaluation text --eval/--eval-parallel");
+    if (corpus.empty() == counts_files.empty())
+      throw UsageError(
+          "--eval and --eval-parallel need the training text: --corpus FILE... or --counts "
+          "COUNTS..., one of them");
+    if (!counts_files.empty()) {
+      load_training_counts(note);
+    } else if (!options.evaluate_only) {
+      // LANG=FILE entries are allowed: one tokenizer is trained on all of them.
+      std::vector<std::string> files;
+      for (const auto& entry : corpus) {
+        const auto eq = entry.find('=');
+        files.push_back(eq != std::string::npos && entry.find('/') > eq ? entry.substr(eq + 1)
+                                                                        : entry);
+      }
+      auto counts = std::make_shared<WordCounts>(count_corpus_files(files, pipeline, {}));
+      if (counts->empty()) throw Error("the training text holds no words");
+      options.training_counts = std::move(counts);
+      options.training_counts_files = files;
+    }
+    resolve_corpora(
+        {.corpus = eval, .parallel_dir = eval_parallel, .languages = split_list(languages)},
+        options);
+  } else {
+    resolve_corpora(
+        {.corpus = corpus, .parallel_dir = parallel_dir, .languages = split_list(languages)},
+        options);
+  }
   if (options.per_language && options.languages.size() < 2)
     throw UsageError("--per-language needs several languages (LANG=FILE or --parallel)");
-  if (!counts_files.empty()) {
-    // The counts are the training text; --corpus is only evaluated, so it must be
-    // given: the bundled corpus would be another text than the counts'.
-    if (corpus.empty() || !parallel_dir.empty())
-      throw UsageError("--counts needs --corpus FILE...: the text to evaluate the tokenizers on");
-    auto counts = std::make_shared<WordCounts>();
-    for (const auto& file : counts_files)
-      counts->merge(WordCounts::load_tsv(std::filesystem::path(file)), file);
-    if (counts->empty()) throw Error("the counts files hold no words");
-    check_counts_settings(*counts, counts_files.front(), pipeline, note);
-    options.training_counts = std::move(counts);
-    options.training_counts_files = counts_files;
+  if (!counts_files.empty() && !separate_eval) {
+    // The counts are the training text; --corpus or --parallel is only evaluated,
+    // so one must be given: the bundled corpus would be another text than the counts'.
+    if (corpus.empty() && parallel_dir.empty())
+      throw UsageError(
+          "--counts needs the text to evaluate the tokenizers on: --corpus FILE... (or "
+          "LANG=FILE...), --parallel DIR, or --eval/--eval-parallel");
+    load_training_counts(note);
   }
   if (!report_dir.empty()) {
     std::error_code ec;
@@ -317,6 +364,16 @@ void ExperimentArgs::resolve(const NoteFn& note) {
         "(public domain), " +
         path->string());
   check_inputs_outside_report();
+}
+
+void ExperimentArgs::load_training_counts(const NoteFn& note) {
+  auto counts = std::make_shared<WordCounts>();
+  for (const auto& file : counts_files)
+    counts->merge(WordCounts::load_tsv(std::filesystem::path(file)), file);
+  if (counts->empty()) throw Error("the counts files hold no words");
+  check_counts_settings(*counts, counts_files.front(), pipeline, note);
+  options.training_counts = std::move(counts);
+  options.training_counts_files = counts_files;
 }
 
 void ExperimentArgs::check_inputs_outside_report() const {

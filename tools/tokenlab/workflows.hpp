@@ -114,6 +114,10 @@ struct ExperimentArgs {
   std::vector<std::string> tokenizers;
   /// --counts: train from these (merged) instead of counting the corpus.
   std::vector<std::string> counts_files;
+  /// --eval FILE|LANG=FILE... and --eval-parallel DIR: evaluation text apart from
+  /// the training text (--corpus or --counts), every line of it evaluated.
+  std::vector<std::string> eval;
+  std::string eval_parallel;
   PipelineOptions pipeline;
 
   void add_to(po::options_description& desc);
@@ -122,6 +126,10 @@ struct ExperimentArgs {
   /// Turns the parsed strings into options; finds the default corpus if needed
   /// (saying so to note).
   void resolve(const NoteFn& note = note_to_stderr);
+  /// --counts into options.training_counts (settings checked against the pipeline).
+  void load_training_counts(const NoteFn& note);
+  /// Whether --algorithms was left out (every plugin), as opposed to given empty.
+  bool algorithms_default = true;
   /// The report files (CSV, JSON, Markdown, HTML, SVG) must not replace an input.
   void check_inputs_outside_report() const;
   /// Every ALGO in --option ALGO:key=value must name a plugin that was found.

@@ -122,9 +122,18 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
     for (std::size_t j = i + 1; j < o.languages.size(); ++j)
       if (o.languages[i].language == o.languages[j].language)
         throw Error("language '" + o.languages[i].language + "' given twice");
-  if (o.algorithms.empty())
+  if (o.evaluate_only) {
+    if (!o.algorithms.empty())
+      throw Error("evaluate_only trains nothing: give no algorithms with it");
+    if (o.pretrained.empty())
+      throw Error(
+          "nothing to compare: no algorithm is trained (--algorithms none) and no "
+          "tokenizer is given (--tokenizer NAME=FILE)");
+  } else if (o.algorithms.empty()) {
     for (const auto& p : registry.plugins()) o.algorithms.push_back(p.name);
-  if (o.algorithms.empty()) throw Error("no plugins found (see 'tokenlab plugins')");
+  }
+  if (o.algorithms.empty() && !o.evaluate_only)
+    throw Error("no plugins found (see 'tokenlab plugins')");
   for (const auto& name : o.algorithms)
     (void)registry.info(name);  // unknown -> Error listing plugins
   if (o.languages.size() > 1 && o.reference_language.empty()) {
@@ -140,10 +149,13 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
       throw Error("reference language '" + o.reference_language + "' is not among the corpora");
   }
   if (o.training_counts) {
-    if (o.languages.size() > 1 || o.aligned)
+    // Trained on other text (counts, or a training corpus counted first), evaluated
+    // on every line of each evaluation corpus: one tokenizer for all languages.
+    if (o.per_language)
       throw Error(
-          "training from counts takes one evaluation corpus, not one per language or parallel "
-          "text: count and compare each language on its own");
+          "training on separate text makes one tokenizer for every evaluation language; "
+          "--per-language needs each language's own training text (drop --eval, or compare "
+          "each language on its own)");
     if (o.training_counts->empty()) throw Error("the training counts hold no words");
   }
   if (o.jobs == 0) o.jobs = 1;
@@ -197,7 +209,8 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
         for (const auto& line : block.lines) {
           ++line_index;
           normalizer.normalize(line, normalized);
-          if (split.is_held_out(std::to_string(line_index)))
+          // Trained on other text: every aligned line is evaluation text.
+          if (options.training_counts || split.is_held_out(std::to_string(line_index)))
             hold_out(line, normalized);
           else
             pre_tokenizer.split(normalized, scratch,
@@ -209,7 +222,6 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
       count.keep_line = [](std::string_view) { return false; };
       count.on_skipped_line = hold_out;
       (void)count_words(reader, normalizer, pre_tokenizer, count);
-      lang.counts = *options.training_counts;
     } else {
       // Otherwise by content, so duplicated lines never straddle the split.
       count.keep_line = [&](std::string_view line) { return !split.is_held_out(line); };
@@ -231,7 +243,7 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
         options.training_counts ? 0 : lang.summary.lines - lang.summary.held_out_lines;
     lang.summary.distinct_words = lang.counts.size();
     lang.summary.training_words = lang.counts.total();
-    if (lang.counts.empty())
+    if (lang.counts.empty() && !options.training_counts)
       throw Error("the training split of " +
                   (language.language.empty() ? std::string("the corpus") : language.language) +
                   " is empty: lower --held-out or add text");
@@ -241,13 +253,24 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
       prepared.files.push_back(
           {language.language, f, ec ? 0 : size, f == "-" ? "-" : sha1_of_file(f)});
     }
+    prepared.joint.merge(lang.counts);
+    prepared.languages.push_back(std::move(lang));
+  }
+  if (options.training_counts) {
+    // Once, however many evaluation languages: the training text is one text.
+    prepared.joint = *options.training_counts;
+    const LongWords cut = leave_out_long_words(prepared.joint);
+    prepared.long_words.distinct += cut.distinct;
+    prepared.long_words.occurrences += cut.occurrences;
+    for (auto& lang : prepared.languages) {
+      lang.summary.distinct_words = prepared.joint.size();
+      lang.summary.training_words = prepared.joint.total();
+    }
     for (const auto& f : options.training_counts_files) {
       std::error_code ec;
       const auto size = std::filesystem::file_size(f, ec);
-      prepared.files.push_back({"training counts", f, ec ? 0 : size, sha1_of_file(f)});
+      prepared.files.push_back({"training", f, ec ? 0 : size, sha1_of_file(f)});
     }
-    prepared.joint.merge(lang.counts);
-    prepared.languages.push_back(std::move(lang));
   }
   prepared.count_seconds = seconds_since(start);
   return prepared;

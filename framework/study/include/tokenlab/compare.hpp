@@ -87,14 +87,19 @@ struct CompareOptions {
   std::vector<PretrainedEntry> pretrained;
   /// Per-algorithm extra options ("bpe" -> {"units": "bytes"}).
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
-  /// Train from these counts instead of counting the corpus: counts made where
-  /// the corpus lies, perhaps across MPI ranks (tokenlab count). Every line of
-  /// the corpus is then evaluation text, so it should be text the counts did not
-  /// see. One corpus, not per language, and not aligned; the caller checks that
-  /// the counts were made with this normalizer and pre-tokenizer.
+  /// Train on other text than the evaluation text: these counts (from tokenlab
+  /// count, perhaps across MPI ranks, or a training corpus counted by the caller)
+  /// train one tokenizer per algorithm, and every line of every corpus above
+  /// (one corpus, several languages, or aligned parallel text) is evaluation
+  /// text, so premiums compare the whole aligned files. Not with per_language.
+  /// The caller checks that the counts were made with this normalizer and
+  /// pre-tokenizer.
   std::shared_ptr<const WordCounts> training_counts;
-  /// The files training_counts came from, recorded with the corpus files.
+  /// The files training_counts came from (counts or training text), recorded with
+  /// the corpus files under the label "training".
   std::vector<std::string> training_counts_files;
+  /// Train nothing: evaluate only the pretrained entries (--algorithms none).
+  bool evaluate_only = false;
 };
 
 struct CompareRow {
