@@ -163,3 +163,49 @@ TEST_CASE("--algorithms none evaluates only the given tokenizers; an empty list 
   CHECK(empty.exit_code == 2);
   CHECK_THAT(empty.err, Catch::Contains("--algorithms is empty"));
 }
+
+TEST_CASE(
+    "a model trained before, given with --model, gets every column a model trained in "
+    "the run gets, identical for the same model",
+    "[cli][study]") {
+  // Passed as --tokenizer it was labelled (pretrained), lost split%, and had byte fb% 0.
+  TempDir dir;
+  const std::string training = data_file("corpus/english.txt");
+  const std::string model = dir / "mine.tkl";
+  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "600", "--corpus", training, "-o", model})
+              .exit_code == 0);
+  // Evaluation text with characters the model never saw, emoji among them.
+  const std::string eval = dir / "eval.txt";
+  write_bytes(eval, read_bytes(data_file("experiments/parallel/en.txt")) +
+                        "Hello \xF0\x9F\x99\x82 world \xE2\x98\x95 na\xC3\xAFve \xCE\xA9mega\n");
+  const std::string reports = dir / "reports";
+  const RunResult r =
+      run_tokenlab({"compare", "--corpus", training, "--eval", eval, "--algorithms", "bpe", "-v",
+                    "600", "--model", "mine=" + model, "--report-dir", reports});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string csv = read_bytes(std::filesystem::path(reports) / "compare.csv");
+  const auto in_run = csv_row(csv, "bpe");
+  const auto loaded = csv_row(csv, "mine");
+  const auto header = csv_row(csv, "segmenter");
+  REQUIRE(in_run.size() == header.size());
+  REQUIRE(loaded.size() == header.size());
+  for (std::size_t i = 1; i < header.size(); ++i) {
+    if (header[i] == "train s" || header[i] == "peak MiB" || header[i] == "enc MB/s" ||
+        header[i] == "note")
+      continue;
+    INFO(header[i]);
+    CHECK(loaded[i] == in_run[i]);
+  }
+  CHECK(std::stod(loaded.at(column(csv, "byte fb%"))) > 0.0);
+  CHECK(loaded.at(column(csv, "split%")) != "-");
+  // A model made with another pre-tokenizer is refused, naming both.
+  const std::string other = dir / "other.tkl";
+  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "600", "--corpus", training, "--pre-tokenizer",
+                        "whitespace", "-o", other})
+              .exit_code == 0);
+  const RunResult refused = run_tokenlab({"compare", "--corpus", training, "--eval", eval,
+                                          "--algorithms", "none", "--model", "o=" + other});
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.err, Catch::Contains("pre-tokenizer whitespace"));
+}

@@ -257,6 +257,10 @@ void ExperimentArgs::add_to(po::options_description& desc) {
       "evaluation text apart from the training text: a directory of line-aligned LANG.txt "
       "(premiums over the whole files; --languages filters, --reference names the "
       "denominator)")(
+      "model", po::value(&models),
+      "NAME=FILE.tkl: also evaluate a model tokenlab trained before, as the models trained in "
+      "the run are (every column, the same held-out words; it must use the run's normalizer "
+      "and pre-tokenizer) (repeatable)")(
       "tokenizer", po::value(&tokenizers),
       "NAME=FILE: also evaluate a real model's tokenizer (tokenizer.json, tiktoken, "
       "SentencePiece .model, or an imported .tkl) on the same held-out text (repeatable)")(
@@ -265,10 +269,23 @@ void ExperimentArgs::add_to(po::options_description& desc) {
 }
 
 void ExperimentArgs::load_tokenizers(const PluginRegistry& registry) {
+  for (const auto& spec : models) {
+    const auto [name, file] = parse_key_value(spec, "model");
+    for (const auto& entry : options.models)
+      if (entry.name == name) throw UsageError("--model " + name + " is given twice");
+    const AnyModel loaded = load_any_model(file, registry);
+    if (!loaded.trained)
+      throw UsageError("--model " + name + ": " + file +
+                       " is a real model's tokenizer, not a model tokenlab trained: give it with "
+                       "--tokenizer");
+    options.models.push_back({name, file, loaded.trained});
+  }
   for (const auto& spec : tokenizers) {
     const auto [name, file] = parse_key_value(spec, "tokenizer");
     for (const auto& entry : options.pretrained)
       if (entry.name == name) throw UsageError("--tokenizer " + name + " is given twice");
+    for (const auto& entry : options.models)
+      if (entry.name == name) throw UsageError("--tokenizer " + name + " is also a --model");
     for (const auto& algorithm : options.algorithms)
       if (algorithm == name)
         throw UsageError("--tokenizer " + name + " has the name of a trained algorithm");

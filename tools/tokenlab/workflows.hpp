@@ -112,6 +112,8 @@ struct ExperimentArgs {
   std::vector<std::string> plugin_dirs;
   std::vector<std::size_t> d_models;
   std::vector<std::string> tokenizers;
+  /// --model NAME=FILE.tkl: models tokenlab trained before, evaluated as trained rows.
+  std::vector<std::string> models;
   /// --counts: train from these (merged) instead of counting the corpus.
   std::vector<std::string> counts_files;
   /// --eval FILE|LANG=FILE... and --eval-parallel DIR: evaluation text apart from

@@ -125,10 +125,10 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
   if (o.evaluate_only) {
     if (!o.algorithms.empty())
       throw Error("evaluate_only trains nothing: give no algorithms with it");
-    if (o.pretrained.empty())
+    if (o.pretrained.empty() && o.models.empty())
       throw Error(
-          "nothing to compare: no algorithm is trained (--algorithms none) and no "
-          "tokenizer is given (--tokenizer NAME=FILE)");
+          "nothing to compare: no algorithm is trained (--algorithms none) and no model or "
+          "tokenizer is given (--model NAME=FILE.tkl, --tokenizer NAME=FILE)");
   } else if (o.algorithms.empty()) {
     for (const auto& p : registry.plugins()) o.algorithms.push_back(p.name);
   }
@@ -157,6 +157,21 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
           "--per-language needs each language's own training text (drop --eval, or compare "
           "each language on its own)");
     if (o.training_counts->empty()) throw Error("the training counts hold no words");
+  }
+  for (const auto& entry : o.models) {
+    // The held-out words are cut by the run's normalizer and pre-tokenizer: a model
+    // made with others would be measured on words it never sees in use.
+    const auto normalizer = entry.tokenizer->normalizer().options().to_string();
+    const auto pre_tokenizer = entry.tokenizer->pre_tokenizer().options().to_string();
+    if (normalizer != o.normalizer.to_string() || pre_tokenizer != o.pre_tokenizer.to_string())
+      throw Error(entry.source + ": the model was trained with normalizer " + normalizer +
+                  " and pre-tokenizer " + pre_tokenizer + ", and this run uses " +
+                  o.normalizer.to_string() + " and " + o.pre_tokenizer.to_string() +
+                  ": give the run the model's --normalization, --lowercase, --pre-tokenizer and "
+                  "--marker, or pass the model with --tokenizer (its own pipeline on whole lines)");
+    for (const auto& name : o.algorithms)
+      if (name == entry.name)
+        throw Error("--model " + entry.name + " has the name of an algorithm trained in the run");
   }
   if (o.jobs == 0) o.jobs = 1;
   return o;
@@ -281,6 +296,54 @@ struct Task {
   std::size_t language = 0;  // index into prepared.languages (per-language training)
 };
 
+// Evaluates a trained segmenter (trained here, or loaded from its .tkl) on one
+// language's held-out words: every column as for every other trained row.
+void evaluate_segmenter(const Segmenter& segmenter, const CompareOptions& options,
+                        const PreparedLanguage& lang, CompareRow& row,
+                        std::vector<SampleSegmentation>& samples, std::mutex& samples_mutex) {
+  const unsigned threads = resolve_threads(options.threads);
+  const std::size_t vocab = segmenter.vocabulary().size();
+  // One accumulator per thread over a contiguous range: the metrics are integer
+  // sums, so the result does not depend on how the words were divided.
+  const std::vector<TokenId> byte_pieces = byte_fallback_ids(segmenter.vocabulary());
+  std::vector<MetricsAccumulator> partial(
+      threads, MetricsAccumulator(vocab, segmenter.vocabulary().unknown_id(), byte_pieces));
+  const auto encode_start = Clock::now();
+  parallel_for(threads, threads, [&](std::size_t t) {
+    std::vector<TokenId> ids;
+    const std::size_t begin = lang.held_out.size() * t / threads;
+    const std::size_t end = lang.held_out.size() * (t + 1) / threads;
+    for (std::size_t i = begin; i < end; ++i) {
+      ids.clear();
+      const auto word = lang.held_out.at(i);
+      segmenter.encode(word, ids);
+      partial[t].add_word(word, ids, segmenter);
+    }
+  });
+  row.encode_seconds = seconds_since(encode_start);
+  MetricsAccumulator total(vocab, segmenter.vocabulary().unknown_id(), byte_pieces);
+  for (const auto& p : partial) total.merge(p);
+  row.metrics = total.finish();
+  // A literal U+2581 reads as a boundary marker: lost to every tokenizer alike.
+  row.metrics.characters += lang.summary.held_out_literal_markers;
+  row.metrics.unknown_characters += lang.summary.held_out_literal_markers;
+  if (row.encode_seconds > 0)
+    row.encode_mb_per_second =
+        static_cast<double>(lang.held_out.text.size()) / 1e6 / row.encode_seconds;
+  const PreTokenizer pre_tokenizer(options.pre_tokenizer);
+  std::vector<SampleSegmentation> mine;
+  for (const auto& text : lang.samples) {
+    SampleSegmentation sample{lang.summary.language, text, row.algorithm, {}};
+    std::string scratch;
+    std::vector<TokenId> ids;
+    pre_tokenizer.split(text, scratch, [&](std::string_view w) { segmenter.encode(w, ids); });
+    for (const TokenId id : ids) sample.tokens.emplace_back(segmenter.display_piece(id), id);
+    mine.push_back(std::move(sample));
+  }
+  std::lock_guard lock(samples_mutex);
+  for (auto& s : mine) samples.push_back(std::move(s));
+}
+
 // Trains one segmenter and evaluates it on each language it serves.
 std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
                                            const CompareOptions& options, const Prepared& prepared,
@@ -331,52 +394,13 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
       note = "the corpus supports only " + std::to_string(vocab) + " of " +
              std::to_string(options.vocab_size) + " entries";
 
-    const unsigned threads = resolve_threads(options.threads);
     for (std::size_t r = 0; r < rows.size(); ++r) {
       auto& row = rows[r];
-      const auto& lang = prepared.languages[served[r]];
       row.train_seconds = train_seconds;
       row.note = note.empty() ? observer.note : note;
       if (peak >= 0) row.train_peak_mib = static_cast<double>(peak) / 1024.0;
-      // One accumulator per thread over a contiguous range: the metrics are integer
-      // sums, so the result does not depend on how the words were divided.
-      const std::vector<TokenId> byte_pieces = byte_fallback_ids(segmenter->vocabulary());
-      std::vector<MetricsAccumulator> partial(
-          threads, MetricsAccumulator(vocab, segmenter->vocabulary().unknown_id(), byte_pieces));
-      const auto encode_start = Clock::now();
-      parallel_for(threads, threads, [&](std::size_t t) {
-        std::vector<TokenId> ids;
-        const std::size_t begin = lang.held_out.size() * t / threads;
-        const std::size_t end = lang.held_out.size() * (t + 1) / threads;
-        for (std::size_t i = begin; i < end; ++i) {
-          ids.clear();
-          const auto word = lang.held_out.at(i);
-          segmenter->encode(word, ids);
-          partial[t].add_word(word, ids, *segmenter);
-        }
-      });
-      row.encode_seconds = seconds_since(encode_start);
-      MetricsAccumulator total(vocab, segmenter->vocabulary().unknown_id(), byte_pieces);
-      for (const auto& p : partial) total.merge(p);
-      row.metrics = total.finish();
-      // A literal U+2581 reads as a boundary marker: lost to every tokenizer alike.
-      row.metrics.characters += lang.summary.held_out_literal_markers;
-      row.metrics.unknown_characters += lang.summary.held_out_literal_markers;
-      if (row.encode_seconds > 0)
-        row.encode_mb_per_second =
-            static_cast<double>(lang.held_out.text.size()) / 1e6 / row.encode_seconds;
-      const PreTokenizer pre_tokenizer(options.pre_tokenizer);
-      std::vector<SampleSegmentation> mine;
-      for (const auto& text : lang.samples) {
-        SampleSegmentation sample{lang.summary.language, text, task.algorithm, {}};
-        std::string scratch;
-        std::vector<TokenId> ids;
-        pre_tokenizer.split(text, scratch, [&](std::string_view w) { segmenter->encode(w, ids); });
-        for (const TokenId id : ids) sample.tokens.emplace_back(segmenter->display_piece(id), id);
-        mine.push_back(std::move(sample));
-      }
-      std::lock_guard lock(samples_mutex);
-      for (auto& s : mine) samples.push_back(std::move(s));
+      evaluate_segmenter(*segmenter, options, prepared.languages[served[r]], row, samples,
+                         samples_mutex);
     }
   } catch (const std::exception& e) {
     for (auto& row : rows) row.error = e.what();
@@ -495,6 +519,25 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   });
   for (auto& r : rows)
     for (auto& row : r) result.rows.push_back(std::move(row));
+  for (const auto& entry : options.models) {
+    if (progress) progress("encoding with " + entry.name, 1.0);
+    const Segmenter& segmenter = entry.tokenizer->segmenter();
+    for (const auto& lang : prepared.languages) {
+      CompareRow row;
+      row.algorithm = entry.name;
+      row.language = lang.summary.language;
+      row.plugin_version = segmenter.version();
+      row.requested_vocab_size = segmenter.vocabulary().size();
+      row.note = "model: " + entry.source + " (" + segmenter.name() + ")";
+      row.train_seconds = -1.0;  // trained before: "-"
+      try {
+        evaluate_segmenter(segmenter, options, lang, row, samples, samples_mutex);
+      } catch (const std::exception& e) {
+        row.error = e.what();
+      }
+      result.rows.push_back(std::move(row));
+    }
+  }
   for (const auto& entry : options.pretrained) {
     if (progress) progress("encoding with " + entry.name, 1.0);
     for (auto& row : evaluate_pretrained(options, prepared, entry, samples))
@@ -550,6 +593,7 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
 
 std::vector<std::string> row_labels(const CompareOptions& options) {
   std::vector<std::string> labels = options.algorithms;
+  for (const auto& entry : options.models) labels.push_back(entry.name);
   for (const auto& entry : options.pretrained) labels.push_back(entry.name);
   return labels;
 }

@@ -173,7 +173,7 @@ ReportTable comparison_table(const CompareResult& result) {
       cells.push_back(millions(cost.untied_parameters));
       cells.push_back(fixed(static_cast<double>(cost.tied_bf16_bytes()) / 1e6, 1));
     }
-    cells.push_back(row.pretrained ? "-" : fixed(row.train_seconds, 2));
+    cells.push_back(row.pretrained || row.train_seconds < 0 ? "-" : fixed(row.train_seconds, 2));
     cells.push_back(row.train_peak_mib >= 0 ? fixed(row.train_peak_mib, 1) : "-");
     cells.push_back(fixed(row.encode_mb_per_second, 1));
     cells.push_back(row.note);
@@ -261,7 +261,7 @@ ReportTable sweep_table(const SweepResult& sweep) {
       cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
       for (const std::size_t width : widths)
         cells.push_back(millions(embedding_cost(m.vocabulary_size, width).tied_parameters));
-      cells.push_back(fixed(row.train_seconds, 2));
+      cells.push_back(row.pretrained || row.train_seconds < 0 ? "-" : fixed(row.train_seconds, 2));
       cells.push_back(row.note);
       t.rows.push_back(std::move(cells));
     }

@@ -32,6 +32,7 @@
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/text_encoder.hpp"
+#include "tokenlab/tokenizer.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/word_counts.hpp"
 
@@ -51,6 +52,16 @@ struct PretrainedEntry {
   std::string name;    // its row label, e.g. "gpt4o"
   std::string source;  // the file it was read from, for the provenance record
   std::shared_ptr<const TextEncoder> encoder;
+};
+
+/// A model tokenlab trained before (a .tkl), evaluated as the models trained in
+/// the run are: on the same held-out words, with every column (split% among
+/// them), labelled as trained. Its normalizer and pre-tokenizer must be the run's,
+/// since the held-out words are cut by the run's.
+struct TrainedModelEntry {
+  std::string name;    // its row label
+  std::string source;  // the file, for the provenance record
+  std::shared_ptr<const Tokenizer> tokenizer;
 };
 
 struct CompareOptions {
@@ -85,6 +96,8 @@ struct CompareOptions {
   /// Tokenizers evaluated on the same held-out text without training; each line
   /// is given to them raw, as their own libraries take it.
   std::vector<PretrainedEntry> pretrained;
+  /// Models trained before (compare --model NAME=FILE.tkl), evaluated as trained rows.
+  std::vector<TrainedModelEntry> models;
   /// Per-algorithm extra options ("bpe" -> {"units": "bytes"}).
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
   /// Train on other text than the evaluation text: these counts (from tokenlab
@@ -109,7 +122,7 @@ struct CompareRow {
   std::string error;  // non-empty when training or evaluation failed
   std::size_t requested_vocab_size = 0;
   SegmentationMetrics metrics;
-  double train_seconds = 0.0;
+  double train_seconds = 0.0;  // negative: not trained in this run (a --model)
   double encode_seconds = 0.0;
   double encode_mb_per_second = 0.0;
   /// Peak resident memory of the process during the training (the shared word
@@ -192,8 +205,8 @@ TOKENLAB_API SweepResult run_sweep(const PluginRegistry& registry, const Compare
                                    const std::vector<std::size_t>& vocab_sizes,
                                    const ProgressFn& progress = {});
 
-/// The row labels in table order: the trained algorithms, then the pretrained
-/// tokenizers.
+/// The row labels in table order: the trained algorithms, the models given
+/// trained, then the pretrained tokenizers.
 TOKENLAB_API std::vector<std::string> row_labels(const CompareOptions& options);
 
 /// Gini coefficient of non-negative values (0 = all equal).
