@@ -165,3 +165,21 @@ def test_compare_and_sweep_train_from_counts_made_elsewhere(tmp_path):
     with pytest.raises(tokenlab.InputError, match="counted with normalizer=nfc\\+lowercase"):
         tokenlab.compare(corpus=ENGLISH, counts=lower, algorithms=["word"], progress=False)
     assert set(Path(tempfile.gettempdir()).glob("tokenlab-counts-*")) == leftovers
+
+
+def test_train_on_one_text_and_evaluate_own_models_on_another(tmp_path):
+    # Issue 26: the study design "train on A, evaluate on parallel B" as one call,
+    # with a model trained before beside the ones trained in the run.
+    model = tmp_path / "mine.tkl"
+    tokenlab.train("bpe", 300, corpus=ENGLISH, progress=False).save(model)
+    compared = tokenlab.compare(corpus=ENGLISH, eval_parallel=PARALLEL, vocab_size=300,
+                                algorithms=["bpe"], models={"mine": model}, progress=False)
+    rows = {(r["segmenter"], r["lang"]): r for r in compared.rows}
+    assert set(rows) == {("bpe", "en"), ("bpe", "de"), ("mine", "en"), ("mine", "de")}
+    for language in ("en", "de"):
+        assert rows[("mine", language)]["tokens"] == rows[("bpe", language)]["tokens"]
+        assert rows[("mine", language)]["premium"] == rows[("bpe", language)]["premium"]
+    assert rows[("bpe", "en")]["premium"] == 1.0
+    only_mine = tokenlab.compare(corpus=ENGLISH, eval={"en": f"{PARALLEL}/en.txt"},
+                                 algorithms="none", models={"mine": model}, progress=False)
+    assert [r["segmenter"] for r in only_mine.rows] == ["mine"]

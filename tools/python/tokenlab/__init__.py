@@ -305,6 +305,9 @@ def _experiment(
     pipeline: tuple,
     counts: Any = None,
     temporary: Optional[list] = None,
+    eval: Any = None,  # noqa: A002 (compare --eval's name)
+    eval_parallel: Optional[PathLike] = None,
+    models: Optional[Mapping[str, PathLike]] = None,
 ) -> None:
     if isinstance(corpus, Mapping):
         for language, files in corpus.items():
@@ -347,6 +350,18 @@ def _experiment(
         counts.save(path)
         counts = path
     args.add("counts", counts)
+    if isinstance(eval, Mapping):
+        for language, files in eval.items():
+            for file in _list(files):
+                args.add("eval", f"{language}={_text(file)}")
+    else:
+        args.add("eval", eval)
+    args.add("eval-parallel", eval_parallel)
+    if models is not None:
+        if not isinstance(models, Mapping):
+            raise TypeError("models must be a dict {name: path of a .tkl}")
+        for name, file in models.items():
+            args.add("model", f"{name}={_text(file)}")
     args.pipeline(*pipeline)
 
 
@@ -381,6 +396,9 @@ def compare(
     report_dir: Optional[PathLike] = None,
     tokenizers: Optional[Mapping[str, PathLike]] = None,
     counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
+    eval: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,  # noqa: A002
+    eval_parallel: Optional[PathLike] = None,
+    models: Optional[Mapping[str, PathLike]] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,
@@ -399,7 +417,13 @@ def compare(
     text. ``options``: ``{"bpe": {"units": "bytes"}}``. ``counts``: train from
     word counts made elsewhere (a :class:`WordCounts`, or files from ``tokenlab
     count``, merged if several; refused if made with other settings), as
-    ``compare --counts``: every line of ``corpus`` is then evaluation text. With
+    ``compare --counts``: every line of ``corpus`` is then evaluation text.
+    ``eval`` (files, or ``{"en": ..., "hi": ...}``) and ``eval_parallel`` (a
+    directory of line-aligned ``LANG.txt``): evaluation text apart from the
+    training text (``corpus`` or ``counts``), every line of it evaluated, as
+    ``compare --eval/--eval-parallel``. ``models``: ``{name: path}`` of models
+    tokenlab trained before, evaluated as the models trained in the run
+    (``compare --model``). ``algorithms="none"`` trains nothing. With
     ``report_dir`` the CLI's report files are written there too. Returns a
     :class:`CompareResult`.
     """
@@ -411,7 +435,7 @@ def compare(
         d_model, context, jobs, options, seed, min_frequency, character_coverage, report_dir,
         tokenizers, plugin_dirs,
         (threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8),
-        counts, temporary,
+        counts, temporary, eval, eval_parallel, models,
     )  # fmt: skip
     return _removing(temporary, lambda: _with_progress(
         progress, True, lambda cb: _tokenlab.compare(args.items, cb)))
