@@ -141,8 +141,9 @@ TEST_CASE("train on one text and evaluate on every line of another, parallel or 
   CHECK_THAT(missing.err, Catch::Contains("--corpus FILE... or --counts"));
 }
 
-TEST_CASE("--algorithms none evaluates only the given tokenizers; an empty list is an error",
-          "[cli][study]") {
+TEST_CASE(
+    "compare --algorithms none evaluates only the given tokenizers, and an empty list is an error",
+    "[cli][study]") {
   TempDir dir;
   const std::string model = dir / "bpe.tkl";
   REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "300", "--corpus",
