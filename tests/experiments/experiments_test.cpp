@@ -2,6 +2,7 @@
 // sweeps and multilingual runs.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -231,4 +232,26 @@ TEST_CASE("Jointly trained on English and Hindi, the Devanagari text costs more 
     // The same content takes more tokens in Hindi: a premium above parity.
     CHECK(*hi.premium > 1.0);
   }
+}
+
+TEST_CASE("The distribution panel reproduces tokenization-scorer's published values",
+          "[experiments][metrics]") {
+  // zouharvi/tokenization-scorer's unit test: "pick @@ed pick @@l @@ed pick @@les",
+  // 4 types seen, Renyi(2.5) efficiency 0.82651 and Shannon efficiency 0.92119
+  // (normalised by the log of the types seen, its default).
+  const std::vector<std::uint64_t> counts = {3, 2, 1, 1};  // pick, @@ed, @@l, @@les
+  const TokenDistribution d = token_distribution(counts, 100, 7);
+  CHECK(d.renyi_seen[2] == Approx(0.82651).margin(5e-6));
+  CHECK(d.renyi_seen[0] == Approx(0.92119).margin(5e-6));
+  // Normalised by the vocabulary instead: the same entropy over log2 100.
+  CHECK(d.renyi_vocabulary[0] == Approx(d.renyi_seen[0] * 2.0 / std::log2(100.0)));
+  CHECK(d.shannon_bits == Approx(d.renyi_seen[0] * 2.0));
+  CHECK(d.type_token_ratio == Approx(4.0 / 7.0));
+  // Ranks 1, 2, 3, 4 (equal counts by id): (3*1 + 2*2 + 1*3 + 1*4) / 7.
+  CHECK(d.average_token_rank == Approx(14.0 / 7.0));
+  CHECK(d.uniform_bits_per_byte == Approx(7.0 * std::log2(100.0) / 7.0));
+  // One type: no uncertainty, and no division by log 1.
+  const TokenDistribution one = token_distribution(std::vector<std::uint64_t>{5}, 10, 5);
+  CHECK(one.shannon_bits == 0.0);
+  CHECK(one.renyi_seen[0] == 0.0);
 }

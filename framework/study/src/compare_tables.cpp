@@ -111,6 +111,24 @@ ReportTable comparison_table(const CompareResult& result) {
        "Renyi efficiency of the token distribution, alpha 2.5 (Zouhar et al. 2023)"},
   };
   t.columns.insert(t.columns.end(), metrics.begin(), metrics.end());
+  // The distribution panel (TokenDistribution), in the files: entropies in bits,
+  // efficiencies over log V ("eff") and over log(types seen) ("eff seen").
+  const std::vector<ReportColumn> distribution = {
+      {"shannon bits", ColumnKind::real, "Shannon entropy of the token distribution, bits", false},
+      {"shannon eff", ColumnKind::real, "Shannon entropy / log2 V", false},
+      {"shannon eff seen", ColumnKind::real, "Shannon entropy / log2(types seen)", false},
+      {"renyi2 eff", ColumnKind::real, "Renyi entropy, alpha 2, / log2 V", false},
+      {"renyi2 eff seen", ColumnKind::real, "Renyi entropy, alpha 2, / log2(types seen)", false},
+      {"renyi2.5 eff seen", ColumnKind::real,
+       "Renyi entropy, alpha 2.5, / log2(types seen) (tokenization-scorer's normaliser)", false},
+      {"renyi3 eff", ColumnKind::real, "Renyi entropy, alpha 3, / log2 V", false},
+      {"renyi3 eff seen", ColumnKind::real, "Renyi entropy, alpha 3, / log2(types seen)", false},
+      {"ttr", ColumnKind::real, "type-token ratio: types seen / tokens", false},
+      {"avg rank", ColumnKind::real,
+       "mean rank of the tokens in the text's own frequency order (1 = most frequent)", false},
+      {"uniform bits/byte", ColumnKind::real,
+       "bits per byte under a uniform code over the vocabulary: tokens x log2 V / bytes", false}};
+  t.columns.insert(t.columns.end(), distribution.begin(), distribution.end());
   if (premium)
     t.columns.push_back({"premium", ColumnKind::real,
                          "the token premium: tokens / tokens of the reference language on the "
@@ -160,6 +178,18 @@ ReportTable comparison_table(const CompareResult& result) {
     cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
     cells.push_back(fixed(100 * m.vocabulary_utilization(), 1));
     cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
+    const TokenDistribution& spread = m.distribution;
+    cells.push_back(fixed(spread.shannon_bits, 3));
+    cells.push_back(fixed(spread.renyi_vocabulary[0], 4));
+    cells.push_back(fixed(spread.renyi_seen[0], 4));
+    cells.push_back(fixed(spread.renyi_vocabulary[1], 4));
+    cells.push_back(fixed(spread.renyi_seen[1], 4));
+    cells.push_back(fixed(spread.renyi_seen[2], 4));
+    cells.push_back(fixed(spread.renyi_vocabulary[3], 4));
+    cells.push_back(fixed(spread.renyi_seen[3], 4));
+    cells.push_back(fixed(spread.type_token_ratio, 4));
+    cells.push_back(fixed(spread.average_token_rank, 1));
+    cells.push_back(fixed(spread.uniform_bits_per_byte, 3));
     if (premium) cells.push_back(row.premium ? fixed(*row.premium, 3) : "-");
     const double ctx = static_cast<double>(result.options.context_tokens);
     cells.push_back(m.tokens

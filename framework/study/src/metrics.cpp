@@ -82,6 +82,60 @@ double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alph
   return entropy / std::log(static_cast<double>(vocabulary_size));
 }
 
+namespace {
+
+// Rényi entropy of order alpha, in bits, of the distribution of counts over total.
+double renyi_bits(std::span<const std::uint64_t> counts, std::uint64_t total, double alpha) {
+  double result = 0.0;
+  if (alpha == 1.0) {
+    for (const auto c : counts)
+      if (c > 0) {
+        const double p = static_cast<double>(c) / static_cast<double>(total);
+        result -= p * std::log2(p);
+      }
+    return result;
+  }
+  double sum = 0.0;
+  for (const auto c : counts)
+    if (c > 0) sum += std::pow(static_cast<double>(c) / static_cast<double>(total), alpha);
+  return std::log2(sum) / (1.0 - alpha);
+}
+
+}  // namespace
+
+TokenDistribution token_distribution(std::span<const std::uint64_t> token_counts,
+                                     std::size_t vocabulary_size, std::uint64_t bytes) {
+  TokenDistribution d;
+  std::uint64_t total = 0;
+  std::vector<std::pair<std::uint64_t, std::size_t>> seen;  // (count, id)
+  for (std::size_t id = 0; id < token_counts.size(); ++id)
+    if (token_counts[id] > 0) {
+      total += token_counts[id];
+      seen.emplace_back(token_counts[id], id);
+    }
+  if (total == 0) return d;
+  const double types = static_cast<double>(seen.size());
+  d.shannon_bits = renyi_bits(token_counts, total, 1.0);
+  for (std::size_t k = 0; k < TokenDistribution::kRenyiOrders.size(); ++k) {
+    const double h = renyi_bits(token_counts, total, TokenDistribution::kRenyiOrders[k]);
+    d.renyi_vocabulary[k] = vocabulary_size > 1 ? h / std::log2(vocabulary_size) : 0.0;
+    d.renyi_seen[k] = types > 1 ? h / std::log2(types) : 0.0;
+  }
+  d.type_token_ratio = types / static_cast<double>(total);
+  std::sort(seen.begin(), seen.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  double rank_sum = 0.0;
+  for (std::size_t r = 0; r < seen.size(); ++r)
+    rank_sum += static_cast<double>(r + 1) * static_cast<double>(seen[r].first);
+  d.average_token_rank = rank_sum / static_cast<double>(total);
+  if (bytes > 0 && vocabulary_size > 0)
+    d.uniform_bits_per_byte = static_cast<double>(total) *
+                              std::log2(static_cast<double>(vocabulary_size)) /
+                              static_cast<double>(bytes);
+  return d;
+}
+
 MetricsAccumulator::MetricsAccumulator(std::size_t vocabulary_size,
                                        std::optional<TokenId> unknown_id,
                                        std::vector<TokenId> byte_pieces)
@@ -170,6 +224,7 @@ SegmentationMetrics MetricsAccumulator::finish() const {
   for (const TokenId id : byte_pieces_)
     if (id < token_counts_.size()) m.byte_fallback_tokens += token_counts_[id];
   m.renyi_efficiency_2_5 = renyi_efficiency(token_counts_, 2.5, vocabulary_size_);
+  m.distribution = token_distribution(token_counts_, vocabulary_size_, m.bytes);
   return m;
 }
 

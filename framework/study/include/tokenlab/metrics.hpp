@@ -11,6 +11,7 @@
 // its UTF-8 bytes without the marker.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,29 @@ namespace tokenlab {
 
 class Segmenter;
 
+/// How the evaluation text's tokens are spread over the vocabulary: the
+/// distribution panel of the literature (docs/metrics.md gives each formula and
+/// its source). Entropies are in bits; an efficiency is an entropy divided by
+/// the log of a normaliser, the vocabulary size (Zouhar et al. 2023) or the
+/// number of token types seen (zouharvi/tokenization-scorer's default).
+struct TOKENLAB_API TokenDistribution {
+  /// The orders of renyi_vocabulary and renyi_seen (1 is Shannon's entropy).
+  static constexpr std::array<double, 4> kRenyiOrders = {1.0, 2.0, 2.5, 3.0};
+  double shannon_bits = 0.0;
+  std::array<double, 4> renyi_vocabulary{};  // H_alpha / log V, per kRenyiOrders
+  std::array<double, 4> renyi_seen{};        // H_alpha / log(types seen)
+  double type_token_ratio = 0.0;             // types seen / tokens
+  /// Mean over the tokens of the text of each token's rank in the text's own
+  /// frequency order (1 = most frequent; equal counts ranked by id).
+  double average_token_rank = 0.0;
+  /// Bits per byte under a uniform code over the vocabulary: T log2(V) / bytes.
+  double uniform_bits_per_byte = 0.0;
+};
+
+/// The panel above for token counts indexed by id, of a text of bytes bytes.
+[[nodiscard]] TOKENLAB_API TokenDistribution token_distribution(
+    std::span<const std::uint64_t> token_counts, std::size_t vocabulary_size, std::uint64_t bytes);
+
 struct TOKENLAB_API SegmentationMetrics {
   std::uint64_t tokens = 0;
   std::uint64_t words = 0;
@@ -40,6 +64,7 @@ struct TOKENLAB_API SegmentationMetrics {
   std::uint64_t distinct_tokens = 0;
   std::size_t vocabulary_size = 0;
   double renyi_efficiency_2_5 = 0.0;  // Zouhar et al. 2023, alpha = 2.5
+  TokenDistribution distribution;
 
   [[nodiscard]] double fertility() const noexcept;  // tokens / words
   [[nodiscard]] double characters_per_token() const noexcept;
