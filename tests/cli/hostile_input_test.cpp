@@ -4,6 +4,11 @@
 // case is a clear error (file, line, what) with exit code 1, or correct output.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -209,4 +214,25 @@ TEST_CASE("nbest -k is bounded as SentencePiece bounds it", "[cli][hostile][nbes
   INFO(bounded.err.substr(0, 500));
   CHECK((bounded.exit_code == 0 || bounded.err.find("search states") != std::string::npos));
   if (bounded.exit_code == 0) CHECK(bounded.out_lines().size() <= 1024);
+}
+
+TEST_CASE("lab on a port in use is a clear error, not an abort", "[cli][hostile][lab]") {
+  // The sweep thread started before the bind, and unwinding past it called
+  // std::terminate.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::listen(listener, 1) == 0);
+  socklen_t length = sizeof address;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  TempDir dir;
+  const std::string model = train(dir, "character");
+  const RunResult r =
+      run_tokenlab({"lab", "--port", port, "--no-pretrained", "-m", model, "--corpus", kEnglish});
+  ::close(listener);
+  check_failure(r, {"cannot listen on 127.0.0.1:" + port});
 }

@@ -205,8 +205,45 @@ TEST_CASE(
   REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "600", "--corpus", training, "--pre-tokenizer",
                         "whitespace", "-o", other})
               .exit_code == 0);
-  const RunResult refused = run_tokenlab({"compare", "--corpus", training, "--eval", eval,
-                                          "--algorithms", "none", "--model", "o=" + other});
+  const RunResult refused =
+      run_tokenlab({"compare", "--eval", eval, "--algorithms", "none", "--model", "o=" + other});
   CHECK(refused.exit_code == 1);
   CHECK_THAT(refused.err, Catch::Contains("pre-tokenizer whitespace"));
+}
+
+TEST_CASE(
+    "compare --algorithms none with --eval-parallel evaluates every line, and parallel "
+    "files must align",
+    "[cli][study]") {
+  TempDir dir;
+  const std::string parallel = data_file("experiments/parallel");
+  const std::string model = dir / "mine.tkl";
+  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "300", "--corpus",
+                        data_file("corpus/english.txt"), "-o", model})
+              .exit_code == 0);
+  const std::string reports = dir / "reports";
+  const RunResult r = run_tokenlab({"compare", "--eval-parallel", parallel, "--algorithms", "none",
+                                    "--tokenizer", "mine=" + model, "--report-dir", reports});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::size_t lines = split_lines(read_bytes(parallel + "/en.txt")).size();
+  CHECK_THAT(
+      read_bytes(std::filesystem::path(reports) / "compare.json"),
+      Catch::Contains("\"lines en (training / held out)\": \"0 / " + std::to_string(lines) + "\""));
+  const RunResult needless =
+      run_tokenlab({"compare", "--corpus", data_file("corpus/english.txt"), "--eval-parallel",
+                    parallel, "--algorithms", "none", "--tokenizer", "mine=" + model});
+  CHECK(needless.exit_code == 2);
+  CHECK_THAT(needless.err, Catch::Contains("trains nothing"));
+  // A parallel directory whose files do not align is refused, naming both counts.
+  const std::string uneven = dir / "uneven";
+  std::filesystem::create_directories(uneven);
+  write_bytes(std::filesystem::path(uneven) / "en.txt", read_bytes(parallel + "/en.txt"));
+  write_bytes(std::filesystem::path(uneven) / "de.txt",
+              read_bytes(parallel + "/de.txt") + "one line more\n");
+  const RunResult bad =
+      run_tokenlab({"compare", "--parallel", uneven, "--algorithms", "character", "-v", "100"});
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.err, Catch::Contains("must align line by line") &&
+                          Catch::Contains(std::to_string(lines) + " lines"));
 }

@@ -55,3 +55,12 @@ def test_nbest_k_is_bounded_as_sentencepiece_bounds_it(unigram):
         unigram.nbest("the", 10**7)
     with pytest.raises(tokenlab.Error, match="1024"):
         unigram.nbest("the", 1025)
+
+
+def test_a_bad_text_is_named_even_while_other_chunks_are_being_encoded(bpe):
+    # The workers stopped mid-chunk by the bad line must not raise "interrupted"
+    # in its place.
+    texts = ["a lone \udc80 surrogate"] + ["word " * 1000] * 3000
+    for _ in range(5):
+        with pytest.raises(UnicodeEncodeError):
+            bpe.encode_batch(texts, threads=2)

@@ -542,7 +542,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   bool capped = false;
   for (std::size_t i = 0; i < sweep.runs.size(); ++i)
     for (const auto& row : sweep.runs[i].rows)
-      if (row.error.empty() && !row.pretrained &&
+      if (row.error.empty() && !row.pretrained && row.train_seconds >= 0 &&
           row.metrics.vocabulary_size < sweep.vocab_sizes[i]) {
         std::cout << (capped ? "" : "\n") << row.algorithm
                   << (row.language.empty() ? "" : " (" + row.language + ")") << " at "

@@ -493,7 +493,16 @@ int cmd_export(const std::vector<std::string>& args) {
   check_not_an_input(output, verify.empty() ? std::vector<std::string>{model}
                                             : std::vector<std::string>{model, verify});
   const AnyModel loaded = load_any_model(model, registry);
-  if (loaded.pretrained) return export_pretrained(model, format, output);
+  if (loaded.pretrained) {
+    // Its own bytes are written back: nothing of a conversion applies to them.
+    if (dropout || approximate)
+      throw UsageError(std::string(dropout ? "--dropout" : "--approximate") +
+                       " applies to a model tokenlab trained; " + model +
+                       " is a real model's tokenizer, written back as it was imported");
+    if (!verify.empty())
+      std::cerr << "note: --verify is not needed: the file written is the imported file\n";
+    return export_pretrained(model, format, output);
+  }
   const Tokenizer& tokenizer = *loaded.trained;
   const ExportedModel exported =
       export_tokenizer(tokenizer, format, approximate, dropout, output, note_to_stderr);

@@ -229,18 +229,20 @@ int cmd_lab(const std::vector<std::string>& args) {
 
   lab::SweepState sweep;
   std::atomic<bool> stop_sweep = false;
+  const lab::LabApi api(catalog, registry, sweep, kOpeningTexts);
+  lab::LabServerOptions options;
+  options.workers = std::max(2U, threads);
+  options.walkthrough_workers = std::max(1U, threads / 2);
+  options.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(lab.deadline * 1000));
+  // Bound before the sweep starts: a port in use is an Error, and unwinding past a
+  // joinable sweep thread would have ended in std::terminate.
+  lab::LabServer server(api, lab.host, static_cast<std::uint16_t>(lab.port), options);
   std::thread sweeper;
   if (sizes.empty())
     sweep.fail("no sweep was asked for (--sweep-sizes)");
   else
     sweeper =
         std::thread([&] { run_lab_sweep(registry, corpus, sizes, threads, sweep, stop_sweep); });
-  const lab::LabApi api(catalog, registry, sweep, kOpeningTexts);
-  lab::LabServerOptions options;
-  options.workers = std::max(2U, threads);
-  options.walkthrough_workers = std::max(1U, threads / 2);
-  options.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(lab.deadline * 1000));
-  lab::LabServer server(api, lab.host, static_cast<std::uint16_t>(lab.port), options);
   std::cout << "tokenlab lab: " << server.url() << "  (" << catalog.all().size()
             << " tokenizers; Ctrl-C stops)" << std::endl;
   // The I/O threads never run API work, so a signal stops them at once.

@@ -326,7 +326,12 @@ void ExperimentArgs::resolve(const NoteFn& note) {
       throw UsageError(
           "with --eval or --eval-parallel, --parallel has no role: the training text is "
           "--corpus FILE... (or --counts), the evaluation text --eval/--eval-parallel");
-    if (corpus.empty() == counts_files.empty())
+    options.evaluate_every_line = true;
+    if (options.evaluate_only && (!corpus.empty() || !counts_files.empty()))
+      throw UsageError(
+          "--algorithms none trains nothing: give only the evaluation text (--eval or "
+          "--eval-parallel), not --corpus or --counts");
+    if (!options.evaluate_only && corpus.empty() == counts_files.empty())
       throw UsageError(
           "--eval and --eval-parallel need the training text: --corpus FILE... or --counts "
           "COUNTS..., one of them");

@@ -183,6 +183,7 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
   const Normalizer normalizer(options.normalizer);
   const PreTokenizer pre_tokenizer(options.pre_tokenizer);
   const auto start = Clock::now();
+  const bool every_line = options.evaluate_every_line || options.training_counts != nullptr;
   for (const auto& language : options.languages) {
     PreparedLanguage lang;
     lang.summary.language = language.language;
@@ -225,14 +226,14 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
           ++line_index;
           normalizer.normalize(line, normalized);
           // Trained on other text: every aligned line is evaluation text.
-          if (options.training_counts || split.is_held_out(std::to_string(line_index)))
+          if (every_line || split.is_held_out(std::to_string(line_index)))
             hold_out(line, normalized);
           else
             pre_tokenizer.split(normalized, scratch,
                                 [&](std::string_view w) { lang.counts.add(w); });
         }
       }
-    } else if (options.training_counts) {
+    } else if (every_line) {
       // The counts are the training split, made elsewhere: every line is evaluated.
       count.keep_line = [](std::string_view) { return false; };
       count.on_skipped_line = hold_out;
@@ -254,11 +255,10 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     prepared.long_words.distinct += cut.distinct;
     prepared.long_words.occurrences += cut.occurrences;
     lang.summary.lines = reader.lines_read();
-    lang.summary.training_lines =
-        options.training_counts ? 0 : lang.summary.lines - lang.summary.held_out_lines;
+    lang.summary.training_lines = every_line ? 0 : lang.summary.lines - lang.summary.held_out_lines;
     lang.summary.distinct_words = lang.counts.size();
     lang.summary.training_words = lang.counts.total();
-    if (lang.counts.empty() && !options.training_counts)
+    if (lang.counts.empty() && !every_line)
       throw Error("the training split of " +
                   (language.language.empty() ? std::string("the corpus") : language.language) +
                   " is empty: lower --held-out or add text");
@@ -270,6 +270,20 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     }
     prepared.joint.merge(lang.counts);
     prepared.languages.push_back(std::move(lang));
+  }
+  if (options.aligned) {
+    // Aligned means the same segments in every language: files of different
+    // lengths would give premiums over different content.
+    for (std::size_t i = 1; i < prepared.languages.size(); ++i) {
+      const auto& first = prepared.languages.front().summary;
+      const auto& other = prepared.languages[i].summary;
+      if (other.lines != first.lines)
+        throw Error("parallel text must align line by line, and " + first.language + " has " +
+                    std::to_string(first.lines) + " lines and " + other.language + " has " +
+                    std::to_string(other.lines) + " lines (" +
+                    options.languages.front().files.front() + ", " +
+                    options.languages[i].files.front() + ")");
+    }
   }
   if (options.training_counts) {
     // Once, however many evaluation languages: the training text is one text.

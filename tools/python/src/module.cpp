@@ -452,6 +452,9 @@ py::object lists_while_encoding(const PyTokenizer& t, PyObject** items, std::siz
       try {
         InterruptionScope scope(interrupt);
         encode(c);
+      } catch (const Interrupted&) {
+        // Stopped by finish(): whatever made it stop (a Ctrl-C, a bad text found
+        // in an earlier chunk) is raised by the main thread, not this.
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!error) error = std::current_exception();

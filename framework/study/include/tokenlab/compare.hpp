@@ -113,6 +113,10 @@ struct CompareOptions {
   std::vector<std::string> training_counts_files;
   /// Train nothing: evaluate only the pretrained entries (--algorithms none).
   bool evaluate_only = false;
+  /// Every line of every corpus above is evaluation text (no held-out split):
+  /// the corpora are evaluation text only (compare --eval, --eval-parallel).
+  /// Implied by training_counts.
+  bool evaluate_every_line = false;
 };
 
 struct CompareRow {
