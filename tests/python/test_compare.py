@@ -180,6 +180,6 @@ def test_train_on_one_text_and_evaluate_own_models_on_another(tmp_path):
         assert rows[("mine", language)]["tokens"] == rows[("bpe", language)]["tokens"]
         assert rows[("mine", language)]["premium"] == rows[("bpe", language)]["premium"]
     assert rows[("bpe", "en")]["premium"] == 1.0
-    only_mine = tokenlab.compare(corpus=ENGLISH, eval={"en": f"{PARALLEL}/en.txt"},
+    only_mine = tokenlab.compare(eval={"en": f"{PARALLEL}/en.txt"},
                                  algorithms="none", models={"mine": model}, progress=False)
     assert [r["segmenter"] for r in only_mine.rows] == ["mine"]
