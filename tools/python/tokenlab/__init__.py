@@ -283,6 +283,16 @@ def load(path: PathLike, format: str = "auto", plugin_dirs: Sequence[PathLike] =
     return _tokenlab.load(os.fspath(path), format, [os.fspath(d) for d in plugin_dirs])
 
 
+def _add_corpora(args: _Args, option: str, corpora: Any) -> None:
+    """Files, or {language: file(s)} as LANG=FILE entries, for --corpus or --eval."""
+    if isinstance(corpora, Mapping):
+        for language, files in corpora.items():
+            for file in _list(files):
+                args.add(option, f"{language}={_text(file)}")
+    else:
+        args.add(option, corpora)
+
+
 def _experiment(
     args: _Args,
     corpus: Any,
@@ -309,12 +319,7 @@ def _experiment(
     eval_parallel: Optional[PathLike] = None,
     models: Optional[Mapping[str, PathLike]] = None,
 ) -> None:
-    if isinstance(corpus, Mapping):
-        for language, files in corpus.items():
-            for file in _list(files):
-                args.add("corpus", f"{language}={_text(file)}")
-    else:
-        args.add("corpus", corpus)
+    _add_corpora(args, "corpus", corpus)
     args.add("parallel", parallel)
     args.joined("languages", languages)
     args.switch("per-language", per_language)
@@ -350,12 +355,7 @@ def _experiment(
         counts.save(path)
         counts = path
     args.add("counts", counts)
-    if isinstance(eval, Mapping):
-        for language, files in eval.items():
-            for file in _list(files):
-                args.add("eval", f"{language}={_text(file)}")
-    else:
-        args.add("eval", eval)
+    _add_corpora(args, "eval", eval)
     args.add("eval-parallel", eval_parallel)
     if models is not None:
         if not isinstance(models, Mapping):
