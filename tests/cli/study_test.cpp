@@ -33,18 +33,27 @@ std::size_t column(const std::string& csv, const std::string& name) {
   return 0;
 }
 
+// A BPE trained on the English fixture into dir/name.tkl, with extra train options.
+std::string train_bpe(const TempDir& dir, const std::string& name, const std::string& vocab_size,
+                      const std::vector<std::string>& extra = {}) {
+  const std::string model = dir / (name + ".tkl");
+  std::vector<std::string> args = {
+      "train", "-a", "bpe", "-v", vocab_size, "--corpus", data_file("corpus/english.txt"),
+      "-o",    model};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const RunResult trained = run_tokenlab(args);
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  return model;
+}
+
 }  // namespace
 
 TEST_CASE("a trained model loaded from its .tkl reports its byte-fallback tokens", "[cli][study]") {
   // compare --tokenizer mybpe=bpe.tkl printed byte fb% 0.000 on text with emoji:
   // a trained model's TextEncoder named no byte pieces.
   TempDir dir;
-  const std::string model = dir / "bpe.tkl";
-  const RunResult trained =
-      run_tokenlab({"train", "-a", "bpe", "-v", "600", "--option", "byte_fallback=true", "--corpus",
-                    data_file("corpus/english.txt"), "-o", model});
-  INFO(trained.err);
-  REQUIRE(trained.exit_code == 0);
+  const std::string model = train_bpe(dir, "bpe", "600", {"--option", "byte_fallback=true"});
   // Text the model never saw: every tenth line has emoji, so the held-out lines do.
   std::string text = read_bytes(data_file("corpus/english.txt"));
   std::string with_emoji;
@@ -145,10 +154,7 @@ TEST_CASE(
     "compare --algorithms none evaluates only the given tokenizers, and an empty list is an error",
     "[cli][study]") {
   TempDir dir;
-  const std::string model = dir / "bpe.tkl";
-  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "300", "--corpus",
-                        data_file("corpus/english.txt"), "-o", model})
-              .exit_code == 0);
+  const std::string model = train_bpe(dir, "bpe", "300");
   const RunResult r = run_tokenlab({"compare", "--corpus", data_file("corpus/english.txt"),
                                     "--algorithms", "none", "--tokenizer", "mine=" + model});
   INFO(r.err);
@@ -172,9 +178,7 @@ TEST_CASE(
   // Passed as --tokenizer it was labelled (pretrained), lost split%, and had byte fb% 0.
   TempDir dir;
   const std::string training = data_file("corpus/english.txt");
-  const std::string model = dir / "mine.tkl";
-  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "600", "--corpus", training, "-o", model})
-              .exit_code == 0);
+  const std::string model = train_bpe(dir, "mine", "600");
   // Evaluation text with characters the model never saw, emoji among them.
   const std::string eval = dir / "eval.txt";
   write_bytes(eval, read_bytes(data_file("experiments/parallel/en.txt")) +
@@ -201,10 +205,7 @@ TEST_CASE(
   CHECK(std::stod(loaded.at(column(csv, "byte fb%"))) > 0.0);
   CHECK(loaded.at(column(csv, "split%")) != "-");
   // A model made with another pre-tokenizer is refused, naming both.
-  const std::string other = dir / "other.tkl";
-  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "600", "--corpus", training, "--pre-tokenizer",
-                        "whitespace", "-o", other})
-              .exit_code == 0);
+  const std::string other = train_bpe(dir, "other", "600", {"--pre-tokenizer", "whitespace"});
   const RunResult refused =
       run_tokenlab({"compare", "--eval", eval, "--algorithms", "none", "--model", "o=" + other});
   CHECK(refused.exit_code == 1);
@@ -217,10 +218,7 @@ TEST_CASE(
     "[cli][study]") {
   TempDir dir;
   const std::string parallel = data_file("experiments/parallel");
-  const std::string model = dir / "mine.tkl";
-  REQUIRE(run_tokenlab({"train", "-a", "bpe", "-v", "300", "--corpus",
-                        data_file("corpus/english.txt"), "-o", model})
-              .exit_code == 0);
+  const std::string model = train_bpe(dir, "mine", "300");
   const std::string reports = dir / "reports";
   const RunResult r = run_tokenlab({"compare", "--eval-parallel", parallel, "--algorithms", "none",
                                     "--tokenizer", "mine=" + model, "--report-dir", reports});

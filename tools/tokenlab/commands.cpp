@@ -538,27 +538,24 @@ int cmd_sweep(const std::vector<std::string>& args) {
   write_terminal(std::cout, sweep_table(sweep));
   if (!experiment.report_dir.empty())
     report_bundle(write_sweep_reports(experiment.report_dir, sweep));
-  // A size the corpus cannot reach is in the vocab column; say so in words too.
+  // A row of '-' says only that something failed, and a size the corpus cannot
+  // reach shows only in the vocab column: each is said in words under the table.
+  bool failed = false;
   bool capped = false;
   for (std::size_t i = 0; i < sweep.runs.size(); ++i)
-    for (const auto& row : sweep.runs[i].rows)
-      if (row.error.empty() && !row.pretrained && row.train_seconds >= 0 &&
-          row.metrics.vocabulary_size < sweep.vocab_sizes[i]) {
-        std::cout << (capped ? "" : "\n") << row.algorithm
-                  << (row.language.empty() ? "" : " (" + row.language + ")") << " at "
-                  << sweep.vocab_sizes[i] << ": the corpus supports only "
-                  << row.metrics.vocabulary_size << " entries\n";
+    for (const auto& row : sweep.runs[i].rows) {
+      const std::string who =
+          row.algorithm + (row.language.empty() ? "" : " (" + row.language + ")");
+      if (!row.error.empty()) {
+        failed = true;
+        std::cerr << "error: " << who << " at vocabulary size " << sweep.vocab_sizes[i] << ": "
+                  << row.error << '\n';
+      } else if (!row.pretrained && row.train_seconds >= 0 &&
+                 row.metrics.vocabulary_size < sweep.vocab_sizes[i]) {
+        std::cout << (capped ? "" : "\n") << who << " at " << sweep.vocab_sizes[i]
+                  << ": the corpus supports only " << row.metrics.vocabulary_size << " entries\n";
         capped = true;
       }
-  // A row of '-' says only that something failed: each failure is named here.
-  bool failed = false;
-  for (std::size_t i = 0; i < sweep.runs.size(); ++i)
-    for (const auto& row : sweep.runs[i].rows) {
-      if (row.error.empty()) continue;
-      failed = true;
-      std::cerr << "error: " << row.algorithm
-                << (row.language.empty() ? "" : " (" + row.language + ")") << " at vocabulary size "
-                << sweep.vocab_sizes[i] << ": " << row.error << '\n';
     }
   return failed ? kExitFailure : kExitOk;
 }

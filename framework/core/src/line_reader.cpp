@@ -23,23 +23,13 @@ bool read_bounded_line(std::istream& in, std::string& line, const std::string& n
     in.getline(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const auto got = static_cast<std::size_t>(in.gcount());
     if (in.bad()) throw Error(name + ":" + std::to_string(number) + ": read error (an I/O error)");
-    if (in.eof()) {  // no '\n' was extracted
-      line.append(chunk.data(), got);
-      if (line.size() > max_bytes)
-        throw Error(name + ":" + std::to_string(number) + ": " + line_too_long_message(max_bytes));
-      return got > 0 || !line.empty();
-    }
-    if (in.fail()) {  // the chunk filled before a '\n'
-      line.append(chunk.data(), got);
-      in.clear();
-      if (line.size() > max_bytes)
-        throw Error(name + ":" + std::to_string(number) + ": " + line_too_long_message(max_bytes));
-      continue;
-    }
-    line.append(chunk.data(), got - 1);  // got counts the '\n'
+    const bool at_end = in.eof();                                     // no '\n' was extracted
+    const bool chunk_full = !at_end && in.fail();                     // nor here: the line goes on
+    line.append(chunk.data(), at_end || chunk_full ? got : got - 1);  // got counts a '\n'
     if (line.size() > max_bytes)
       throw Error(name + ":" + std::to_string(number) + ": " + line_too_long_message(max_bytes));
-    return true;
+    if (!chunk_full) return !at_end || !line.empty();
+    in.clear();
   }
 }
 

@@ -161,15 +161,15 @@ class Value {
   /// given, is a value inside this one that the caller checks itself (a
   /// vocabulary object, whose reader refuses a token given twice as it goes).
   void refuse_duplicate_members(const rapidjson::Value* except = nullptr) const {
-    std::vector<std::string> where;  // the offender's path, innermost step first
+    std::vector<Segment> where;  // the offender's path, innermost step first
     std::string name;
     if (!find_duplicate(*value_, except, where, name)) return;
-    std::string path = this->path();
+    std::shared_ptr<const Segment> path = path_;
     for (auto it = where.rbegin(); it != where.rend(); ++it)
-      path += (*it)[0] == '[' || path.empty() ? *it : "." + *it;
-    throw Error(*file_ + ": " + (path.empty() ? std::string("the document") : path) +
-                ": the member \"" + name +
-                "\" appears more than once (a JSON object's names must be distinct)");
+      path = std::make_shared<const Segment>(Segment{path, it->name, it->index, it->is_index});
+    Value(*value_, std::move(path), *file_)
+        .fail("the member \"" + name +
+              "\" appears more than once (a JSON object's names must be distinct)");
   }
 
  private:
@@ -181,13 +181,13 @@ class Value {
 
   // Allocates nothing on the way down: a merges array has 200,000 entries.
   static bool find_duplicate(const rapidjson::Value& raw, const rapidjson::Value* except,
-                             std::vector<std::string>& where, std::string& name) {
+                             std::vector<Segment>& where, std::string& name) {
     if (&raw == except) return false;
     if (raw.IsArray()) {
       for (rapidjson::SizeType i = 0; i < raw.Size(); ++i)
         if ((raw[i].IsObject() || raw[i].IsArray()) &&
             find_duplicate(raw[i], except, where, name)) {
-          where.push_back("[" + std::to_string(i) + "]");
+          where.push_back(Segment{nullptr, {}, i, true});
           return true;
         }
       return false;
@@ -214,7 +214,8 @@ class Value {
     for (auto it = raw.MemberBegin(); it != raw.MemberEnd(); ++it)
       if ((it->value.IsObject() || it->value.IsArray()) &&
           find_duplicate(it->value, except, where, name)) {
-        where.emplace_back(it->name.GetString(), it->name.GetStringLength());
+        where.push_back(
+            Segment{nullptr, std::string(it->name.GetString(), it->name.GetStringLength())});
         return true;
       }
     return false;

@@ -387,12 +387,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   if (!root.is_object()) root.fail("expected a JSON object (tokenizer.json), found " + root.kind());
   // model.vocab's object (200,000 names) is checked as it is read (read_vocab_object).
   const rapidjson::Value* vocab = nullptr;
-  if (document.IsObject())
-    if (const auto m = document.FindMember("model");
-        m != document.MemberEnd() && m->value.IsObject())
-      if (const auto v = m->value.FindMember("vocab");
-          v != m->value.MemberEnd() && v->value.IsObject())
-        vocab = &v->value;
+  if (const auto model = root.find("model"); model && model->is_object())
+    if (const auto v = model->find("vocab"); v && v->is_object()) vocab = &v->raw();
   root.refuse_duplicate_members(vocab);
   root.only_members({"version", "truncation", "padding", "added_tokens", "normalizer",
                      "pre_tokenizer", "post_processor", "decoder", "model"});

@@ -131,9 +131,8 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
           "tokenizer is given (--model NAME=FILE.tkl, --tokenizer NAME=FILE)");
   } else if (o.algorithms.empty()) {
     for (const auto& p : registry.plugins()) o.algorithms.push_back(p.name);
+    if (o.algorithms.empty()) throw Error("no plugins found (see 'tokenlab plugins')");
   }
-  if (o.algorithms.empty() && !o.evaluate_only)
-    throw Error("no plugins found (see 'tokenlab plugins')");
   for (const auto& name : o.algorithms)
     (void)registry.info(name);  // unknown -> Error listing plugins
   if (o.languages.size() > 1 && o.reference_language.empty()) {
@@ -234,7 +233,7 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
         }
       }
     } else if (every_line) {
-      // The counts are the training split, made elsewhere: every line is evaluated.
+      // Trained on other text, or not trained at all: every line is evaluated.
       count.keep_line = [](std::string_view) { return false; };
       count.on_skipped_line = hold_out;
       (void)count_words(reader, normalizer, pre_tokenizer, count);

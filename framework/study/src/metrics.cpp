@@ -66,22 +66,6 @@ double SegmentationMetrics::vocabulary_utilization() const noexcept {
   return ratio(distinct_tokens, vocabulary_size);
 }
 
-double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alpha,
-                        std::size_t vocabulary_size) {
-  if (vocabulary_size < 2) return 0.0;
-  std::uint64_t total = 0;
-  for (const auto c : token_counts) total += c;
-  if (total == 0) return 0.0;
-  double sum = 0.0;
-  for (const auto c : token_counts) {
-    if (c == 0) continue;
-    const double p = static_cast<double>(c) / static_cast<double>(total);
-    sum += std::pow(p, alpha);
-  }
-  const double entropy = std::log(sum) / (1.0 - alpha);
-  return entropy / std::log(static_cast<double>(vocabulary_size));
-}
-
 namespace {
 
 // Rényi entropy of order alpha, in bits, of the distribution of counts over total.
@@ -103,6 +87,15 @@ double renyi_bits(std::span<const std::uint64_t> counts, std::uint64_t total, do
 
 }  // namespace
 
+double renyi_efficiency(std::span<const std::uint64_t> token_counts, double alpha,
+                        std::size_t vocabulary_size) {
+  if (vocabulary_size < 2) return 0.0;
+  std::uint64_t total = 0;
+  for (const auto c : token_counts) total += c;
+  if (total == 0) return 0.0;
+  return renyi_bits(token_counts, total, alpha) / std::log2(static_cast<double>(vocabulary_size));
+}
+
 TokenDistribution token_distribution(std::span<const std::uint64_t> token_counts,
                                      std::size_t vocabulary_size, std::uint64_t bytes) {
   TokenDistribution d;
@@ -115,9 +108,9 @@ TokenDistribution token_distribution(std::span<const std::uint64_t> token_counts
     }
   if (total == 0) return d;
   const double types = static_cast<double>(seen.size());
-  d.shannon_bits = renyi_bits(token_counts, total, 1.0);
   for (std::size_t k = 0; k < TokenDistribution::kRenyiOrders.size(); ++k) {
     const double h = renyi_bits(token_counts, total, TokenDistribution::kRenyiOrders[k]);
+    if (TokenDistribution::kRenyiOrders[k] == 1.0) d.shannon_bits = h;
     d.renyi_vocabulary[k] = vocabulary_size > 1 ? h / std::log2(vocabulary_size) : 0.0;
     d.renyi_seen[k] = types > 1 ? h / std::log2(types) : 0.0;
   }
@@ -223,8 +216,9 @@ SegmentationMetrics MetricsAccumulator::finish() const {
   m.byte_fallback_tokens = 0;
   for (const TokenId id : byte_pieces_)
     if (id < token_counts_.size()) m.byte_fallback_tokens += token_counts_[id];
-  m.renyi_efficiency_2_5 = renyi_efficiency(token_counts_, 2.5, vocabulary_size_);
   m.distribution = token_distribution(token_counts_, vocabulary_size_, m.bytes);
+  static_assert(TokenDistribution::kRenyiOrders[2] == 2.5);
+  m.renyi_efficiency_2_5 = m.distribution.renyi_vocabulary[2];  // the compare table's `renyi`
   return m;
 }
 

@@ -110,7 +110,7 @@ void Regex::fail_match(int status, std::size_t text_bytes, std::size_t from) con
   std::string what;
   if (code == U_REGEX_TIME_OUT)
     what = "the match took longer than tokenlab's limit (" + std::to_string(kRegexTimeLimit) +
-           " ICU time steps, a few seconds): the pattern backtracks too much on this text "
+           " ICU time steps, about a second): the pattern backtracks too much on this text "
            "(nested repetition such as (a+)+ is exponential)";
   else if (code == U_REGEX_STACK_OVERFLOW)
     what = "the match needs more than tokenlab's " + std::to_string(kRegexStackBytes >> 20) +

@@ -293,6 +293,16 @@ def _add_corpora(args: _Args, option: str, corpora: Any) -> None:
         args.add(option, corpora)
 
 
+def _add_named(args: _Args, option: str, named: Any, wrong_type: str) -> None:
+    """{name: path} as NAME=FILE entries, for --tokenizer or --model."""
+    if named is None:
+        return
+    if not isinstance(named, Mapping):
+        raise TypeError(wrong_type)
+    for name, file in named.items():
+        args.add(option, f"{name}={_text(file)}")
+
+
 def _experiment(
     args: _Args,
     corpus: Any,
@@ -339,11 +349,7 @@ def _experiment(
     args.add("min-frequency", min_frequency)
     args.add("character-coverage", character_coverage)
     args.add("report-dir", report_dir)
-    if tokenizers is not None:
-        if not isinstance(tokenizers, Mapping):
-            raise TypeError("tokenizers must be a dict {name: path}")
-        for name, file in tokenizers.items():
-            args.add("tokenizer", f"{name}={_text(file)}")
+    _add_named(args, "tokenizer", tokenizers, "tokenizers must be a dict {name: path}")
     args.add("plugin-dir", list(plugin_dirs))
     if isinstance(counts, WordCounts):
         # The CLI reads counts from files: hand it this table as one, removed
@@ -357,11 +363,7 @@ def _experiment(
     args.add("counts", counts)
     _add_corpora(args, "eval", eval)
     args.add("eval-parallel", eval_parallel)
-    if models is not None:
-        if not isinstance(models, Mapping):
-            raise TypeError("models must be a dict {name: path of a .tkl}")
-        for name, file in models.items():
-            args.add("model", f"{name}={_text(file)}")
+    _add_named(args, "model", models, "models must be a dict {name: path of a .tkl}")
     args.pipeline(*pipeline)
 
 
