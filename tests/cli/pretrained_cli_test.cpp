@@ -202,6 +202,31 @@ TEST_CASE("export writes a tokenizer.json that encodes as the model, and --verif
   }
 }
 
+TEST_CASE("encode --pieces spells a byte piece <0xNN> alike for a model and its tokenizer.json",
+          "[cli][pretrained][export]") {
+  // The .tkl printed <0xF0> and its exported tokenizer.json \xF0: one model, two
+  // spellings of the same piece (issue 26).
+  TempDir dir;
+  // An emoji and a CJK character the fixture does not have: both become bytes.
+  const std::string line = "The ferryman \xF0\x9F\x99\x82 rang \xE6\xBC\xA2 bells\n";
+  for (const std::string algorithm : {"bpe", "unigram"}) {
+    INFO(algorithm);
+    const std::string model = train_fixture_model(dir, algorithm + ".tkl",
+                                                  {"-a", algorithm, "-v", "400", "--pre-tokenizer",
+                                                   "whitespace", "--option", "byte_fallback=true"});
+    const std::string json = dir / (algorithm + ".json");
+    export_verified(model, "tokenizer.json", json);
+    check_same_encoding(model, json, line);
+    const RunResult from_model = run_tokenlab({"encode", "-m", model, "--pieces"}, line);
+    const RunResult from_json = run_tokenlab({"encode", "-m", json, "--pieces"}, line);
+    REQUIRE(from_model.exit_code == 0);
+    REQUIRE(from_json.exit_code == 0);
+    CHECK_THAT(from_model.out, Catch::Contains("<0xF0> <0x9F> <0x99> <0x82>") &&
+                                   Catch::Contains("<0xE6> <0xBC> <0xA2>"));
+    CHECK(from_json.out == from_model.out);
+  }
+}
+
 TEST_CASE(
     "export --format tiktoken writes ranks and says the pattern; tiktoken-json carries it all",
     "[cli][pretrained][export]") {

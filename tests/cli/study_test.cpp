@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,13 +12,32 @@ using namespace tokenlab::test;
 
 namespace {
 
+// The cells of one CSV line; a quoted cell (a note with commas) is one cell, with
+// its doubled quotes read as one.
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
 // The cells of the CSV row whose first cell is label.
 std::vector<std::string> csv_row(const std::string& csv, const std::string& label) {
   for (const auto& line : split_lines(csv)) {
-    std::vector<std::string> cells;
-    std::stringstream in(line);
-    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
-    if (!cells.empty() && cells.front() == label) return cells;
+    const std::vector<std::string> cells = csv_cells(line);
+    if (cells.front() == label) return cells;
   }
   FAIL("no row " << label << " in\n" << csv);
   return {};
@@ -33,18 +51,41 @@ std::size_t column(const std::string& csv, const std::string& name) {
   return 0;
 }
 
-// A BPE trained on the English fixture into dir/name.tkl, with extra train options.
-std::string train_bpe(const TempDir& dir, const std::string& name, const std::string& vocab_size,
-                      const std::vector<std::string>& extra = {}) {
+// A model of algorithm trained on the English fixture into dir/name.tkl, with
+// extra train options.
+std::string train_model(const TempDir& dir, const std::string& algorithm, const std::string& name,
+                        const std::string& vocab_size, const std::vector<std::string>& extra = {}) {
   const std::string model = dir / (name + ".tkl");
   std::vector<std::string> args = {
-      "train", "-a", "bpe", "-v", vocab_size, "--corpus", data_file("corpus/english.txt"),
+      "train", "-a", algorithm, "-v", vocab_size, "--corpus", data_file("corpus/english.txt"),
       "-o",    model};
   args.insert(args.end(), extra.begin(), extra.end());
   const RunResult trained = run_tokenlab(args);
   INFO(trained.err);
   REQUIRE(trained.exit_code == 0);
   return model;
+}
+
+std::string train_bpe(const TempDir& dir, const std::string& name, const std::string& vocab_size,
+                      const std::vector<std::string>& extra = {}) {
+  return train_model(dir, "bpe", name, vocab_size, extra);
+}
+
+// Text the fixture's models never saw: the parallel English text, then a line of
+// emoji, accented, Greek and CJK letters.
+std::string write_unseen_eval(const TempDir& dir) {
+  const std::string eval = dir / "eval.txt";
+  write_bytes(eval, read_bytes(data_file("experiments/parallel/en.txt")) +
+                        "Hello \xF0\x9F\x99\x82 world \xE2\x98\x95 na\xC3\xAFve \xCE\xA9mega "
+                        "\xE6\xBC\xA2\xE5\xAD\x97\n");
+  return eval;
+}
+
+// The columns that may differ between two rows of one model: the label, the
+// timings, and the note that names where the row came from.
+bool measures_the_model(const std::string& column) {
+  return column != "segmenter" && column != "train s" && column != "peak MiB" &&
+         column != "enc MB/s" && column != "note";
 }
 
 }  // namespace
@@ -179,10 +220,7 @@ TEST_CASE(
   TempDir dir;
   const std::string training = data_file("corpus/english.txt");
   const std::string model = train_bpe(dir, "mine", "600");
-  // Evaluation text with characters the model never saw, emoji among them.
-  const std::string eval = dir / "eval.txt";
-  write_bytes(eval, read_bytes(data_file("experiments/parallel/en.txt")) +
-                        "Hello \xF0\x9F\x99\x82 world \xE2\x98\x95 na\xC3\xAFve \xCE\xA9mega\n");
+  const std::string eval = write_unseen_eval(dir);
   const std::string reports = dir / "reports";
   const RunResult r =
       run_tokenlab({"compare", "--corpus", training, "--eval", eval, "--algorithms", "bpe", "-v",
@@ -195,10 +233,8 @@ TEST_CASE(
   const auto header = csv_row(csv, "segmenter");
   REQUIRE(in_run.size() == header.size());
   REQUIRE(loaded.size() == header.size());
-  for (std::size_t i = 1; i < header.size(); ++i) {
-    if (header[i] == "train s" || header[i] == "peak MiB" || header[i] == "enc MB/s" ||
-        header[i] == "note")
-      continue;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (!measures_the_model(header[i])) continue;
     INFO(header[i]);
     CHECK(loaded[i] == in_run[i]);
   }
@@ -210,6 +246,112 @@ TEST_CASE(
       run_tokenlab({"compare", "--eval", eval, "--algorithms", "none", "--model", "o=" + other});
   CHECK(refused.exit_code == 1);
   CHECK_THAT(refused.err, Catch::Contains("pre-tokenizer whitespace"));
+}
+
+TEST_CASE(
+    "every column of a trained model is identical whether it was trained in the run, loaded "
+    "from its .tkl, or loaded from its exported tokenizer.json",
+    "[cli][study]") {
+  // On text with characters the models never saw, emoji among them: byte pieces
+  // (bpe, unigram) and unknown tokens (wordpiece) are where a model and its
+  // export could part. The default pre-tokenizer (unicode) has no tokenizer.json
+  // equivalent, so the run and the models use whitespace, which has.
+  TempDir dir;
+  const std::string training = data_file("corpus/english.txt");
+  const std::string eval = write_unseen_eval(dir);
+  const std::vector<std::string> algorithms = {"bpe", "unigram", "wordpiece"};
+  std::vector<std::string> args = {"compare",
+                                   "--corpus",
+                                   training,
+                                   "--eval",
+                                   eval,
+                                   "--algorithms",
+                                   "bpe,unigram,wordpiece",
+                                   "-v",
+                                   "400",
+                                   "--pre-tokenizer",
+                                   "whitespace",
+                                   "--report-dir",
+                                   dir / "reports"};
+  for (const auto& algorithm : algorithms) {
+    const std::string model =
+        train_model(dir, algorithm, algorithm, "400", {"--pre-tokenizer", "whitespace"});
+    const std::string json = dir / (algorithm + ".json");
+    const RunResult exported =
+        run_tokenlab({"export", "-m", model, "--format", "tokenizer.json", "-o", json});
+    INFO(exported.err);
+    REQUIRE(exported.exit_code == 0);
+    for (const std::string& entry : {algorithm + " tkl=" + model, algorithm + " json=" + json}) {
+      args.push_back("--model");
+      args.push_back(entry);
+    }
+  }
+  const RunResult r = run_tokenlab(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string csv = read_bytes(std::filesystem::path(dir / "reports") / "compare.csv");
+  const auto header = csv_row(csv, "segmenter");
+  for (const auto& algorithm : algorithms) {
+    const auto in_run = csv_row(csv, algorithm);
+    REQUIRE(in_run.size() == header.size());
+    for (const std::string& loaded_from : {algorithm + " tkl", algorithm + " json"}) {
+      const auto loaded = csv_row(csv, loaded_from);
+      REQUIRE(loaded.size() == header.size());
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        if (!measures_the_model(header[i])) continue;
+        INFO(loaded_from << ": " << header[i]);
+        CHECK(loaded[i] == in_run[i]);
+      }
+    }
+  }
+  // The unseen characters were met: as byte pieces, or as unknown tokens.
+  CHECK(std::stod(csv_row(csv, "bpe").at(column(csv, "byte fb%"))) > 0.0);
+  CHECK(std::stod(csv_row(csv, "unigram").at(column(csv, "byte fb%"))) > 0.0);
+  CHECK(std::stod(csv_row(csv, "wordpiece").at(column(csv, "unk chr%"))) > 0.0);
+}
+
+TEST_CASE(
+    "a tokenizer.json that tokenlab did not export is refused by --model, naming the file and "
+    "--tokenizer",
+    "[cli][study]") {
+  TempDir dir;
+  const std::string eval = write_unseen_eval(dir);
+  // HF's shape, but a pipeline tokenlab has no settings for (Lowercase alone,
+  // Whitespace): it can only be run on whole lines, as --tokenizer runs it.
+  const std::string json = dir / "tokenizer.json";
+  write_bytes(json, R"({"version":"1.0","truncation":null,"padding":null,
+"added_tokens":[{"id":0,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,
+"normalized":false,"special":true}],
+"normalizer":{"type":"Lowercase"},"pre_tokenizer":{"type":"Whitespace"},
+"post_processor":null,"decoder":null,
+"model":{"type":"WordLevel","vocab":{"[UNK]":0,"the":1,"river":2},"unk_token":"[UNK]"}})");
+  const RunResult refused =
+      run_tokenlab({"compare", "--eval", eval, "--algorithms", "none", "--model", "hf=" + json});
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err,
+             Catch::Contains("--model hf: " + json) && Catch::Contains("--tokenizer hf=" + json));
+  const RunResult as_tokenizer = run_tokenlab(
+      {"compare", "--eval", eval, "--algorithms", "none", "--tokenizer", "hf=" + json});
+  INFO(as_tokenizer.err);
+  CHECK(as_tokenizer.exit_code == 0);
+  // An exported tokenizer.json whose post-processor was added is no longer what
+  // export wrote: the member is named.
+  const std::string model = train_bpe(dir, "mine", "300", {"--pre-tokenizer", "whitespace"});
+  const std::string exported = dir / "mine.json";
+  REQUIRE(run_tokenlab({"export", "-m", model, "--format", "tokenizer.json", "-o", exported})
+              .exit_code == 0);
+  std::string text = read_bytes(exported);
+  const auto at = text.find("\"post_processor\": null");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, std::string("\"post_processor\": null").size(),
+               R"("post_processor": {"type": "ByteLevel", "add_prefix_space": false, )"
+               R"("trim_offsets": true, "use_regex": false})");
+  write_bytes(exported, text);
+  const RunResult edited = run_tokenlab({"compare", "--eval", eval, "--pre-tokenizer", "whitespace",
+                                         "--algorithms", "none", "--model", "mine=" + exported});
+  CHECK(edited.exit_code == 2);
+  CHECK_THAT(edited.err, Catch::Contains("\"post_processor\"") &&
+                             Catch::Contains("--tokenizer mine=" + exported));
 }
 
 TEST_CASE(

@@ -31,6 +31,14 @@ struct AnyModel {
 AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
                         const std::string& format = "auto");
 
+/// A tokenizer.json that `tokenlab export` wrote (or a .tkl that `tokenlab import`
+/// made of one), as the model tokenlab trained: the vocabulary, normalizer and
+/// pre-tokenizer it was exported from (read_exported_tokenizer_json), and each
+/// pre-tokenized word encoded by the file's own model, read as import reads it.
+/// What compare --model evaluates as a trained row. Throws Error naming the file
+/// and why when it is not such an export.
+std::shared_ptr<const Tokenizer> load_exported_tokenizer_json(const std::string& path);
+
 /// The plugin name under which an imported real tokenizer is stored in a .tkl file.
 inline constexpr std::string_view kPretrainedPluginPrefix = "pretrained:";
 

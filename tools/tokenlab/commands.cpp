@@ -505,6 +505,11 @@ int cmd_compare(const std::vector<std::string>& args) {
     std::cout << '\n';
     write_terminal(std::cout, fairness_table(result));
     if (!result.premium_note.empty()) std::cout << '\n' << result.premium_note << '\n';
+    if (!result.bootstrap_note.empty()) std::cout << result.bootstrap_note << '\n';
+    if (!result.pooled.empty()) {
+      std::cout << '\n';
+      write_terminal(std::cout, pooled_table(result));
+    }
   }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();

@@ -264,7 +264,24 @@ void ExperimentArgs::add_to(po::options_description& desc) {
       "tokenizer", po::value(&tokenizers),
       "NAME=FILE: also evaluate a real model's tokenizer (tokenizer.json, tiktoken, "
       "SentencePiece .model, or an imported .tkl) on the same held-out text (repeatable)")(
-      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)")(
+      "unit", po::value(&unit)->default_value("auto"),
+      "what one call of a real model's tokenizer sees: auto (each line; trained models: "
+      "pre-tokenized words), word (each whitespace word alone), line, or document (each "
+      "evaluation file, lines joined by one space, as Petrov et al. 2023)")(
+      "words", po::value(&words)->default_value("pretokenizer"),
+      "the words of tok/word: pretokenizer (the run's pre-tokenizer) or whitespace "
+      "(str.split(), as most papers count)")(
+      "squeeze-spaces", po::bool_switch(&options.protocol.squeeze_spaces),
+      "collapse runs of spaces and trim each evaluation line first, as "
+      "swiss-ai/tokenizer-intrinsic-evals's loader does")(
+      "baseline", po::value(&options.baseline),
+      "NSL baseline: a row label (algorithm, --model or --tokenizer name) whose tokens every "
+      "row's are divided by, per language")(
+      "bootstrap",
+      ranged(&options.bootstrap_samples, std::size_t{0}, kMaxBootstrapSamples)->default_value(1000),
+      "paired bootstrap resamples of the evaluation lines for the intervals of premium, NSL "
+      "and premium differences (0: none)");
   pipeline.add_to(desc);
 }
 
@@ -274,11 +291,23 @@ void ExperimentArgs::load_tokenizers(const PluginRegistry& registry) {
     for (const auto& entry : options.models)
       if (entry.name == name) throw UsageError("--model " + name + " is given twice");
     const AnyModel loaded = load_any_model(file, registry);
-    if (!loaded.trained)
+    std::shared_ptr<const Tokenizer> trained = loaded.trained;
+    if (!trained && loaded.kind == "tokenizer.json") {
+      // A trained model's exported tokenizer.json is that model: evaluated word by
+      // word as its .tkl would be. Any other tokenizer.json runs its own pipeline
+      // on whole lines, as --tokenizer does.
+      try {
+        trained = load_exported_tokenizer_json(file);
+      } catch (const Error& e) {
+        throw UsageError("--model " + name + ": " + e.what() + "; pass it with --tokenizer " +
+                         name + "=" + file + " instead");
+      }
+    }
+    if (!trained)
       throw UsageError("--model " + name + ": " + file +
                        " is a real model's tokenizer, not a model tokenlab trained: give it with "
                        "--tokenizer");
-    options.models.push_back({name, file, loaded.trained});
+    options.models.push_back({name, file, trained});
   }
   for (const auto& spec : tokenizers) {
     const auto [name, file] = parse_key_value(spec, "tokenizer");
@@ -295,6 +324,12 @@ void ExperimentArgs::load_tokenizers(const PluginRegistry& registry) {
 
 void ExperimentArgs::resolve(const NoteFn& note) {
   if (!d_models.empty()) options.d_models = d_models;
+  try {
+    options.protocol.unit = parse_evaluation_unit(unit);
+    options.protocol.words = parse_word_definition(words);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
   // "none": evaluate only the --tokenizer files. An empty list is a mistake, not
   // "every plugin" (which is what leaving --algorithms out means).
   if (algorithms == "none") {

@@ -120,6 +120,9 @@ struct ExperimentArgs {
   /// the training text (--corpus or --counts), every line of it evaluated.
   std::vector<std::string> eval;
   std::string eval_parallel;
+  /// --unit and --words, parsed into options.protocol by resolve().
+  std::string unit = "auto";
+  std::string words = "pretokenizer";
   PipelineOptions pipeline;
 
   void add_to(po::options_description& desc);

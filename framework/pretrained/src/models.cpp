@@ -8,6 +8,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/piece_trie.hpp"
@@ -19,16 +20,6 @@ namespace tokenlab {
 namespace {
 
 constexpr TokenId kNone = PretrainedModel::kNoToken;
-
-// The byte-fallback spelling of a byte, "<0xE3>".
-std::string byte_token(unsigned char byte) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string s = "<0x";
-  s += kHex[byte >> 4];
-  s += kHex[byte & 15];
-  s += '>';
-  return s;
-}
 
 // A symbol of a word being merged: a doubly linked list over a vector.
 struct Symbol {
@@ -114,7 +105,7 @@ class BpeModel final : public PretrainedModel {
     }
     if (options.byte_fallback) {
       for (int b = 0; b < 256; ++b) {
-        const auto id = tokens_->find(byte_token(static_cast<unsigned char>(b)));
+        const auto id = tokens_->find(byte_fallback_piece(static_cast<unsigned>(b)));
         byte_ids_[b] = id ? *id : kNone;
       }
     }
@@ -406,7 +397,7 @@ class UnigramModel final : public PretrainedModel {
     unknown_score_ = min_score - 10.0;  // SentencePiece's kUnkPenalty
     if (byte_fallback)
       for (int b = 0; b < 256; ++b) {
-        const auto id = tokens_->find(byte_token(static_cast<unsigned char>(b)));
+        const auto id = tokens_->find(byte_fallback_piece(static_cast<unsigned>(b)));
         byte_ids_[b] = id ? *id : kNone;
       }
   }

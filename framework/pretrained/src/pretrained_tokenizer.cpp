@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/interruption.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -250,11 +251,9 @@ std::optional<TokenId> PretrainedTokenizer::unknown_id() const {
 }
 
 std::vector<TokenId> PretrainedTokenizer::byte_fallback_ids() const {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::vector<TokenId> ids;
-  for (int b = 0; b < 256; ++b) {
-    const std::string piece = std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">";
-    const auto id = pipeline_->tokens->find(piece);
+  for (unsigned b = 0; b < 256; ++b) {
+    const auto id = pipeline_->tokens->find(byte_fallback_piece(b));
     if (!id) return {};
     ids.push_back(*id);
   }
@@ -268,13 +267,15 @@ std::string PretrainedTokenizer::display_piece(TokenId id) const {
   const std::string* token = p.tokens->token(id);
   if (!token) return {};
   // The bytes the token stands for: tiktoken's tokens are bytes; a ByteLevel
-  // vocabulary spells bytes in GPT-2's printable alphabet; a byte-fallback piece
-  // <0xNN> is its byte. Any other token is shown as the file spells it, so that
-  // SentencePiece's U+2581 stays visible (decoding would turn it into a space).
+  // vocabulary spells bytes in GPT-2's printable alphabet. Any other token is
+  // shown as the file spells it, so that SentencePiece's U+2581 stays visible
+  // (decoding would turn it into a space), and a byte-fallback piece stays
+  // <0xNN>, as SentencePiece, HF and tokenlab's own models show it: shown as its
+  // byte (\xF0), the same model printed other pieces from its .tkl than from
+  // its exported tokenizer.json (issue 26).
   std::string bytes;
   const bool byte_level = std::any_of(p.decoders.begin(), p.decoders.end(),
                                       [](const auto& d) { return d->describe() == "ByteLevel"; });
-  const bool byte_piece = token->size() == 6 && token->starts_with("<0x") && token->back() == '>';
   if (p.format == "tiktoken") {
     bytes = *token;
   } else if (byte_level) {
@@ -289,8 +290,6 @@ std::string PretrainedTokenizer::display_piece(TokenId id) const {
       if (it == inverse.end()) return *token;  // not byte-level after all
       bytes += it->second;
     }
-  } else if (byte_piece && !byte_fallback_ids().empty()) {
-    bytes += static_cast<char>(std::stoi(token->substr(3, 2), nullptr, 16));
   } else {
     bytes = *token;
   }

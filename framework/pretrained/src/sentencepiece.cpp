@@ -23,6 +23,7 @@
 
 #include "precompiled.hpp"
 #include "sentencepiece_model.pb.h"
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/formats.hpp"
@@ -1022,15 +1023,6 @@ class SpmDecoder final : public DecoderStep {
 
 // ---- reading -------------------------------------------------------------------
 
-std::string byte_piece(unsigned byte) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string s = "<0x";
-  s += kHex[byte >> 4];
-  s += kHex[byte & 15];
-  s += '>';
-  return s;
-}
-
 // PieceToByte: "<0xNN>" with upper-case hex, as ByteToPiece spells it; or -1.
 int piece_to_byte(std::string_view piece) {
   if (piece.size() != 6 || !piece.starts_with("<0x") || piece.back() != '>') return -1;
@@ -1207,7 +1199,7 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
     for (unsigned b = 0; b < 256; ++b) {
       if (byte_piece_at[b] < 0)
         throw Error(source + ": trainer_spec.byte_fallback is set but the byte piece " +
-                    byte_piece(b) + " is missing (SentencePiece refuses the model too)");
+                    byte_fallback_piece(b) + " is missing (SentencePiece refuses the model too)");
       v.byte_ids[b] = static_cast<TokenId>(byte_piece_at[b]);
     }
   }

@@ -1,4 +1,5 @@
-// Hugging Face tokenizers' tokenizer.json, read into a PretrainedPipeline.
+// Hugging Face tokenizers' tokenizer.json, read into a PretrainedPipeline; and a
+// tokenizer.json that tokenlab's export wrote, read back into what it describes.
 //
 // Every component and option is checked: an unknown component type, or an
 // option that would change the ids and that tokenlab does not implement, is an
@@ -24,7 +25,9 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/json_nesting.hpp"
 #include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/pretrained/exported_tokenizer_json.hpp"
 #include "tokenlab/pretrained/formats.hpp"
+#include "tokenlab/pretrained/tokenizer_json_writer.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
@@ -447,6 +450,225 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
     }
   }
   return p;
+}
+
+namespace {
+
+[[noreturn]] void not_an_export(const std::string& source, const std::string& why) {
+  throw Error(source + ": not a tokenizer.json as tokenlab export writes it: " + why);
+}
+
+// A top-level member, null when absent (the writer writes every one it has).
+const rapidjson::Value& top_member(const rapidjson::Value& document, const char* name) {
+  static const rapidjson::Value null;
+  const auto it = document.FindMember(name);
+  return it == document.MemberEnd() ? null : it->value;
+}
+
+rapidjson::Document parse_written(const std::string& json) {
+  rapidjson::Document document;
+  document.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
+  return document;
+}
+
+// A {token: id} vocabulary as pieces by id, which must be 0..N-1 without gaps:
+// a tokenlab vocabulary is dense.
+std::vector<std::string> pieces_by_id(const Value& vocab, const std::string& source) {
+  if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
+  const std::size_t count = vocab.raw().MemberCount();
+  std::vector<std::string> pieces(count);
+  std::vector<bool> seen(count, false);
+  for (auto it = vocab.raw().MemberBegin(); it != vocab.raw().MemberEnd(); ++it) {
+    std::string token(it->name.GetString(), it->name.GetStringLength());
+    const Value id(it->value, vocab.child_path("\"" + token + "\""), source);
+    const auto n = id.unsigned_integer();
+    if (n >= count || seen[n])
+      not_an_export(source, vocab.path() + ": the ids are not 0 to " + std::to_string(count - 1) +
+                                " each once");
+    seen[n] = true;
+    pieces[n] = std::move(token);
+  }
+  return pieces;
+}
+
+// The model member read into a description (pieces as the file spells them).
+ModelDescription description_of(const Value& model, const std::string& source,
+                                const std::vector<std::string>& score_digits) {
+  ModelDescription m;
+  const std::string type(model.member("type").string());
+  const auto unknown_token = [&](const std::optional<std::string>& token) {
+    if (!token) return;
+    const auto it = std::find(m.pieces.begin(), m.pieces.end(), *token);
+    if (it == m.pieces.end()) model.member("unk_token").fail("not in the vocabulary");
+    m.unknown = static_cast<TokenId>(it - m.pieces.begin());
+  };
+  if (type == "BPE") {
+    m.kind = ModelKind::bpe;
+    m.pieces = pieces_by_id(model.member("vocab"), source);
+    unknown_token(model.optional_string("unk_token"));
+    m.byte_fallback = model.boolean_or("byte_fallback", false);
+    std::unordered_map<std::string_view, TokenId> ids;
+    for (TokenId id = 0; id < m.pieces.size(); ++id) ids.emplace(m.pieces[id], id);
+    const Value merges = model.member("merges");
+    m.merges.reserve(merges.size());
+    for (std::size_t i = 0; i < merges.size(); ++i) {
+      const Value pair = merges.at(i);
+      if (!pair.is_array() || pair.size() != 2) pair.fail("expected [left, right]");
+      const auto left = ids.find(pair.at(0).string());
+      const auto right = ids.find(pair.at(1).string());
+      if (left == ids.end() || right == ids.end()) pair.fail("a token not in the vocabulary");
+      m.merges.emplace_back(left->second, right->second);
+    }
+  } else if (type == "WordPiece") {
+    m.kind = ModelKind::wordpiece;
+    m.pieces = pieces_by_id(model.member("vocab"), source);
+    unknown_token(model.optional_string("unk_token"));
+    m.continuation_prefix = model.member("continuing_subword_prefix").string();
+    m.max_input_chars_per_word = model.member("max_input_chars_per_word").unsigned_integer();
+  } else if (type == "WordLevel") {
+    m.kind = ModelKind::word;
+    m.pieces = pieces_by_id(model.member("vocab"), source);
+    unknown_token(model.optional_string("unk_token"));
+  } else if (type == "Unigram") {
+    m.kind = ModelKind::unigram;
+    const Value vocab = model.member("vocab");
+    for (std::size_t i = 0; i < vocab.size(); ++i) {
+      const Value entry = vocab.at(i);
+      if (entry.size() != 2) entry.fail("expected [token, score]");
+      m.pieces.emplace_back(entry.at(0).string());
+      // The digits as written, read as HF and the reader above read them, so that
+      // writing the score again gives them back.
+      m.scores.push_back(vocab.size() == score_digits.size()
+                             ? detail::serde_json_parse(score_digits[i])
+                             : detail::as_serde_json_reads(entry.at(1).number()));
+    }
+    if (const auto u = model.find("unk_id")) {
+      if (u->unsigned_integer() >= m.pieces.size()) u->fail("not in the vocabulary");
+      m.unknown = static_cast<TokenId>(u->unsigned_integer());
+    }
+    m.byte_fallback = model.boolean_or("byte_fallback", false);
+  } else {
+    not_an_export(source, "tokenlab exports no " + type + " model");
+  }
+  return m;
+}
+
+// Every setting tokenlab has: the export refuses those it cannot write, and of the
+// rest exactly one writes a given normalizer and pre-tokenizer.
+std::vector<std::pair<NormalizerOptions, PreTokenizerOptions>> every_setting() {
+  std::vector<std::pair<NormalizerOptions, PreTokenizerOptions>> settings;
+  for (const auto form : {NormalizationForm::none, NormalizationForm::nfc, NormalizationForm::nfkc,
+                          NormalizationForm::bert})
+    for (const int flags : {0, 1, 2, 3, 4, 5, 6, 7})
+      for (const auto kind :
+           {PreTokenizerKind::whitespace, PreTokenizerKind::unicode, PreTokenizerKind::icu_words,
+            PreTokenizerKind::bert, PreTokenizerKind::gpt2, PreTokenizerKind::cl100k,
+            PreTokenizerKind::qwen2, PreTokenizerKind::o200k})
+        for (const auto marker :
+             {MarkerStyle::prefix, MarkerStyle::suffix, MarkerStyle::none, MarkerStyle::space})
+          settings.push_back({NormalizerOptions{.form = form,
+                                                .lowercase = (flags & 1) != 0,
+                                                .strip_accents = (flags & 2) != 0,
+                                                .keep_whitespace = (flags & 4) != 0},
+                              PreTokenizerOptions{.kind = kind, .marker = marker}});
+  return settings;
+}
+
+}  // namespace
+
+ExportedTokenizerJson read_exported_tokenizer_json(std::string_view content,
+                                                   const std::string& source) {
+  check_json_nesting(content, kMaxJsonNesting, source);
+  rapidjson::Document document;
+  document.Parse<rapidjson::kParseFullPrecisionFlag>(content.data(), content.size());
+  if (document.HasParseError() || !document.IsObject())
+    throw Error(source + ": not a tokenizer.json (malformed JSON, or not an object)");
+  const Value root(document, "", source);
+  root.refuse_duplicate_members();
+  std::vector<std::string> score_digits;
+  if (content.find("\"Unigram\"") != std::string_view::npos)
+    score_digits = unigram_score_digits(std::string(content));
+  ExportedTokenizerJson exported;
+  ModelDescription& m = exported.model = description_of(root.member("model"), source, score_digits);
+  if (const auto added = root.find("added_tokens"))
+    for (std::size_t i = 0; i < added->size(); ++i) {
+      const auto id = added->at(i).member("id").unsigned_integer();
+      if (id >= m.pieces.size()) added->at(i).fail("not an id of the model");
+      m.specials.push_back(static_cast<TokenId>(id));
+    }
+  // A byte-level BPE is the one model written with the ByteLevel decoder; its
+  // pieces are spelled in GPT-2's alphabet, and the model holds their bytes.
+  const auto decoder = root.find("decoder");
+  m.byte_level = decoder && decoder->is_object() && decoder->optional_string("type") == "ByteLevel";
+  if (m.byte_level) {
+    std::unordered_map<char32_t, char> byte_of;
+    const auto& alphabet = byte_level_alphabet();
+    for (std::size_t b = 0; b < alphabet.size(); ++b) byte_of[alphabet[b]] = static_cast<char>(b);
+    std::vector<bool> special(m.pieces.size(), false);
+    for (const TokenId id : m.specials) special[id] = true;
+    for (TokenId id = 0; id < m.pieces.size(); ++id) {
+      if (special[id] || utf8::find_invalid(m.pieces[id])) continue;  // the check below says why
+      std::string bytes;
+      for (const std::string_view c : utf8::split_code_points(m.pieces[id])) {
+        const auto it = byte_of.find(utf8::decode_at(c, 0));
+        if (it == byte_of.end())
+          not_an_export(source, "the byte-level token \"" + m.pieces[id] +
+                                    "\" is not spelled in GPT-2's byte alphabet");
+        bytes += it->second;
+      }
+      m.pieces[id] = std::move(bytes);
+    }
+  }
+  // The settings: the one whose export writes the file's normalizer and
+  // pre-tokenizer, found by asking the writer itself rather than by a second
+  // copy of its rules. A one-token model suffices: they depend on byte_level only.
+  ModelDescription probe;
+  probe.kind = ModelKind::word;
+  probe.pieces = {"u"};
+  probe.specials = {0};
+  probe.unknown = 0;
+  probe.byte_level = m.byte_level;
+  const rapidjson::Value& normalizer = top_member(document, "normalizer");
+  const rapidjson::Value& pre_tokenizer = top_member(document, "pre_tokenizer");
+  bool found = false;
+  for (const auto& [n, p] : every_setting()) {
+    std::string written;
+    try {
+      written = write_tokenizer_json(probe, n, p);
+    } catch (const Error&) {
+      continue;  // not exportable
+    }
+    const rapidjson::Document d = parse_written(written);
+    if (top_member(d, "normalizer") == normalizer &&
+        top_member(d, "pre_tokenizer") == pre_tokenizer) {
+      exported.normalizer = n;
+      exported.pre_tokenizer = p;
+      found = true;
+      break;
+    }
+  }
+  if (!found)
+    not_an_export(source,
+                  "no tokenlab normalizer and pre-tokenizer settings export to its normalizer "
+                  "and pre_tokenizer");
+  // The whole file, written again from what was read: any member that differs
+  // (an edited vocabulary, an added post-processor, another decoder) is named.
+  std::string again;
+  try {
+    again = write_tokenizer_json(m, exported.normalizer, exported.pre_tokenizer);
+  } catch (const Error& e) {
+    not_an_export(source, e.what());
+  }
+  const rapidjson::Document written = parse_written(again);
+  for (const rapidjson::Document* d :
+       {&written, static_cast<const rapidjson::Document*>(&document)})
+    for (auto it = d->MemberBegin(); it != d->MemberEnd(); ++it) {
+      const char* name = it->name.GetString();
+      if (top_member(written, name) != top_member(document, name))
+        not_an_export(source, std::string("its \"") + name +
+                                  "\" is not what export writes for the model the file describes");
+    }
+  return exported;
 }
 
 }  // namespace tokenlab

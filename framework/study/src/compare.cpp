@@ -9,10 +9,13 @@
 #include <fstream>
 #include <mutex>
 #include <numeric>
+#include <random>
+#include <tuple>
 
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/evaluation_protocol.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/train_options.hpp"
@@ -82,10 +85,10 @@ struct PreparedLanguage {
   WordCounts counts;  // training split
   WordList held_out;
   std::vector<std::string> samples;  // a few held-out lines, normalized
-  // For pretrained tokenizers, which take raw lines: the held-out lines as read,
-  // and after each the number of held-out words so far (its words' end).
-  WordList raw_held_out;
+  // After each held-out line, the number of held-out words so far (its words' end).
   std::vector<std::size_t> held_out_words_after_line;
+  // For pretrained tokenizers, which take raw text: the held-out lines as read.
+  WordList raw_held_out;
   std::vector<std::string> raw_samples;
 };
 
@@ -172,6 +175,18 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
       if (name == entry.name)
         throw Error("--model " + entry.name + " has the name of an algorithm trained in the run");
   }
+  if (!o.baseline.empty()) {
+    const auto labels = row_labels(o);
+    if (std::find(labels.begin(), labels.end(), o.baseline) == labels.end()) {
+      std::string known;
+      for (const auto& l : labels) known += (known.empty() ? "" : ", ") + l;
+      throw Error("the NSL baseline '" + o.baseline + "' is not a row of this run (rows: " + known +
+                  ")");
+    }
+  }
+  if (o.bootstrap_samples > kMaxBootstrapSamples)
+    throw Error("bootstrap samples must be at most " + std::to_string(kMaxBootstrapSamples) +
+                ", got " + std::to_string(o.bootstrap_samples));
   if (o.jobs == 0) o.jobs = 1;
   return o;
 }
@@ -188,12 +203,25 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
     lang.summary.language = language.language;
     CorpusReader reader(language.files, CorpusOptions{.invalid_utf8 = options.invalid_utf8});
     std::string scratch;
-    // Records one normalized held-out line: its words for evaluation, a few whole
-    // lines for the HTML samples.
+    std::string squeezed;
+    std::string renormalized;
+    const bool squeeze = options.protocol.squeeze_spaces;
+    // Records one held-out line: its words for evaluation, the raw line for real
+    // tokenizers, a few whole lines for the HTML samples. With squeeze_spaces the
+    // line is cleaned as read, before the normalizer sees it.
     const bool keep_raw = !options.pretrained.empty();
     const auto hold_out = [&](std::string_view raw, std::string_view line) {
+      if (squeeze) {
+        squeezed = squeeze_spaces(raw);
+        raw = squeezed;
+        normalizer.normalize(raw, renormalized);
+        line = renormalized;
+      }
       ++lang.summary.held_out_lines;
       lang.summary.held_out_bytes += line.size();
+      const std::uint64_t words = count_whitespace_words(raw);
+      lang.summary.held_out_whitespace_words += words;
+      if (words > 0) ++lang.summary.held_out_nonempty_lines;
       for (std::size_t at = line.find(kBoundaryMarker); at != std::string_view::npos;
            at = line.find(kBoundaryMarker, at + 1))
         ++lang.summary.held_out_literal_markers;
@@ -205,10 +233,10 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
         lang.held_out.text.append(w);
         lang.held_out.ends.push_back(lang.held_out.text.size());
       });
+      lang.held_out_words_after_line.push_back(lang.held_out.size());
       if (keep_raw) {
         lang.raw_held_out.text.append(raw);
         lang.raw_held_out.ends.push_back(lang.raw_held_out.text.size());
-        lang.held_out_words_after_line.push_back(lang.held_out.size());
       }
     };
     CountOptions count;
@@ -309,37 +337,59 @@ struct Task {
   std::size_t language = 0;  // index into prepared.languages (per-language training)
 };
 
+// Tokens of each held-out line of one row, for the bootstrap; empty when the
+// tokens cannot be attributed to lines (a real tokenizer given whole documents).
+using LineTokens = std::vector<std::uint32_t>;
+
+// The counts every row adds once per language, whatever the tokenizer: lines,
+// whitespace words and the characters nobody can give back.
+void add_language_counts(MetricsAccumulator& total, const PreparedLanguage& lang) {
+  total.add_text(lang.summary.held_out_nonempty_lines, lang.summary.held_out_whitespace_words);
+}
+
 // Evaluates a trained segmenter (trained here, or loaded from its .tkl) on one
-// language's held-out words: every column as for every other trained row.
-void evaluate_segmenter(const Segmenter& segmenter, const CompareOptions& options,
-                        const PreparedLanguage& lang, CompareRow& row,
-                        std::vector<SampleSegmentation>& samples, std::mutex& samples_mutex) {
+// language's held-out words: every column as for every other trained row. Its
+// pipeline cuts text into words before the segmenter sees it, so every
+// EvaluationUnit gives it these tokens. pooled, if given, receives the counts.
+LineTokens evaluate_segmenter(const Segmenter& segmenter, const CompareOptions& options,
+                              const PreparedLanguage& lang, CompareRow& row,
+                              std::vector<SampleSegmentation>& samples, std::mutex& samples_mutex,
+                              MetricsAccumulator* pooled) {
   const unsigned threads = resolve_threads(options.threads);
   const std::size_t vocab = segmenter.vocabulary().size();
-  // One accumulator per thread over a contiguous range: the metrics are integer
-  // sums, so the result does not depend on how the words were divided.
+  // One accumulator per thread over a contiguous range of lines: the metrics are
+  // integer sums, so the result does not depend on how the lines were divided.
   const std::vector<TokenId> byte_pieces = byte_fallback_ids(segmenter.vocabulary());
   std::vector<MetricsAccumulator> partial(
       threads, MetricsAccumulator(vocab, segmenter.vocabulary().unknown_id(), byte_pieces));
+  const std::size_t lines = lang.held_out_words_after_line.size();
+  LineTokens line_tokens(lines, 0);
   const auto encode_start = Clock::now();
   parallel_for(threads, threads, [&](std::size_t t) {
     std::vector<TokenId> ids;
-    const std::size_t begin = lang.held_out.size() * t / threads;
-    const std::size_t end = lang.held_out.size() * (t + 1) / threads;
-    for (std::size_t i = begin; i < end; ++i) {
-      ids.clear();
-      const auto word = lang.held_out.at(i);
-      segmenter.encode(word, ids);
-      partial[t].add_word(word, ids, segmenter);
+    const std::size_t begin = lines * t / threads;
+    const std::size_t end = lines * (t + 1) / threads;
+    for (std::size_t line = begin; line < end; ++line) {
+      const std::size_t first_word = line == 0 ? 0 : lang.held_out_words_after_line[line - 1];
+      std::uint64_t tokens = 0;
+      for (std::size_t i = first_word; i < lang.held_out_words_after_line[line]; ++i) {
+        ids.clear();
+        const auto word = lang.held_out.at(i);
+        segmenter.encode(word, ids);
+        partial[t].add_word(word, ids, segmenter);
+        tokens += ids.size();
+      }
+      line_tokens[line] = static_cast<std::uint32_t>(std::min<std::uint64_t>(tokens, UINT32_MAX));
     }
   });
   row.encode_seconds = seconds_since(encode_start);
   MetricsAccumulator total(vocab, segmenter.vocabulary().unknown_id(), byte_pieces);
   for (const auto& p : partial) total.merge(p);
-  row.metrics = total.finish();
+  add_language_counts(total, lang);
   // A literal U+2581 reads as a boundary marker: lost to every tokenizer alike.
-  row.metrics.characters += lang.summary.held_out_literal_markers;
-  row.metrics.unknown_characters += lang.summary.held_out_literal_markers;
+  total.add_lost_characters(lang.summary.held_out_literal_markers);
+  row.metrics = total.finish();
+  if (pooled) pooled->merge(total);
   if (row.encode_seconds > 0)
     row.encode_mb_per_second =
         static_cast<double>(lang.held_out.text.size()) / 1e6 / row.encode_seconds;
@@ -355,14 +405,41 @@ void evaluate_segmenter(const Segmenter& segmenter, const CompareOptions& option
   }
   std::lock_guard lock(samples_mutex);
   for (auto& s : mine) samples.push_back(std::move(s));
+  return line_tokens;
+}
+
+// One label's rows (one per language it was evaluated on), each row's tokens
+// per line, and the row over all languages pooled.
+struct LabelEvaluation {
+  std::vector<CompareRow> rows;
+  std::vector<LineTokens> line_tokens;  // parallel to rows
+  std::optional<CompareRow> pooled;
+};
+
+// Pooled rows exist where one tokenizer serves several languages.
+bool pools(const CompareOptions& options, const Prepared& prepared) {
+  return prepared.languages.size() > 1 && !options.per_language;
+}
+
+CompareRow pooled_row(const CompareRow& first, const MetricsAccumulator& pooled) {
+  CompareRow row;
+  row.algorithm = first.algorithm;
+  row.language = "all";
+  row.plugin_version = first.plugin_version;
+  row.requested_vocab_size = first.requested_vocab_size;
+  row.pretrained = first.pretrained;
+  row.train_seconds = first.train_seconds;
+  row.train_peak_mib = first.train_peak_mib;
+  row.note = first.note;
+  row.metrics = pooled.finish();
+  return row;
 }
 
 // Trains one segmenter and evaluates it on each language it serves.
-std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
-                                           const CompareOptions& options, const Prepared& prepared,
-                                           const Task& task, bool measure_memory,
-                                           std::vector<SampleSegmentation>& samples,
-                                           std::mutex& samples_mutex) {
+LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const CompareOptions& options,
+                                   const Prepared& prepared, const Task& task, bool measure_memory,
+                                   std::vector<SampleSegmentation>& samples,
+                                   std::mutex& samples_mutex) {
   std::vector<std::size_t> served;
   if (options.per_language) {
     served.push_back(task.language);
@@ -370,7 +447,8 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
     served.resize(prepared.languages.size());
     std::iota(served.begin(), served.end(), std::size_t{0});
   }
-  std::vector<CompareRow> rows;
+  LabelEvaluation out;
+  auto& rows = out.rows;
   for (const std::size_t l : served) {
     CompareRow row;
     row.algorithm = task.algorithm;
@@ -378,6 +456,7 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
     row.requested_vocab_size = options.vocab_size;
     rows.push_back(row);
   }
+  out.line_tokens.resize(rows.size());
   try {
     const std::string version = registry.info(task.algorithm).version;
     for (auto& row : rows) row.plugin_version = version;
@@ -407,31 +486,96 @@ std::vector<CompareRow> train_and_evaluate(const PluginRegistry& registry,
       note = "the corpus supports only " + std::to_string(vocab) + " of " +
              std::to_string(options.vocab_size) + " entries";
 
+    std::optional<MetricsAccumulator> pooled;
+    if (pools(options, prepared))
+      pooled.emplace(vocab, segmenter->vocabulary().unknown_id(),
+                     byte_fallback_ids(segmenter->vocabulary()));
     for (std::size_t r = 0; r < rows.size(); ++r) {
       auto& row = rows[r];
       row.train_seconds = train_seconds;
       row.note = note.empty() ? observer.note : note;
       if (peak >= 0) row.train_peak_mib = static_cast<double>(peak) / 1024.0;
-      evaluate_segmenter(*segmenter, options, prepared.languages[served[r]], row, samples,
-                         samples_mutex);
+      out.line_tokens[r] =
+          evaluate_segmenter(*segmenter, options, prepared.languages[served[r]], row, samples,
+                             samples_mutex, pooled ? &*pooled : nullptr);
     }
+    if (pooled) out.pooled = pooled_row(rows.front(), *pooled);
   } catch (const std::exception& e) {
     for (auto& row : rows) row.error = e.what();
   } catch (...) {
     for (auto& row : rows) row.error = "the plugin threw an exception that is not a std::exception";
   }
-  return rows;
+  return out;
+}
+
+// Evaluates a model trained before (--model) on every language, as a trained row.
+LabelEvaluation evaluate_model(const CompareOptions& options, const Prepared& prepared,
+                               const TrainedModelEntry& entry,
+                               std::vector<SampleSegmentation>& samples,
+                               std::mutex& samples_mutex) {
+  LabelEvaluation out;
+  const Segmenter& segmenter = entry.tokenizer->segmenter();
+  std::optional<MetricsAccumulator> pooled;
+  if (pools(options, prepared))
+    pooled.emplace(segmenter.vocabulary().size(), segmenter.vocabulary().unknown_id(),
+                   byte_fallback_ids(segmenter.vocabulary()));
+  bool failed = false;
+  for (const auto& lang : prepared.languages) {
+    CompareRow row;
+    row.algorithm = entry.name;
+    row.language = lang.summary.language;
+    row.plugin_version = segmenter.version();
+    row.requested_vocab_size = segmenter.vocabulary().size();
+    row.note = "model: " + entry.source + " (" + segmenter.name() + ")";
+    row.train_seconds = -1.0;  // trained before: "-"
+    LineTokens line_tokens;
+    try {
+      line_tokens = evaluate_segmenter(segmenter, options, lang, row, samples, samples_mutex,
+                                       pooled ? &*pooled : nullptr);
+    } catch (const std::exception& e) {
+      row.error = e.what();
+      failed = true;
+    }
+    out.rows.push_back(std::move(row));
+    out.line_tokens.push_back(std::move(line_tokens));
+  }
+  if (pooled && !failed) out.pooled = pooled_row(out.rows.front(), *pooled);
+  return out;
+}
+
+// The text one call of a real tokenizer is given, by unit: each line, each
+// whitespace word of each line, or the lines joined by one space.
+void encode_line_by_unit(const TextEncoder& encoder, EvaluationUnit unit, std::string_view line,
+                         std::vector<TokenId>& ids) {
+  if (unit != EvaluationUnit::word) {
+    encoder.encode(line, ids);
+    return;
+  }
+  std::vector<TokenId> word_ids;
+  for_each_whitespace_word(line, [&](std::string_view word) {
+    word_ids.clear();
+    encoder.encode(word, word_ids);
+    ids.insert(ids.end(), word_ids.begin(), word_ids.end());
+  });
 }
 
 // Evaluates a tokenizer that is not trained here on every language's raw
-// held-out lines; words, characters and bytes come from the same held-out words
-// as the trained rows, so every per-word and per-character figure compares.
-std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options, const Prepared& prepared,
-                                            const PretrainedEntry& entry,
-                                            std::vector<SampleSegmentation>& samples) {
-  std::vector<CompareRow> rows;
+// held-out text, given as the protocol's unit says (whole lines by default);
+// words, characters and bytes come from the same held-out words as the trained
+// rows, so every per-word and per-character figure compares.
+LabelEvaluation evaluate_pretrained(const CompareOptions& options, const Prepared& prepared,
+                                    const PretrainedEntry& entry,
+                                    std::vector<SampleSegmentation>& samples) {
+  LabelEvaluation out;
   const TextEncoder& encoder = *entry.encoder;
   const unsigned threads = resolve_threads(options.threads);
+  const EvaluationUnit unit = options.protocol.unit;
+  const std::vector<TokenId> byte_pieces = encoder.byte_fallback_ids();
+  std::optional<MetricsAccumulator> pooled;
+  if (pools(options, prepared))
+    pooled.emplace(encoder.vocabulary_size(), encoder.unknown_id(), byte_pieces);
+  bool failed = false;
+  const auto decode = [&](std::span<const TokenId> known) { return encoder.decode(known); };
   for (const auto& lang : prepared.languages) {
     CompareRow row;
     row.algorithm = entry.name;
@@ -439,38 +583,60 @@ std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options, const
     row.plugin_version = "pretrained";
     row.pretrained = true;
     row.requested_vocab_size = encoder.vocabulary_size();
+    LineTokens line_tokens;
     try {
-      const std::vector<TokenId> byte_pieces = encoder.byte_fallback_ids();
       std::vector<MetricsAccumulator> partial(
           threads,
           MetricsAccumulator(encoder.vocabulary_size(), encoder.unknown_id(), byte_pieces));
       const std::size_t lines = lang.raw_held_out.size();
-      const auto encode_start = Clock::now();
-      parallel_for(threads, threads, [&](std::size_t t) {
-        std::vector<TokenId> ids;
-        const std::size_t begin = lines * t / threads;
-        const std::size_t end = lines * (t + 1) / threads;
-        for (std::size_t i = begin; i < end; ++i) {
-          ids.clear();
-          encoder.encode(lang.raw_held_out.at(i), ids);
-          const std::size_t first_word = i == 0 ? 0 : lang.held_out_words_after_line[i - 1];
-          const std::size_t last_word = lang.held_out_words_after_line[i];
-          std::uint64_t characters = 0;
-          std::uint64_t bytes = 0;
-          for (std::size_t w = first_word; w < last_word; ++w) {
-            const std::string_view word = lang.held_out.at(w);
-            characters += surface_characters(word);
-            bytes += surface_bytes(word);
-          }
-          partial[t].add_line(
-              ids, last_word - first_word, characters, bytes,
-              [&](std::span<const TokenId> known) { return encoder.decode(known); });
+      // The characters and bytes of lines [first, last) under tokenlab's words.
+      const auto line_counts = [&](std::size_t first, std::size_t last) {
+        const std::size_t first_word = first == 0 ? 0 : lang.held_out_words_after_line[first - 1];
+        const std::size_t last_word = last == 0 ? 0 : lang.held_out_words_after_line[last - 1];
+        std::uint64_t characters = 0;
+        std::uint64_t bytes = 0;
+        for (std::size_t w = first_word; w < last_word; ++w) {
+          const std::string_view word = lang.held_out.at(w);
+          characters += surface_characters(word);
+          bytes += surface_bytes(word);
         }
-      });
+        return std::tuple{last_word - first_word, characters, bytes};
+      };
+      const auto encode_start = Clock::now();
+      if (unit == EvaluationUnit::document) {
+        // One string: the file's lines joined by one space (no final newline).
+        std::string document;
+        document.reserve(lang.raw_held_out.text.size() + lines);
+        for (std::size_t i = 0; i < lines; ++i) {
+          if (i > 0) document.push_back(' ');
+          document.append(lang.raw_held_out.at(i));
+        }
+        std::vector<TokenId> ids;
+        encoder.encode(document, ids);
+        const auto [words, characters, bytes] = line_counts(0, lines);
+        partial[0].add_line(ids, words, characters, bytes, decode);
+      } else {
+        line_tokens.assign(lines, 0);
+        parallel_for(threads, threads, [&](std::size_t t) {
+          std::vector<TokenId> ids;
+          const std::size_t begin = lines * t / threads;
+          const std::size_t end = lines * (t + 1) / threads;
+          for (std::size_t i = begin; i < end; ++i) {
+            ids.clear();
+            encode_line_by_unit(encoder, unit, lang.raw_held_out.at(i), ids);
+            const auto [words, characters, bytes] = line_counts(i, i + 1);
+            partial[t].add_line(ids, words, characters, bytes, decode);
+            line_tokens[i] =
+                static_cast<std::uint32_t>(std::min<std::size_t>(ids.size(), UINT32_MAX));
+          }
+        });
+      }
       row.encode_seconds = seconds_since(encode_start);
       MetricsAccumulator total(encoder.vocabulary_size(), encoder.unknown_id(), byte_pieces);
       for (const auto& p : partial) total.merge(p);
+      add_language_counts(total, lang);
       row.metrics = total.finish();
+      if (pooled) pooled->merge(total);
       if (row.encode_seconds > 0)
         row.encode_mb_per_second =
             static_cast<double>(lang.raw_held_out.text.size()) / 1e6 / row.encode_seconds;
@@ -484,10 +650,103 @@ std::vector<CompareRow> evaluate_pretrained(const CompareOptions& options, const
       }
     } catch (const std::exception& e) {
       row.error = e.what();
+      failed = true;
     }
-    rows.push_back(std::move(row));
+    out.rows.push_back(std::move(row));
+    out.line_tokens.push_back(std::move(line_tokens));
   }
-  return rows;
+  if (pooled && !failed) out.pooled = pooled_row(out.rows.front(), *pooled);
+  return out;
+}
+
+// 95% percentile interval of values (sorted here), interpolated as numpy does.
+Interval percentile_interval(std::vector<double>& values) {
+  std::sort(values.begin(), values.end());
+  const auto at = [&](double q) {
+    const double position = q * static_cast<double>(values.size() - 1);
+    const auto below = static_cast<std::size_t>(std::floor(position));
+    const std::size_t above = std::min(below + 1, values.size() - 1);
+    const double fraction = position - static_cast<double>(below);
+    return values[below] + (values[above] - values[below]) * fraction;
+  };
+  return {at(0.025), at(0.975)};
+}
+
+// Paired bootstrap over evaluation lines. Replicate b draws n lines with
+// replacement from an engine seeded by (seed, b, n) alone, so every row of a
+// language, and every language of aligned text (same n), is resampled with the
+// same lines: the intervals are of paired differences and ratios. Each
+// replicate is computed whole on one thread, so the result does not depend on
+// the thread count.
+void add_bootstrap_intervals(CompareResult& result, const std::vector<LineTokens>& line_tokens,
+                             const std::string& reference, const std::string& baseline) {
+  const auto& options = result.options;
+  const std::size_t replicates = options.bootstrap_samples;
+  auto& rows = result.rows;
+  const auto find_row = [&](const std::string& label, const std::string& language) -> long {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].algorithm == label && rows[i].language == language && rows[i].error.empty() &&
+          !line_tokens[i].empty())
+        return static_cast<long>(i);
+    return -1;
+  };
+  // Which rows take part: those with line tokens.
+  std::vector<std::size_t> members;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].error.empty() && !line_tokens[i].empty()) members.push_back(i);
+  if (members.empty() || replicates == 0) return;
+  // sums[i][b]: row i's tokens over replicate b's lines.
+  std::vector<std::vector<double>> sums(rows.size(), std::vector<double>(replicates, 0.0));
+  parallel_for(replicates, resolve_threads(options.threads), [&](std::size_t b) {
+    std::map<std::size_t, std::vector<std::uint32_t>> weights;  // by line count
+    for (const std::size_t i : members) {
+      const std::size_t n = line_tokens[i].size();
+      auto [it, fresh] = weights.try_emplace(n);
+      if (fresh) {
+        it->second.assign(n, 0);
+        std::mt19937_64 engine(options.seed ^ (0x9E3779B97F4A7C15ull * (b + 1)) ^
+                               (0xC2B2AE3D27D4EB4Full * n));
+        for (std::size_t k = 0; k < n; ++k) ++it->second[engine() % n];
+      }
+      double sum = 0.0;
+      for (std::size_t k = 0; k < n; ++k)
+        sum += static_cast<double>(it->second[k]) * static_cast<double>(line_tokens[i][k]);
+      sums[i][b] = sum;
+    }
+  });
+  const auto interval_of = [&](auto&& value_of) -> std::optional<Interval> {
+    std::vector<double> values;
+    values.reserve(replicates);
+    for (std::size_t b = 0; b < replicates; ++b) {
+      const std::optional<double> v = value_of(b);
+      if (!v) return std::nullopt;
+      values.push_back(*v);
+    }
+    return percentile_interval(values);
+  };
+  const auto ratio_at = [&](long a, long d, std::size_t b) -> std::optional<double> {
+    if (sums[static_cast<std::size_t>(d)][b] <= 0.0) return std::nullopt;
+    return sums[static_cast<std::size_t>(a)][b] / sums[static_cast<std::size_t>(d)][b];
+  };
+  for (const std::size_t i : members) {
+    auto& row = rows[i];
+    const long self = static_cast<long>(i);
+    const long ref = reference.empty() ? -1 : find_row(row.algorithm, reference);
+    const long base = baseline.empty() ? -1 : find_row(baseline, row.language);
+    if (ref >= 0 && row.premium)
+      row.premium_interval = interval_of([&](std::size_t b) { return ratio_at(self, ref, b); });
+    if (base >= 0 && row.nsl)
+      row.nsl_interval = interval_of([&](std::size_t b) { return ratio_at(self, base, b); });
+    const long base_ref =
+        baseline.empty() || reference.empty() ? -1 : find_row(baseline, reference);
+    if (ref >= 0 && base >= 0 && base_ref >= 0 && row.premium)
+      row.premium_difference_interval = interval_of([&](std::size_t b) -> std::optional<double> {
+        const auto mine = ratio_at(self, ref, b);
+        const auto theirs = ratio_at(base, base_ref, b);
+        if (!mine || !theirs) return std::nullopt;
+        return *mine - *theirs;
+      });
+  }
 }
 
 CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions& options,
@@ -509,7 +768,7 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
       tasks.push_back({algorithm, 0});
     }
   }
-  std::vector<std::vector<CompareRow>> rows(tasks.size());
+  std::vector<LabelEvaluation> evaluations(tasks.size());
   std::vector<SampleSegmentation> samples;
   std::mutex samples_mutex;
   std::mutex progress_mutex;
@@ -525,36 +784,26 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
                    " at " + std::to_string(options.vocab_size),
                static_cast<double>(finished) / static_cast<double>(tasks.size()));
     }
-    rows[i] = train_and_evaluate(registry, options, prepared, tasks[i], measure_memory, samples,
-                                 samples_mutex);
+    evaluations[i] = train_and_evaluate(registry, options, prepared, tasks[i], measure_memory,
+                                        samples, samples_mutex);
     std::lock_guard lock(progress_mutex);
     ++finished;
   });
-  for (auto& r : rows)
-    for (auto& row : r) result.rows.push_back(std::move(row));
   for (const auto& entry : options.models) {
     if (progress) progress("encoding with " + entry.name, 1.0);
-    const Segmenter& segmenter = entry.tokenizer->segmenter();
-    for (const auto& lang : prepared.languages) {
-      CompareRow row;
-      row.algorithm = entry.name;
-      row.language = lang.summary.language;
-      row.plugin_version = segmenter.version();
-      row.requested_vocab_size = segmenter.vocabulary().size();
-      row.note = "model: " + entry.source + " (" + segmenter.name() + ")";
-      row.train_seconds = -1.0;  // trained before: "-"
-      try {
-        evaluate_segmenter(segmenter, options, lang, row, samples, samples_mutex);
-      } catch (const std::exception& e) {
-        row.error = e.what();
-      }
-      result.rows.push_back(std::move(row));
-    }
+    evaluations.push_back(evaluate_model(options, prepared, entry, samples, samples_mutex));
   }
   for (const auto& entry : options.pretrained) {
     if (progress) progress("encoding with " + entry.name, 1.0);
-    for (auto& row : evaluate_pretrained(options, prepared, entry, samples))
-      result.rows.push_back(std::move(row));
+    evaluations.push_back(evaluate_pretrained(options, prepared, entry, samples));
+  }
+  std::vector<LineTokens> line_tokens;
+  for (auto& evaluation : evaluations) {
+    for (std::size_t r = 0; r < evaluation.rows.size(); ++r) {
+      result.rows.push_back(std::move(evaluation.rows[r]));
+      line_tokens.push_back(std::move(evaluation.line_tokens[r]));
+    }
+    if (evaluation.pooled) result.pooled.push_back(std::move(*evaluation.pooled));
   }
   const std::vector<std::string> labels = row_labels(options);
   // Samples in a fixed order whatever the job scheduling.
@@ -571,18 +820,20 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   // The premium and Gini compare what each language pays for the same content:
   // defined on aligned text only. Tokens per byte is no substitute (scripts spend
   // different bytes on a character): it made Llama 3 look fairest.
+  std::string reference;
   if (prepared.languages.size() < 2) {
     result.premium_note = "premium and Gini: one language only";
   } else if (!options.aligned) {
     result.premium_note =
         "premium and Gini: not computed, the languages' texts are not line-aligned "
-        "translations of each other (give --parallel DIR for aligned text)";
+        "translations of each other (give --parallel DIR or --eval-parallel DIR for aligned text)";
   } else {
+    reference = options.reference_language;
     for (auto& row : result.rows) {
       if (!row.error.empty()) continue;
       for (const auto& ref : result.rows)
-        if (ref.algorithm == row.algorithm && ref.language == options.reference_language &&
-            ref.error.empty() && ref.metrics.tokens > 0)
+        if (ref.algorithm == row.algorithm && ref.language == reference && ref.error.empty() &&
+            ref.metrics.tokens > 0)
           row.premium =
               static_cast<double>(row.metrics.tokens) / static_cast<double>(ref.metrics.tokens);
     }
@@ -598,6 +849,28 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
       // to succeed would be a different quantity under the same name.
       if (complete && tokens.size() > 1) result.gini[algorithm] = gini_coefficient(tokens);
     }
+  }
+  // NSL: each row's tokens over the baseline row's in the same language.
+  if (!options.baseline.empty()) {
+    const auto nsl_of = [&](std::vector<CompareRow>& rows) {
+      for (auto& row : rows) {
+        if (!row.error.empty()) continue;
+        for (const auto& base : rows)
+          if (base.algorithm == options.baseline && base.language == row.language &&
+              base.error.empty() && base.metrics.tokens > 0)
+            row.nsl =
+                static_cast<double>(row.metrics.tokens) / static_cast<double>(base.metrics.tokens);
+      }
+    };
+    nsl_of(result.rows);
+    nsl_of(result.pooled);
+  }
+  if (options.bootstrap_samples > 0 && (!reference.empty() || !options.baseline.empty())) {
+    add_bootstrap_intervals(result, line_tokens, reference, options.baseline);
+    if (options.protocol.unit == EvaluationUnit::document && !options.pretrained.empty())
+      result.bootstrap_note =
+          "bootstrap intervals: none for real tokenizers under --unit document (one call per "
+          "file gives no tokens per line to resample)";
   }
   return result;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "tokenlab/train_options.hpp"
@@ -28,6 +29,42 @@ void add_error_row(ReportTable& table, std::vector<std::string> cells, const std
 
 std::string millions(std::uint64_t v) {
   return fixed(static_cast<double>(v) / 1e6, 1);
+}
+
+std::string interval(const std::optional<Interval>& i, int digits) {
+  return i ? fixed(i->low, digits) + ".." + fixed(i->high, digits) : "-";
+}
+
+bool whitespace_words(const CompareResult& result) {
+  return result.options.protocol.words == WordDefinition::whitespace;
+}
+
+// Tokens per word under the run's word definition.
+double tokens_per_word(const CompareResult& result, const SegmentationMetrics& m) {
+  return whitespace_words(result) ? m.whitespace_fertility() : m.fertility();
+}
+
+// What each tokenizer was given and what a word is, in words, for the metadata.
+std::string describe_protocol(const EvaluationProtocol& p) {
+  std::string unit;
+  switch (p.unit) {
+    case EvaluationUnit::automatic:
+      unit = "trained models: pre-tokenized words; real tokenizers: each line whole";
+      break;
+    case EvaluationUnit::word:
+      unit = "real tokenizers: each whitespace word alone";
+      break;
+    case EvaluationUnit::line:
+      unit = "real tokenizers: each line whole";
+      break;
+    case EvaluationUnit::document:
+      unit = "real tokenizers: each file whole, lines joined by one space";
+      break;
+  }
+  return unit + "; tok/word counts " +
+         (p.words == WordDefinition::whitespace ? "whitespace-separated words (str.split())"
+                                                : "the run's pre-tokenized words") +
+         (p.squeeze_spaces ? "; runs of spaces collapsed and lines trimmed" : "");
 }
 
 }  // namespace
@@ -62,6 +99,14 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
     if (o.aligned) m.emplace_back("premium reference", o.reference_language);
     if (!result.premium_note.empty()) m.emplace_back("premium", result.premium_note);
   }
+  m.emplace_back("protocol", o.protocol.to_string() + " (" + describe_protocol(o.protocol) + ")");
+  if (!o.baseline.empty()) m.emplace_back("NSL baseline", o.baseline);
+  if (o.bootstrap_samples > 0 && (o.aligned || !o.baseline.empty()))
+    m.emplace_back("bootstrap", std::to_string(o.bootstrap_samples) +
+                                    " paired resamples of the evaluation lines, 95% percentile "
+                                    "intervals, seed " +
+                                    std::to_string(o.seed));
+  if (!result.bootstrap_note.empty()) m.emplace_back("bootstrap note", result.bootstrap_note);
   m.emplace_back("normalizer", o.normalizer.to_string());
   m.emplace_back("pre-tokenizer", o.pre_tokenizer.to_string());
   m.emplace_back("threads", std::to_string(resolve_threads(o.threads)));
@@ -95,7 +140,11 @@ ReportTable comparison_table(const CompareResult& result) {
   const std::vector<ReportColumn> metrics = {
       {"vocab", ColumnKind::integer, "vocabulary size reached, special tokens included"},
       {"tokens", ColumnKind::integer, "tokens produced on the held-out text"},
-      {"tok/word", ColumnKind::real, "fertility: tokens per pre-tokenized word"},
+      {"tok/word", ColumnKind::real,
+       whitespace_words(result)
+           ? "fertility: tokens per whitespace-separated word (--words whitespace)"
+           : "fertility: tokens per pre-tokenized word (--words pretokenizer)"},
+      {"tok/line", ColumnKind::real, "tokens per non-empty evaluation line"},
       {"chars/tok", ColumnKind::real, "compression: characters per token"},
       {"bytes/tok", ColumnKind::real, "UTF-8 bytes per token"},
       {"split%", ColumnKind::real, "words split into 2+ tokens, percent"},
@@ -133,6 +182,14 @@ ReportTable comparison_table(const CompareResult& result) {
     t.columns.push_back({"premium", ColumnKind::real,
                          "the token premium: tokens / tokens of the reference language on the "
                          "same aligned segments; '-' on text that is not aligned"});
+  const bool nsl = !result.options.baseline.empty();
+  if (nsl) {
+    t.columns.push_back({"nsl", ColumnKind::real,
+                         "normalized sequence length: tokens / tokens of " +
+                             result.options.baseline + " on the same text"});
+    t.columns.push_back(
+        {"nsl 95% CI", ColumnKind::text, "paired bootstrap interval of nsl over lines", false});
+  }
   t.columns.push_back({"ctx chars " + context, ColumnKind::integer,
                        "characters of this text that fit in a context of " +
                            std::to_string(result.options.context_tokens) + " tokens",
@@ -167,7 +224,8 @@ ReportTable comparison_table(const CompareResult& result) {
     const auto& m = row.metrics;
     cells.push_back(std::to_string(m.vocabulary_size));
     cells.push_back(std::to_string(m.tokens));
-    cells.push_back(fixed(m.fertility(), 3));
+    cells.push_back(fixed(tokens_per_word(result, m), 3));
+    cells.push_back(fixed(m.tokens_per_line(), 3));
     cells.push_back(fixed(m.characters_per_token(), 3));
     cells.push_back(fixed(m.bytes_per_token(), 3));
     // A pretrained tokenizer's tokens do not map onto tokenlab's words.
@@ -191,12 +249,17 @@ ReportTable comparison_table(const CompareResult& result) {
     cells.push_back(fixed(spread.average_token_rank, 1));
     cells.push_back(fixed(spread.uniform_bits_per_byte, 3));
     if (premium) cells.push_back(row.premium ? fixed(*row.premium, 3) : "-");
+    if (nsl) {
+      cells.push_back(row.nsl ? fixed(*row.nsl, 3) : "-");
+      cells.push_back(interval(row.nsl_interval, 3));
+    }
     const double ctx = static_cast<double>(result.options.context_tokens);
     cells.push_back(m.tokens
                         ? std::to_string(static_cast<std::uint64_t>(ctx * m.characters_per_token()))
                         : "-");
-    cells.push_back(m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx / m.fertility()))
-                             : "-");
+    cells.push_back(
+        m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx / tokens_per_word(result, m)))
+                 : "-");
     for (const std::size_t d : result.options.d_models) {
       const EmbeddingCost cost = embedding_cost(m.vocabulary_size, d);
       cells.push_back(millions(cost.tied_parameters));
@@ -216,6 +279,7 @@ ReportTable comparison_table(const CompareResult& result) {
 ReportTable fairness_table(const CompareResult& result) {
   ReportTable t;
   t.title = "tokenlab fairness across languages";
+  const std::string& baseline = result.options.baseline;
   t.columns = {
       {"segmenter", ColumnKind::text, "plugin name"},
       {"lang", ColumnKind::text, "language"},
@@ -223,21 +287,74 @@ ReportTable fairness_table(const CompareResult& result) {
       {"tok/char", ColumnKind::real, "tokens per character"},
       {"premium", ColumnKind::real,
        "the token premium: tokens / reference-language tokens on the same aligned segments"},
+      {"premium 95% CI", ColumnKind::text,
+       "paired bootstrap interval of the premium over aligned lines"}};
+  if (!baseline.empty())
+    t.columns.push_back({"vs " + baseline + " 95% CI", ColumnKind::text,
+                         "paired bootstrap interval of this premium minus " + baseline +
+                             "'s premium in the same language (excludes 0: a difference)"});
+  t.columns.push_back(
       {"gini", ColumnKind::real,
        "Gini coefficient of the languages' token counts on the same aligned segments (0 = "
-       "every language pays the same)"}};
+       "every language pays the same)"});
   for (const auto& row : result.rows) {
     if (!row.error.empty()) continue;
     const auto& m = row.metrics;
     const auto gini = result.gini.find(row.algorithm);
-    t.rows.push_back(
-        {row.algorithm, row.language,
-         fixed(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0, 4),
-         fixed(
-             m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
-             4),
-         row.premium ? fixed(*row.premium, 3) : "-",
-         gini == result.gini.end() ? "-" : fixed(gini->second, 4)});
+    std::vector<std::string> cells{
+        row.algorithm,
+        row.language,
+        fixed(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0, 4),
+        fixed(
+            m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
+            4),
+        row.premium ? fixed(*row.premium, 3) : "-",
+        interval(row.premium_interval, 3)};
+    if (!baseline.empty()) cells.push_back(interval(row.premium_difference_interval, 3));
+    cells.push_back(gini == result.gini.end() ? "-" : fixed(gini->second, 4));
+    t.rows.push_back(std::move(cells));
+  }
+  t.metadata = run_metadata(result);
+  return t;
+}
+
+ReportTable pooled_table(const CompareResult& result) {
+  ReportTable t;
+  t.title = "tokenlab over all languages pooled";
+  t.columns = {
+      {"segmenter", ColumnKind::text, "row label"},
+      {"vocab", ColumnKind::integer, "vocabulary size, special tokens included"},
+      {"tokens", ColumnKind::integer, "tokens over every language's evaluation text"},
+      {"lines", ColumnKind::integer, "non-empty evaluation lines, every language"},
+      {"tok/line", ColumnKind::real, "mean tokens per line (swiss-ai's fertility over lines)"},
+      {"used", ColumnKind::real, "vocabulary used: distinct tokens / vocabulary size"},
+      {"used tokens", ColumnKind::integer, "distinct tokens seen", false},
+      {"ttr", ColumnKind::real, "type-token ratio: distinct tokens / tokens"},
+      {"shannon bits", ColumnKind::real, "Shannon entropy of the pooled token distribution"},
+      {"avg rank", ColumnKind::real,
+       "mean rank of the tokens in the pooled text's own frequency order"},
+      {"renyi2.5 eff", ColumnKind::real, "Renyi efficiency, alpha 2.5, over log2 V"},
+      {"gini", ColumnKind::real, "Gini coefficient of the languages' token counts (aligned text)"}};
+  if (!result.options.baseline.empty())
+    t.columns.push_back({"nsl", ColumnKind::real,
+                         "tokens / tokens of " + result.options.baseline + " on the pooled text"});
+  for (const auto& row : result.pooled) {
+    const auto& m = row.metrics;
+    const auto gini = result.gini.find(row.algorithm);
+    std::vector<std::string> cells{row.pretrained ? row.algorithm + " (pretrained)" : row.algorithm,
+                                   std::to_string(m.vocabulary_size),
+                                   std::to_string(m.tokens),
+                                   std::to_string(m.lines),
+                                   fixed(m.tokens_per_line(), 3),
+                                   fixed(m.vocabulary_utilization(), 3),
+                                   std::to_string(m.distinct_tokens),
+                                   fixed(m.distribution.type_token_ratio, 4),
+                                   fixed(m.distribution.shannon_bits, 2),
+                                   fixed(m.distribution.average_token_rank, 1),
+                                   fixed(m.renyi_efficiency_2_5, 3),
+                                   gini == result.gini.end() ? "-" : fixed(gini->second, 3)};
+    if (!result.options.baseline.empty()) cells.push_back(row.nsl ? fixed(*row.nsl, 3) : "-");
+    t.rows.push_back(std::move(cells));
   }
   t.metadata = run_metadata(result);
   return t;

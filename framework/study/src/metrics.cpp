@@ -41,6 +41,12 @@ std::uint64_t surface_bytes(std::string_view text) {
 double SegmentationMetrics::fertility() const noexcept {
   return ratio(tokens, words);
 }
+double SegmentationMetrics::whitespace_fertility() const noexcept {
+  return ratio(tokens, whitespace_words);
+}
+double SegmentationMetrics::tokens_per_line() const noexcept {
+  return ratio(tokens, lines);
+}
 double SegmentationMetrics::characters_per_token() const noexcept {
   return ratio(characters, tokens);
 }
@@ -196,8 +202,20 @@ void MetricsAccumulator::add_line(
   totals_.unknown_characters += characters > covered ? characters - covered : 0;
 }
 
+void MetricsAccumulator::add_text(std::uint64_t lines, std::uint64_t whitespace_words) {
+  totals_.lines += lines;
+  totals_.whitespace_words += whitespace_words;
+}
+
+void MetricsAccumulator::add_lost_characters(std::uint64_t characters) {
+  totals_.characters += characters;
+  totals_.unknown_characters += characters;
+}
+
 void MetricsAccumulator::merge(const MetricsAccumulator& other) {
   totals_.tokens += other.totals_.tokens;
+  totals_.lines += other.totals_.lines;
+  totals_.whitespace_words += other.totals_.whitespace_words;
   totals_.words += other.totals_.words;
   totals_.characters += other.totals_.characters;
   totals_.bytes += other.totals_.bytes;

@@ -363,7 +363,12 @@ def _experiment(
     args.add("counts", counts)
     _add_corpora(args, "eval", eval)
     args.add("eval-parallel", eval_parallel)
-    _add_named(args, "model", models, "models must be a dict {name: path of a .tkl}")
+    _add_named(
+        args,
+        "model",
+        models,
+        "models must be a dict {name: path of a .tkl, or of the tokenizer.json exported from one}",
+    )
     args.pipeline(*pipeline)
 
 
@@ -424,7 +429,8 @@ def compare(
     directory of line-aligned ``LANG.txt``): evaluation text apart from the
     training text (``corpus`` or ``counts``), every line of it evaluated, as
     ``compare --eval/--eval-parallel``. ``models``: ``{name: path}`` of models
-    tokenlab trained before, evaluated as the models trained in the run
+    tokenlab trained before (a ``.tkl``, or the tokenizer.json ``tokenlab
+    export`` wrote of one), evaluated as the models trained in the run
     (``compare --model``). ``algorithms="none"`` trains nothing. With
     ``report_dir`` the CLI's report files are written there too. Returns a
     :class:`CompareResult`.

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tokenlab/corpus.hpp"
+#include "tokenlab/evaluation_protocol.hpp"
 #include "tokenlab/export.hpp"
 #include "tokenlab/metrics.hpp"
 #include "tokenlab/normalizer.hpp"
@@ -117,6 +118,23 @@ struct CompareOptions {
   /// the corpora are evaluation text only (compare --eval, --eval-parallel).
   /// Implied by training_counts.
   bool evaluate_every_line = false;
+  /// How the evaluation text is fed to the tokenizers and what a word is.
+  EvaluationProtocol protocol;
+  /// NSL's denominator: the row label (algorithm, model or tokenizer name) whose
+  /// tokens every other row's are divided by, language by language. Empty: no NSL.
+  std::string baseline;
+  /// Paired bootstrap resamples of the evaluation lines for the intervals of the
+  /// premium, NSL and premium difference (0: none). Seeded by seed.
+  std::size_t bootstrap_samples = 1000;
+};
+
+/// More resamples than this add nothing a study can read and cost minutes.
+inline constexpr std::size_t kMaxBootstrapSamples = 100000;
+
+/// A 95% percentile bootstrap interval.
+struct Interval {
+  double low = 0.0;
+  double high = 0.0;
 };
 
 struct CompareRow {
@@ -136,6 +154,15 @@ struct CompareRow {
   /// held-out segments (Petrov et al. 2023). Absent where it cannot be computed;
   /// CompareResult::premium_note says why.
   std::optional<double> premium;
+  /// Normalized sequence length: tokens / tokens of the baseline row on the same
+  /// text (CompareOptions::baseline).
+  std::optional<double> nsl;
+  /// Paired bootstrap intervals over the evaluation lines (CompareOptions::
+  /// bootstrap_samples): of the premium, of NSL, and of this row's premium minus
+  /// the baseline row's premium in the same language.
+  std::optional<Interval> premium_interval;
+  std::optional<Interval> nsl_interval;
+  std::optional<Interval> premium_difference_interval;
   std::string note;  // e.g. "the corpus supports only 1234 pieces"
   /// A real model's tokenizer, evaluated but not trained here.
   bool pretrained = false;
@@ -161,6 +188,10 @@ struct LanguageSummary {
   /// every tokenizer decodes it as a space (as SentencePiece does). compare counts
   /// each as an unknown character.
   std::uint64_t held_out_literal_markers = 0;
+  /// Held-out words as Python's str.split() counts them (WordDefinition::whitespace).
+  std::uint64_t held_out_whitespace_words = 0;
+  /// Held-out lines that are not empty (after squeeze_spaces): tokens per line's denominator.
+  std::uint64_t held_out_nonempty_lines = 0;
 };
 
 /// One held-out line cut by one segmenter, for the HTML report.
@@ -183,6 +214,13 @@ struct CompareResult {
   /// text, the same segments in every language (0 = every language pays the same;
   /// TokEval's definition, over tokens per line). Aligned multilingual runs only.
   std::map<std::string, double> gini;
+  /// Multilingual runs with one tokenizer for every language: one row per label
+  /// over the languages' evaluation text pooled (language "all"), the
+  /// distribution panel of the pooled tokens among its columns (swiss-ai's
+  /// global figures). Empty with per_language training.
+  std::vector<CompareRow> pooled;
+  /// Why bootstrap intervals are missing ("--unit document gives ..."), or empty.
+  std::string bootstrap_note;
   /// Empty when premiums and Gini were computed; else why not ("the languages'
   /// texts are not aligned ..."), for the tables and the reports.
   std::string premium_note;

@@ -20,6 +20,9 @@ namespace tokenlab {
 TOKENLAB_API ReportTable comparison_table(const CompareResult& result);
 /// Per algorithm: tokens per byte in each language, premium and Gini (multilingual runs).
 TOKENLAB_API ReportTable fairness_table(const CompareResult& result);
+/// One row per label over every language's evaluation text pooled (multilingual
+/// runs with one tokenizer for all languages): swiss-ai's global figures.
+TOKENLAB_API ReportTable pooled_table(const CompareResult& result);
 /// One row per (size, segmenter[, language]): the sweep's curves as numbers.
 TOKENLAB_API ReportTable sweep_table(const SweepResult& sweep);
 

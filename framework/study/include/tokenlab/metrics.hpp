@@ -53,7 +53,11 @@ struct TOKENLAB_API TokenDistribution {
 
 struct TOKENLAB_API SegmentationMetrics {
   std::uint64_t tokens = 0;
-  std::uint64_t words = 0;
+  std::uint64_t words = 0;  // pre-tokenized words
+  /// Words as Python's str.split() counts them (the papers' "whitespace words").
+  std::uint64_t whitespace_words = 0;
+  /// Non-empty evaluation lines.
+  std::uint64_t lines = 0;
   std::uint64_t characters = 0;
   std::uint64_t bytes = 0;
   std::uint64_t unknown_tokens = 0;
@@ -66,7 +70,9 @@ struct TOKENLAB_API SegmentationMetrics {
   double renyi_efficiency_2_5 = 0.0;  // Zouhar et al. 2023, alpha = 2.5
   TokenDistribution distribution;
 
-  [[nodiscard]] double fertility() const noexcept;  // tokens / words
+  [[nodiscard]] double fertility() const noexcept;             // tokens / words
+  [[nodiscard]] double whitespace_fertility() const noexcept;  // tokens / whitespace_words
+  [[nodiscard]] double tokens_per_line() const noexcept;       // tokens / lines
   [[nodiscard]] double characters_per_token() const noexcept;
   [[nodiscard]] double bytes_per_token() const noexcept;
   [[nodiscard]] double continued_word_rate() const noexcept;  // continued_words / words
@@ -105,7 +111,12 @@ class TOKENLAB_API MetricsAccumulator {
   void add_line(std::span<const TokenId> ids, std::uint64_t words, std::uint64_t characters,
                 std::uint64_t bytes,
                 const std::function<std::string(std::span<const TokenId>)>& decode);
-  /// Adds another accumulator's counts (for parallel evaluation).
+  /// Adds a text's lines and whitespace words (counted once per text, not per word).
+  void add_text(std::uint64_t lines, std::uint64_t whitespace_words);
+  /// Characters no tokenizer can give back (literal U+2581 markers): counted as
+  /// characters and as unknown characters.
+  void add_lost_characters(std::uint64_t characters);
+  /// Adds another accumulator's counts (for parallel evaluation, or to pool languages).
   void merge(const MetricsAccumulator& other);
   [[nodiscard]] SegmentationMetrics finish() const;
 

@@ -91,10 +91,11 @@ class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
   [[nodiscard]] std::size_t vocabulary_size() const override;
   /// The token string of id as the file spells it, or "" for a gap.
   [[nodiscard]] std::string token(TokenId id) const;
-  /// The token as readable text: tiktoken, byte-level (GPT-2 alphabet) and
-  /// byte-fallback (<0xNN>) tokens shown as the bytes they stand for, bytes that
-  /// are not whole UTF-8 characters as \xNN; other tokens as the file spells them
-  /// (U+2581 kept); an added token as its content; "" for a gap.
+  /// The token as readable text: tiktoken and byte-level (GPT-2 alphabet) tokens
+  /// shown as the bytes they stand for, bytes that are not whole UTF-8
+  /// characters as \xNN; other tokens as the file spells them (U+2581 kept, a
+  /// byte-fallback piece <0xNN> as it is, as a trained model's display_piece
+  /// shows it); an added token as its content; "" for a gap.
   [[nodiscard]] std::string display_piece(TokenId id) const override;
   [[nodiscard]] std::optional<TokenId> unknown_id() const override;
   [[nodiscard]] std::vector<TokenId> byte_fallback_ids() const override;
