@@ -10,6 +10,7 @@
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/lorenz.hpp"
 #include "tokenlab/metrics.hpp"
 #include "tokenlab/plugin_registry.hpp"
 
@@ -80,6 +81,77 @@ TEST_CASE("The Gini coefficient measures inequality across languages", "[experim
   CHECK(gini_coefficient({0.0, 0.0, 1.0}) == Approx(2.0 / 3.0));
   CHECK(gini_coefficient({1.0, 3.0}) == Approx(0.25));
   CHECK(gini_coefficient({}) == 0.0);
+}
+
+namespace {
+
+// The area under a curve of points joined by straight lines (trapezoids).
+double area_under(const std::vector<std::pair<double, double>>& points) {
+  double area = 0.0;
+  for (std::size_t i = 1; i < points.size(); ++i)
+    area += (points[i].first - points[i - 1].first) * (points[i].second + points[i - 1].second) / 2;
+  return area;
+}
+
+}  // namespace
+
+TEST_CASE("The Lorenz curve of the languages' tokens gives back their Gini coefficient",
+          "[experiments][metrics]") {
+  // 40, 10 and 10 tokens for the same lines (docs/metrics.md's example), sorted
+  // ascending: 10, 10, 40 of 60. x steps by 1/3; y = 0, 10/60, 20/60, 60/60.
+  const auto points = lorenz_curve({40.0, 10.0, 10.0});
+  REQUIRE(points.size() == 4);
+  const std::vector<std::pair<double, double>> expected{
+      {0.0, 0.0}, {1.0 / 3, 1.0 / 6}, {2.0 / 3, 1.0 / 3}, {1.0, 1.0}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CAPTURE(i);
+    CHECK(points[i].first == Approx(expected[i].first));
+    CHECK(points[i].second == Approx(expected[i].second));
+  }
+  // Area under it: (1/3) (1/12 + 1/4 + 2/3) = 1/3, so 1 - 2 B = 1/3 = the Gini.
+  CHECK(area_under(points) == Approx(1.0 / 3));
+  CHECK(1.0 - 2.0 * area_under(points) == Approx(gini_coefficient({40.0, 10.0, 10.0})));
+
+  SECTION("1 - 2 x (area by trapezoids) is gini_coefficient for any values") {
+    // The normalisation that matches: trapezoids over steps of 1/n give
+    // 1 - 2 B = 2 sum i x_i / (n sum x) - (n + 1) / n, the population Gini
+    // sum_i sum_j |x_i - x_j| / (2 n^2 mean), whose maximum is (n - 1) / n
+    // (swiss-ai's TFG and gini_coefficient), not the sample-corrected n / (n - 1)
+    // times it. Steps instead of trapezoids would be off by 1/n: the left-step
+    // area gives G + 1/n, the right-step area G - 1/n.
+    const std::vector<std::vector<double>> cases{{1.0, 3.0},
+                                                 {0.0, 0.0, 1.0},
+                                                 {5.0, 5.0, 5.0, 5.0},
+                                                 {3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0},
+                                                 {1000.0, 1170.0, 1850.0, 2630.0}};
+    for (const auto& values : cases) {
+      CAPTURE(values);
+      const auto curve = lorenz_curve(values);
+      REQUIRE(curve.size() == values.size() + 1);
+      CHECK(curve.front() == std::pair<double, double>{0.0, 0.0});
+      CHECK(curve.back().first == 1.0);
+      CHECK(curve.back().second == Approx(1.0));
+      double total = 0.0;
+      double differences = 0.0;
+      for (const double a : values) {
+        total += a;
+        for (const double b : values) differences += std::abs(a - b);
+      }
+      const auto n = static_cast<double>(values.size());
+      const double gini = 1.0 - 2.0 * area_under(curve);
+      CHECK(gini == Approx(gini_coefficient(values)).margin(1e-12));
+      CHECK(gini == Approx(differences / (2.0 * n * n * (total / n))).margin(1e-12));
+    }
+    // One language pays for all: the curve hugs the x axis, G = (n - 1) / n.
+    CHECK(1.0 - 2.0 * area_under(lorenz_curve({0.0, 0.0, 1.0})) == Approx(2.0 / 3));
+  }
+  SECTION("no values give no curve; values summing to 0 give the line of equality") {
+    CHECK(lorenz_curve({}).empty());
+    const auto zeros = lorenz_curve({0.0, 0.0});
+    REQUIRE(zeros.size() == 3);
+    CHECK(zeros[1] == std::pair<double, double>{0.5, 0.5});
+    CHECK(1.0 - 2.0 * area_under(zeros) == Approx(gini_coefficient({0.0, 0.0})).margin(1e-12));
+  }
 }
 
 TEST_CASE("Parity on aligned text divides each language's tokens by the reference's",

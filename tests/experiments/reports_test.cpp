@@ -1,5 +1,6 @@
 // Report files: tables, plots, the HTML page, and atomic writing.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,16 @@ TEST_CASE("A compare report directory holds tables, plots and one HTML page", "[
     CHECK(html.find("How this report was made") != std::string::npos);
     CHECK(html.find("src=\"http") == std::string::npos);  // self-contained
   }
+  SECTION("the rows over every language pooled are a table of their own") {
+    REQUIRE_FALSE(result.pooled.empty());
+    for (const char* name : {"pooled.csv", "pooled.json", "pooled.md"}) {
+      CAPTURE(name);
+      CHECK(fs::file_size(dir / name) > 0);
+    }
+    CHECK(slurp(dir / "pooled.csv").find("character") != std::string::npos);
+    CHECK(slurp(dir / "report.html").find("tokenlab over all languages pooled") !=
+          std::string::npos);
+  }
   SECTION("no temporary file is left behind") {
     for (const auto& entry : fs::recursive_directory_iterator(dir))
       CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
@@ -89,6 +100,60 @@ TEST_CASE("The compare report's plots are SVG drawn by gnuplot", "[reports][gnup
   CHECK(slurp(dir / "plots" / "byte-fallback.svg").find("<svg") != std::string::npos);
   CHECK(slurp(dir / "plots" / "premium.svg").find("<svg") != std::string::npos);
   CHECK(slurp(dir / "report.html").find("<svg") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("The compare report draws each segmenter's Lorenz curve with its Gini",
+          "[reports][gnuplot]") {
+  if (!gnuplot_available()) TOKENLAB_SKIP("gnuplot is not on the PATH");
+  const fs::path dir = fresh_dir("lorenz");
+  const CompareResult result = fixture_result();
+  const ReportBundle bundle = write_compare_reports(dir, result);
+  CHECK(bundle.warnings.empty());
+  const std::string svg = slurp(dir / "plots" / "lorenz.svg");
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.find("line of equality") != std::string::npos);
+  for (const std::string label : {"character", "word"}) {
+    CAPTURE(label);
+    REQUIRE(result.gini.count(label) == 1);
+    char legend[64];
+    std::snprintf(legend, sizeof legend, "%s (Gini %.3f)", label.c_str(), result.gini.at(label));
+    CHECK(svg.find(legend) != std::string::npos);
+  }
+  const std::string html = slurp(dir / "report.html");
+  CHECK(html.find("Lorenz curves") != std::string::npos);
+  CHECK(html.find("line of equality") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Without gnuplot the compare report is written with a warning and no plots",
+          "[reports]") {
+  const CompareResult result = fixture_result();
+  const fs::path dir = fresh_dir("no-gnuplot");
+  // A PATH with nothing on it: gnuplot_available() asks the shell (/bin/sh).
+  const char* old = std::getenv("PATH");
+  const std::string saved = old ? old : "";
+  ::setenv("PATH", (dir / "empty-bin").c_str(), 1);
+  const bool available = gnuplot_available();
+  ReportBundle bundle;
+  try {
+    bundle = write_compare_reports(dir, result);
+  } catch (...) {
+    ::setenv("PATH", saved.c_str(), 1);
+    throw;
+  }
+  ::setenv("PATH", saved.c_str(), 1);
+  CHECK_FALSE(available);
+  REQUIRE(bundle.warnings.size() == 1);  // once, not once per plot
+  CHECK_THAT(bundle.warnings.front(), Catch::Contains("gnuplot is not installed"));
+  for (const char* name : {"compare.csv", "fairness.csv", "pooled.csv", "report.html"}) {
+    CAPTURE(name);
+    CHECK(fs::file_size(dir / name) > 0);
+  }
+  CHECK_FALSE(fs::exists(dir / "plots"));
+  const std::string html = slurp(dir / "report.html");
+  CHECK(html.find("<svg") == std::string::npos);
+  CHECK(html.find("tokenlab fairness across languages") != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -15,6 +15,7 @@
 #include "tokenlab/bpe/bpe_segmenter.hpp"
 #include "tokenlab/character/character_segmenter.hpp"
 #include "tokenlab/model_description.hpp"
+#include "tokenlab/pretrained/exported_tokenizer_json.hpp"
 #include "tokenlab/pretrained/tokenizer_json_writer.hpp"
 #include "tokenlab/unigram/unigram_segmenter.hpp"
 #include "tokenlab/word/word_segmenter.hpp"
@@ -32,8 +33,31 @@ std::string exported(const Tokenizer& t) {
                               t.pre_tokenizer().options());
 }
 
+// The file reads back into what it was written from: compare --model evaluates
+// a tokenizer.json as the model it describes, with its settings.
+void check_read_back(const Tokenizer& t, const std::string& json) {
+  const ExportedTokenizerJson back = read_exported_tokenizer_json(json, "export.json");
+  const ModelDescription m = test::description_of(t);
+  CHECK(back.normalizer == t.normalizer().options());
+  CHECK(back.pre_tokenizer == t.pre_tokenizer().options());
+  // A character model is written as what it is, a BPE without merges.
+  CHECK(back.model.kind == (m.kind == ModelKind::character ? ModelKind::bpe : m.kind));
+  CHECK(back.model.pieces == m.pieces);
+  CHECK(back.model.specials == m.specials);
+  CHECK(back.model.unknown == m.unknown);
+  CHECK(back.model.byte_fallback == m.byte_fallback);
+  CHECK(back.model.byte_level == m.byte_level);
+  CHECK(back.model.merges == m.merges);
+  // Exact: the digits were written for HF's parser. (Other kinds have no scores to
+  // write, and their descriptions hold zeros.)
+  if (m.kind == ModelKind::unigram) CHECK(back.model.scores == m.scores);
+  CHECK(back.model.continuation_prefix == m.continuation_prefix);
+  CHECK(back.model.max_input_chars_per_word == m.max_input_chars_per_word);
+}
+
 void check_round_trip(const Tokenizer& t) {
   const std::string json = exported(t);
+  check_read_back(t, json);
   const PretrainedTokenizer back = test::tokenizer_json(json);
   for (const auto& line : training_lines()) {
     INFO("line: " << line);
@@ -111,6 +135,28 @@ TEST_CASE("export: settings HF cannot reproduce are refused, naming the nearest 
                                       300, {{"units", "bytes"}}));
              }),
              Catch::Contains("byte-level BPE") && Catch::Contains("o200k"));
+}
+
+TEST_CASE("export: a tokenizer.json reads back only as tokenlab export wrote it", "[export]") {
+  const std::string json = exported(trained(std::make_shared<bpe::BpeSegmenter>(), {},
+                                            kSentencePiece, 300, {{"byte_fallback", "false"}}));
+  const auto read_back_of = [](std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    return test::error_of([&] { (void)read_exported_tokenizer_json(text, "edited.json"); });
+  };
+  // A normalizer no tokenlab setting writes: the file's own pipeline, not a model's.
+  CHECK_THAT(read_back_of(json, R"("type": "NFC")", R"("type": "NFD")"),
+             Catch::Contains("edited.json: not a tokenizer.json as tokenlab export writes it") &&
+                 Catch::Contains("normalizer"));
+  // A member export never writes is named.
+  CHECK_THAT(
+      read_back_of(json, R"("post_processor": null)", R"("post_processor": {"type": "ByteLevel"})"),
+      Catch::Contains("\"post_processor\""));
+  // A vocabulary with a gap is no tokenlab vocabulary.
+  CHECK_THAT(read_back_of(json, R"("<unk>": 0)", R"("<unk>": 1000)"),
+             Catch::Contains("model.vocab") && Catch::Contains("each once"));
 }
 
 TEST_CASE("export: a BPE's dropout is written only when asked for", "[export]") {

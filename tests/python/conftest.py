@@ -37,6 +37,12 @@ def cli_error(*args):
     return lines[0][len("error: ") :]
 
 
+def python_error(*args):
+    """The message Python gives for the same mistake: the CLI's, naming keyword
+    arguments where the CLI names options."""
+    return tokenlab._keyword_message(cli_error(*args))
+
+
 @pytest.fixture(scope="session")
 def bpe():
     return tokenlab.train("bpe", 300, corpus=ENGLISH, progress=False)

@@ -6,7 +6,7 @@ import csv
 import pytest
 
 import tokenlab
-from conftest import DATA, ENGLISH, PARALLEL, UNIGRAM_MODEL, cli_error
+from conftest import DATA, ENGLISH, PARALLEL, UNIGRAM_MODEL, python_error
 
 TIMING = {"train s", "peak MiB", "enc MB/s"}
 
@@ -100,30 +100,52 @@ def test_sweep_rows_and_runs(tmp_path):
     assert "sweep.csv" in {p.split("/")[-1] for p in swept.write_report(str(tmp_path / "w"))}
 
 
-def test_bad_arguments_give_the_clis_messages(tmp_path):
+def test_bad_arguments_give_the_clis_messages_naming_keywords(tmp_path):
+    # The CLI's own checks, worded for Python: each option the message names is
+    # spelled as the keyword argument that sets it.
     with pytest.raises(tokenlab.InputError) as caught:
         tokenlab.compare(corpus=ENGLISH, held_out=2, progress=False)
-    assert str(caught.value) == cli_error("compare", "--corpus", ENGLISH, "--held-out", 2)
+    assert str(caught.value) == python_error("compare", "--corpus", ENGLISH, "--held-out", 2)
+    assert "argument 'held_out'" in str(caught.value) and "--" not in str(caught.value)
     with pytest.raises(tokenlab.InputError) as caught:
         tokenlab.compare(corpus=ENGLISH, options={"nosuch": {"a": 1}}, progress=False)
-    assert str(caught.value) == cli_error("compare", "--corpus", ENGLISH, "--option",
-                                          "nosuch:a=1")
+    assert str(caught.value) == python_error("compare", "--corpus", ENGLISH, "--option",
+                                               "nosuch:a=1")
     with pytest.raises(tokenlab.InputError) as caught:
         tokenlab.sweep(corpus=ENGLISH, vocab_sizes="100,x", progress=False)
-    assert str(caught.value) == cli_error("sweep", "--corpus", ENGLISH, "--vocab-sizes", "100,x")
-    with pytest.raises(tokenlab.InputError, match="not both"):
+    assert str(caught.value) == python_error("sweep", "--corpus", ENGLISH, "--vocab-sizes",
+                                               "100,x")
+    with pytest.raises(tokenlab.InputError) as caught:
         tokenlab.compare(corpus=ENGLISH, parallel=PARALLEL, progress=False)
+    assert "corpus=" in str(caught.value) and "parallel=" in str(caught.value)
+    assert "--" not in str(caught.value)
+    with pytest.raises(tokenlab.InputError) as caught:
+        tokenlab.compare(corpus=ENGLISH, pre_tokenizer="nosuch", progress=False)
+    assert "--" not in str(caught.value)
+    with pytest.raises(tokenlab.InputError, match="tokenizers="):
+        tokenlab.compare(corpus=ENGLISH, algorithms="none", progress=False)
+    with pytest.raises(tokenlab.InputError, match="unit"):
+        tokenlab.compare(corpus=ENGLISH, unit="sentence", progress=False)
     with pytest.raises(TypeError):
         tokenlab.compare(corpus=ENGLISH, tokenizers=["spm"], progress=False)
     with pytest.raises(TypeError):
         tokenlab.compare(corpus=ENGLISH, no_such_argument=1)
 
 
+def test_keyword_message_rewords_options_but_not_paths():
+    assert tokenlab._keyword_message("give --eval or --eval-parallel, not both") == (
+        "give eval= or eval_parallel=, not both")
+    assert tokenlab._keyword_message("pass it with --tokenizer NAME=FILE") == (
+        "pass it with tokenizers= NAME=FILE")
+    assert tokenlab._keyword_message("/tmp/a--b/c.txt: --plugin-dir") == (
+        "/tmp/a--b/c.txt: plugin_dirs=")
+
+
 def test_missing_files_are_file_errors(tmp_path):
     with pytest.raises(tokenlab.FileError) as caught:
         tokenlab.compare(corpus=tmp_path / "none.txt", vocab_size=100, algorithms="bpe",
                          progress=False)
-    assert str(caught.value) == cli_error("compare", "--corpus", tmp_path / "none.txt",
+    assert str(caught.value) == python_error("compare", "--corpus", tmp_path / "none.txt",
                                           "--vocab-size", 100, "--algorithms", "bpe")
     with pytest.raises(tokenlab.FileError):
         tokenlab.compare(corpus=ENGLISH, tokenizers={"x": tmp_path / "none.json"}, progress=False)
@@ -183,3 +205,26 @@ def test_train_on_one_text_and_evaluate_own_models_on_another(tmp_path):
     only_mine = tokenlab.compare(eval={"en": f"{PARALLEL}/en.txt"},
                                  algorithms="none", models={"mine": model}, progress=False)
     assert [r["segmenter"] for r in only_mine.rows] == ["mine"]
+
+
+def test_protocols_nsl_bootstrap_and_pooled_rows():
+    # Issue 26: the papers' protocols, NSL and paired bootstrap intervals, with
+    # the CLI's names as keywords.
+    compared = tokenlab.compare(
+        corpus=ENGLISH, eval_parallel=PARALLEL, vocab_size=200, algorithms=["bpe", "unigram"],
+        tokenizers={"spm": UNIGRAM_MODEL}, unit="document", words="whitespace",
+        squeeze_spaces=True, baseline="bpe", bootstrap=200, progress=False)
+    rows = {(r["segmenter"], r["lang"]): r for r in compared.rows}
+    assert rows[("bpe", "de")]["nsl"] == 1.0
+    assert rows[("unigram", "de")]["nsl"] == pytest.approx(
+        rows[("unigram", "de")]["tokens"] / rows[("bpe", "de")]["tokens"], abs=5e-4)
+    low, high = (float(x) for x in rows[("unigram", "de")]["nsl 95% CI"].split(".."))
+    assert low <= rows[("unigram", "de")]["nsl"] <= high
+    # One call per file gives the real tokenizer no tokens per line to resample.
+    assert rows[("spm (pretrained)", "de")]["nsl 95% CI"] == "-"
+    pooled = {r["segmenter"]: r for r in compared.pooled_rows}
+    assert set(pooled) == {"bpe", "unigram", "spm (pretrained)"}
+    assert pooled["bpe"]["tokens"] == rows[("bpe", "de")]["tokens"] + rows[("bpe", "en")]["tokens"]
+    fairness = {(r["segmenter"], r["lang"]): r for r in compared.fairness_rows}
+    assert fairness[("unigram", "de")]["premium 95% CI"] != "-"
+    assert "vs bpe 95% CI" in fairness[("unigram", "de")]

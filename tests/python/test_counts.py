@@ -3,7 +3,7 @@
 import pytest
 
 import tokenlab
-from conftest import DATA, ENGLISH, cli_error, run_cli
+from conftest import DATA, ENGLISH, python_error, run_cli
 
 
 def test_count_gives_the_table_the_cli_writes(tmp_path):
@@ -80,18 +80,18 @@ def test_a_missing_corpus_is_a_file_error_with_the_clis_message(tmp_path):
     with pytest.raises(tokenlab.FileError) as caught:
         tokenlab.count(missing, progress=False)
     assert isinstance(caught.value, OSError) and isinstance(caught.value, tokenlab.Error)
-    assert str(caught.value) == cli_error("count", missing, "-o", tmp_path / "out.tsv")
+    assert str(caught.value) == python_error("count", missing, "-o", tmp_path / "out.tsv")
 
 
 def test_bad_options_are_input_errors_with_the_clis_message(tmp_path):
     with pytest.raises(tokenlab.InputError) as caught:
         tokenlab.count(ENGLISH, pre_tokenizer="nonsense", progress=False)
     assert isinstance(caught.value, ValueError)
-    assert str(caught.value) == cli_error("count", ENGLISH, "--pre-tokenizer", "nonsense",
+    assert str(caught.value) == python_error("count", ENGLISH, "--pre-tokenizer", "nonsense",
                                           "-o", tmp_path / "out.tsv")
     with pytest.raises(tokenlab.InputError) as caught:
         tokenlab.count(ENGLISH, threads=-1, progress=False)
-    assert str(caught.value) == cli_error("count", ENGLISH, "--threads", "-1", "-o",
+    assert str(caught.value) == python_error("count", ENGLISH, "--threads", "-1", "-o",
                                           tmp_path / "o.tsv")
 
 

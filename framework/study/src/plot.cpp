@@ -69,11 +69,16 @@ std::string render_svg(const PlotSpec& spec) {
         script << number(x) << ' ' << number(y) << '\n';
       script << "EOD\n";
     }
+    if (!spec.diagonal.empty()) script << "set size square\nset xrange [0:1]\nset yrange [0:1]\n";
     script << "plot ";
     for (std::size_t s = 0; s < spec.series.size(); ++s)
       script << (s ? ", " : "") << "$d" << s
              << " using 1:2 with linespoints lw 2 pt 7 ps 0.6 title " << quote(spec.series[s].name);
-    if (spec.series.empty()) script << "NaN notitle";
+    if (!spec.diagonal.empty())
+      script << (spec.series.empty() ? "" : ", ")
+             << "x with lines dt 2 lw 1 lc rgb '#888888' title " << quote(spec.diagonal);
+    else if (spec.series.empty())
+      script << "NaN notitle";
     script << '\n';
   } else {
     script << "set style data histograms\nset style histogram clustered gap 1\n"

@@ -1,6 +1,7 @@
 #include "tokenlab/report_bundle.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -10,6 +11,7 @@
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/html_report.hpp"
+#include "tokenlab/lorenz.hpp"
 #include "tokenlab/plot.hpp"
 
 namespace tokenlab {
@@ -73,6 +75,27 @@ PlotSpec segmenter_bars(const CompareResult& result, const std::string& title,
   return spec;
 }
 
+// The Lorenz curve of each label's per-language token counts on aligned text,
+// for the labels with a Gini coefficient (every language's row succeeded), with
+// the line of equality: swiss-ai/tokenizer-intrinsic-evals's Lorenz chart.
+PlotSpec lorenz_plot(const CompareResult& result) {
+  PlotSpec spec{.title = "Lorenz curves of the languages' tokens on the same segments",
+                .x_label = "cumulative share of languages (fewest tokens first)",
+                .y_label = "cumulative share of tokens",
+                .diagonal = "line of equality (Gini 0)"};
+  for (const auto& label : row_labels(result.options)) {
+    const auto gini = result.gini.find(label);
+    if (gini == result.gini.end()) continue;
+    std::vector<double> tokens;
+    for (const auto& row : result.rows)
+      if (row.algorithm == label) tokens.push_back(static_cast<double>(row.metrics.tokens));
+    char name[64];
+    std::snprintf(name, sizeof name, " (Gini %.3f)", gini->second);
+    spec.series.push_back({label + name, lorenz_curve(std::move(tokens)), {}});
+  }
+  return spec;
+}
+
 void write_html_file(const fs::path& dir, const HtmlReport& html, ReportBundle& bundle) {
   const fs::path path = dir / "report.html";
   write_file_atomically(path, [&](std::ostream& out) { write_html(out, html); });
@@ -93,6 +116,11 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
     const ReportTable fairness = fairness_table(result);
     write_table_files(dir, "fairness", fairness, bundle);
     html.tables.push_back(fairness);
+  }
+  if (!result.pooled.empty()) {
+    const ReportTable pooled = pooled_table(result);
+    write_table_files(dir, "pooled", pooled, bundle);
+    html.tables.push_back(pooled);
   }
   for (auto& t : html.tables) t.metadata.clear();  // shown once, at the end
   html.metadata = run_metadata(result);
@@ -133,6 +161,7 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
       premium.series.push_back(std::move(series));
     }
     add_plot(dir, "premium", premium, html, bundle);
+    if (!result.gini.empty()) add_plot(dir, "lorenz", lorenz_plot(result), html, bundle);
   }
   write_html_file(dir, html, bundle);
   return bundle;

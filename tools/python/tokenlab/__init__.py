@@ -24,6 +24,7 @@ callable ``progress(stage, fraction)`` gets the events instead; ``fraction`` is
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
@@ -114,10 +115,43 @@ def _progress(progress: Progress, one_bar: bool) -> Any:
     return progress
 
 
+# The keyword that stands for a CLI option where it is not the option's name
+# with '-' spelled '_'.
+_KEYWORD_OF_OPTION = {
+    "tokenizer": "tokenizers",
+    "model": "models",
+    "option": "options",
+    "plugin-dir": "plugin_dirs",
+}
+_OPTION_NAME = r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)"
+_QUOTED_OPTION = re.compile(r"option '" + _OPTION_NAME + "'")
+_OPTION_IN_MESSAGE = re.compile(r"(?<![\w/.-])" + _OPTION_NAME)
+
+
+def _keyword(option: str) -> str:
+    return _KEYWORD_OF_OPTION.get(option, option.replace("-", "_"))
+
+
+def _keyword_message(message: str) -> str:
+    """The CLI's message with each option spelled as the keyword that sets it here:
+    "for option '--held-out'" reads "for argument 'held_out'", and any other
+    --held-out reads held_out=."""
+    message = _QUOTED_OPTION.sub(lambda m: f"argument '{_keyword(m.group(1))}'", message)
+    return _OPTION_IN_MESSAGE.sub(lambda m: _keyword(m.group(1)) + "=", message)
+
+
 def _with_progress(progress: Progress, one_bar: bool, run: Callable[[Any], Any]) -> Any:
     callback = _progress(progress, one_bar)
     try:
         return run(callback)
+    except Error as error:
+        # The C++ side words its messages for the command line; here the same
+        # settings are keyword arguments, so the message names those.
+        message = str(error)
+        reworded = _keyword_message(message)
+        if reworded == message:
+            raise
+        raise type(error)(reworded) from None
     finally:
         if isinstance(callback, _TqdmProgress):
             callback.close()
@@ -328,6 +362,7 @@ def _experiment(
     eval: Any = None,  # noqa: A002 (compare --eval's name)
     eval_parallel: Optional[PathLike] = None,
     models: Optional[Mapping[str, PathLike]] = None,
+    protocol: tuple = (None, None, False, None, None),
 ) -> None:
     _add_corpora(args, "corpus", corpus)
     args.add("parallel", parallel)
@@ -369,6 +404,12 @@ def _experiment(
         models,
         "models must be a dict {name: path of a .tkl, or of the tokenizer.json exported from one}",
     )
+    unit, words, squeeze_spaces, baseline, bootstrap = protocol
+    args.add("unit", unit)
+    args.add("words", words)
+    args.switch("squeeze-spaces", squeeze_spaces)
+    args.add("baseline", baseline)
+    args.add("bootstrap", bootstrap)
     args.pipeline(*pipeline)
 
 
@@ -406,6 +447,11 @@ def compare(
     eval: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,  # noqa: A002
     eval_parallel: Optional[PathLike] = None,
     models: Optional[Mapping[str, PathLike]] = None,
+    unit: Optional[str] = None,
+    words: Optional[str] = None,
+    squeeze_spaces: bool = False,
+    baseline: Optional[str] = None,
+    bootstrap: Optional[int] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,
@@ -431,9 +477,14 @@ def compare(
     ``compare --eval/--eval-parallel``. ``models``: ``{name: path}`` of models
     tokenlab trained before (a ``.tkl``, or the tokenizer.json ``tokenlab
     export`` wrote of one), evaluated as the models trained in the run
-    (``compare --model``). ``algorithms="none"`` trains nothing. With
-    ``report_dir`` the CLI's report files are written there too. Returns a
-    :class:`CompareResult`.
+    (``compare --model``). ``algorithms="none"`` trains nothing. The
+    protocol (docs/metrics.md, "Protocols"): ``unit`` (``"auto"``, ``"word"``,
+    ``"line"``, ``"document"``: what one call of a real tokenizer sees),
+    ``words`` (``"pretokenizer"`` or ``"whitespace"``: tok/word's words),
+    ``squeeze_spaces`` (clean each evaluation line as swiss-ai's loader does).
+    ``baseline``: a row label, NSL's denominator; ``bootstrap``: resamples for
+    the intervals (default 1000, 0 for none). With ``report_dir`` the CLI's
+    report files are written there too. Returns a :class:`CompareResult`.
     """
     args = _Args()
     args.add("vocab-size", vocab_size)
@@ -444,6 +495,7 @@ def compare(
         tokenizers, plugin_dirs,
         (threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8),
         counts, temporary, eval, eval_parallel, models,
+        (unit, words, squeeze_spaces, baseline, bootstrap),
     )  # fmt: skip
     return _removing(temporary, lambda: _with_progress(
         progress, True, lambda cb: _tokenlab.compare(args.items, cb)))
@@ -469,6 +521,14 @@ def sweep(
     report_dir: Optional[PathLike] = None,
     tokenizers: Optional[Mapping[str, PathLike]] = None,
     counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
+    eval: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,  # noqa: A002
+    eval_parallel: Optional[PathLike] = None,
+    models: Optional[Mapping[str, PathLike]] = None,
+    unit: Optional[str] = None,
+    words: Optional[str] = None,
+    squeeze_spaces: bool = False,
+    baseline: Optional[str] = None,
+    bootstrap: Optional[int] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,
@@ -492,7 +552,8 @@ def sweep(
         d_model, context, jobs, options, seed, min_frequency, character_coverage, report_dir,
         tokenizers, plugin_dirs,
         (threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8),
-        counts, temporary,
+        counts, temporary, eval, eval_parallel, models,
+        (unit, words, squeeze_spaces, baseline, bootstrap),
     )  # fmt: skip
     return _removing(temporary, lambda: _with_progress(
         progress, True, lambda cb: _tokenlab.sweep(args.items, cb)))

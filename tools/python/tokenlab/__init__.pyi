@@ -83,6 +83,8 @@ class CompareResult:
     def columns(self) -> list[str]: ...
     @property
     def fairness_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def pooled_rows(self) -> list[dict[str, Any]]: ...
     def to_pandas(self) -> pandas.DataFrame: ...
     def write_report(self, dir: PathLike) -> list[str]: ...
 
@@ -158,6 +160,11 @@ def compare(
     eval: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,
     eval_parallel: Optional[PathLike] = None,
     models: Optional[Mapping[str, PathLike]] = None,
+    unit: Optional[str] = None,
+    words: Optional[str] = None,
+    squeeze_spaces: bool = False,
+    baseline: Optional[str] = None,
+    bootstrap: Optional[int] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,
@@ -187,6 +194,14 @@ def sweep(
     report_dir: Optional[PathLike] = None,
     tokenizers: Optional[Mapping[str, PathLike]] = None,
     counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
+    eval: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,
+    eval_parallel: Optional[PathLike] = None,
+    models: Optional[Mapping[str, PathLike]] = None,
+    unit: Optional[str] = None,
+    words: Optional[str] = None,
+    squeeze_spaces: bool = False,
+    baseline: Optional[str] = None,
+    bootstrap: Optional[int] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,

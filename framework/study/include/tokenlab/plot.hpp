@@ -32,6 +32,9 @@ struct PlotSpec {
   PlotStyle style = PlotStyle::lines;
   std::vector<std::string> categories{};  // bar charts: the x axis
   std::vector<PlotSeries> series{};
+  /// Line charts: when not empty, both axes run from 0 to 1 (square) and the diagonal
+  /// y = x is drawn dashed under this title (a Lorenz curve's line of equality).
+  std::string diagonal{};
 };
 
 /// True when a gnuplot executable is on the PATH.

@@ -19,7 +19,9 @@ struct ReportBundle {
 };
 
 /// compare.{csv,json,md}; fairness.{csv,json,md} for several languages;
-/// plots/*.svg; report.html.
+/// pooled.{csv,json,md} when the run has rows over the languages pooled;
+/// plots/*.svg (lorenz.svg, the Lorenz curves beside Gini, on aligned text);
+/// report.html.
 TOKENLAB_API ReportBundle write_compare_reports(const std::filesystem::path& dir,
                                                 const CompareResult& result);
 
