@@ -7,12 +7,13 @@
 //   e.model.kind == ModelKind::bpe; e.pre_tokenizer.to_string() == "whitespace/prefix"
 //
 // The exact inverse of write_tokenizer_json: a file is accepted only when
-// writing what was read gives the same JSON, so a file another library wrote or
-// one edited by hand, whose pipeline no tokenlab settings give, is refused with
-// an Error naming the file and what differs. What the export cannot carry comes
-// back as the export left it: a BPE model's dropout is 0 unless it was exported
-// with it, and a character model reads back as the BPE model without merges that
-// it was written as.
+// writing what was read gives the same JSON. One that another library wrote, or
+// whose pipeline was edited (a normalizer, pre-tokenizer, decoder or
+// post-processor that no tokenlab settings export to), is refused with an Error
+// naming the file and what differs; the model part is the model the file
+// describes, whatever its pieces, merges or scores. What the export does not
+// carry comes back as the export left it: a BPE's dropout is 0, and a character
+// model reads back as the BPE without merges that it was written as.
 #pragma once
 
 #include <string>
