@@ -1,7 +1,6 @@
 #include "any_model.hpp"
 
 #include <algorithm>
-#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -58,7 +57,9 @@ class ExportedSegmenter final : public Segmenter {
  public:
   ExportedSegmenter(const ModelDescription& model,
                     std::shared_ptr<const PretrainedTokenizer> tokenizer)
-      : tokenizer_(std::move(tokenizer)), name_(kind_name(model.kind)) {
+      : tokenizer_(std::move(tokenizer)),
+        name_(kind_name(model.kind)),
+        byte_level_(model.byte_level) {
     std::vector<bool> special(model.pieces.size(), false);
     for (const TokenId id : model.specials) special[id] = true;
     for (TokenId id = 0; id < model.pieces.size(); ++id) {
@@ -89,9 +90,6 @@ class ExportedSegmenter final : public Segmenter {
       for (std::size_t b = 0; b < bytes.size(); ++b)
         surfaces_[bytes[b]] = std::string(1, static_cast<char>(b));
     }
-    if (model.byte_level)
-      for (std::size_t b = 0; b < 256; ++b) byte_level_[b] = byte_level_alphabet()[b];
-    byte_level_model_ = model.byte_level;
   }
 
   [[nodiscard]] std::string name() const override { return name_; }
@@ -103,14 +101,15 @@ class ExportedSegmenter final : public Segmenter {
 
   void encode(std::string_view word, std::vector<TokenId>& out) const override {
     const PretrainedModel& model = *tokenizer_->pipeline().model;
-    if (!byte_level_model_) {
+    if (!byte_level_) {
       model.encode(word, out);
       return;
     }
     // The file's ByteLevel pre-tokenizer spells each byte in GPT-2's alphabet
     // before its model sees the piece.
+    const auto& alphabet = byte_level_alphabet();
     std::string spelled;
-    for (const char c : word) utf8::append(spelled, byte_level_[static_cast<unsigned char>(c)]);
+    for (const char c : word) utf8::append(spelled, alphabet[static_cast<unsigned char>(c)]);
     model.encode(spelled, out);
   }
 
@@ -130,11 +129,12 @@ class ExportedSegmenter final : public Segmenter {
     return tokenizer_->token(id);
   }
 
+  // The file is the model: tokenlab import keeps it in a .tkl as it is.
   void save(std::ostream&) const override {
-    throw Error(name_ + " read from a tokenizer.json is saved by tokenlab import");
+    throw Error(name_ + " read from a tokenizer.json has no payload of its own to save");
   }
   void load(std::istream&) override {
-    throw Error(name_ + " read from a tokenizer.json is loaded from its file");
+    throw Error(name_ + " read from a tokenizer.json is read from the file");
   }
 
  private:
@@ -142,8 +142,7 @@ class ExportedSegmenter final : public Segmenter {
   std::string name_;
   Vocabulary vocabulary_;
   std::vector<std::string> surfaces_;
-  std::array<char32_t, 256> byte_level_{};
-  bool byte_level_model_ = false;
+  bool byte_level_ = false;
 };
 
 }  // namespace

@@ -258,8 +258,9 @@ void ExperimentArgs::add_to(po::options_description& desc) {
       "(premiums over the whole files; --languages filters, --reference names the "
       "denominator)")(
       "model", po::value(&models),
-      "NAME=FILE.tkl: also evaluate a model tokenlab trained before, as the models trained in "
-      "the run are (every column, the same held-out words; it must use the run's normalizer "
+      "NAME=FILE: also evaluate a model tokenlab trained before (its .tkl, or the "
+      "tokenizer.json tokenlab export wrote of it), as the models trained in the run are (every "
+      "column, the same held-out words; it must use the run's normalizer "
       "and pre-tokenizer) (repeatable)")(
       "tokenizer", po::value(&tokenizers),
       "NAME=FILE: also evaluate a real model's tokenizer (tokenizer.json, tiktoken, "

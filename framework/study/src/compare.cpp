@@ -131,7 +131,7 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
     if (o.pretrained.empty() && o.models.empty())
       throw Error(
           "nothing to compare: no algorithm is trained (--algorithms none) and no model or "
-          "tokenizer is given (--model NAME=FILE.tkl, --tokenizer NAME=FILE)");
+          "tokenizer is given (--model NAME=FILE, --tokenizer NAME=FILE)");
   } else if (o.algorithms.empty()) {
     for (const auto& p : registry.plugins()) o.algorithms.push_back(p.name);
     if (o.algorithms.empty()) throw Error("no plugins found (see 'tokenlab plugins')");

@@ -1180,11 +1180,11 @@ PYBIND11_MODULE(_tokenlab, m) {
                                           ? table_rows(fairness_table(*r.result))
                                           : py::list();
                              })
-      .def_property_readonly("pooled_rows",
-                             [](const PyCompareResult& r) {
-                               return r.result->pooled.empty() ? py::list()
-                                                               : table_rows(pooled_table(*r.result));
-                             })
+      .def_property_readonly(
+          "pooled_rows",
+          [](const PyCompareResult& r) {
+            return r.result->pooled.empty() ? py::list() : table_rows(pooled_table(*r.result));
+          })
       .def("to_pandas",
            [](const PyCompareResult& r) { return to_pandas(comparison_table(*r.result)); })
       .def(

@@ -55,7 +55,8 @@ struct PretrainedEntry {
   std::shared_ptr<const TextEncoder> encoder;
 };
 
-/// A model tokenlab trained before (a .tkl), evaluated as the models trained in
+/// A model tokenlab trained before (its .tkl, or its exported tokenizer.json read
+/// back), evaluated as the models trained in
 /// the run are: on the same held-out words, with every column (split% among
 /// them), labelled as trained. Its normalizer and pre-tokenizer must be the run's,
 /// since the held-out words are cut by the run's.
@@ -97,7 +98,7 @@ struct CompareOptions {
   /// Tokenizers evaluated on the same held-out text without training; each line
   /// is given to them raw, as their own libraries take it.
   std::vector<PretrainedEntry> pretrained;
-  /// Models trained before (compare --model NAME=FILE.tkl), evaluated as trained rows.
+  /// Models trained before (compare --model NAME=FILE), evaluated as trained rows.
   std::vector<TrainedModelEntry> models;
   /// Per-algorithm extra options ("bpe" -> {"units": "bytes"}).
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
