@@ -69,3 +69,16 @@ TEST_CASE("byte pieces are spelled as SentencePiece and HF spell them", "[alphab
   CHECK(tokenlab::byte_fallback_piece(0) == "<0x00>");
   CHECK(tokenlab::byte_fallback_piece(0xE2) == "<0xE2>");
 }
+
+TEST_CASE("byte pieces read back to their byte, with each reference library's hex rule",
+          "[alphabet]") {
+  using tokenlab::byte_fallback_value;
+  using tokenlab::HexDigits;
+  for (unsigned byte = 0; byte < 256; ++byte)
+    CHECK(byte_fallback_value(tokenlab::byte_fallback_piece(byte)) == byte);
+  // SentencePiece reads only the upper-case spelling it writes; HF takes either.
+  CHECK_FALSE(byte_fallback_value("<0xe2>", HexDigits::upper_case));
+  CHECK(byte_fallback_value("<0xe2>", HexDigits::either_case) == 0xE2);
+  for (const char* not_a_byte : {"<0xE>", "<0xE2", "0xE2>", "<0XE2>", "<0xG1>", "<0xE2>>", ""})
+    CHECK_FALSE(byte_fallback_value(not_a_byte, HexDigits::either_case));
+}

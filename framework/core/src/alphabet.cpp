@@ -86,6 +86,24 @@ std::string byte_fallback_piece(unsigned byte) {
   return text;
 }
 
+std::optional<unsigned char> byte_fallback_value(std::string_view piece,
+                                                 HexDigits digits) noexcept {
+  if (piece.size() != 6 || !piece.starts_with("<0x") || piece.back() != '>') return std::nullopt;
+  unsigned value = 0;
+  for (const char c : piece.substr(3, 2)) {
+    value <<= 4;
+    if (c >= '0' && c <= '9')
+      value |= static_cast<unsigned>(c - '0');
+    else if (c >= 'A' && c <= 'F')
+      value |= static_cast<unsigned>(c - 'A' + 10);
+    else if (digits == HexDigits::either_case && c >= 'a' && c <= 'f')
+      value |= static_cast<unsigned>(c - 'a' + 10);
+    else
+      return std::nullopt;
+  }
+  return static_cast<unsigned char>(value);
+}
+
 std::vector<TokenId> byte_fallback_ids(const Vocabulary& vocabulary) {
   std::vector<TokenId> ids;
   ids.reserve(256);

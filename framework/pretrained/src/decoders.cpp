@@ -2,6 +2,7 @@
 // the list of token strings; the tokenizer joins what the last one leaves.
 #include <unordered_map>
 
+#include "tokenlab/alphabet.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -126,10 +127,9 @@ class ByteFallbackDecoder final : public DecoderStep {
       pending.clear();
     };
     for (auto& token : tokens) {
-      int byte = -1;
-      if (token.size() == 6 && token.starts_with("<0x") && token.back() == '>') byte = hex(token);
-      if (byte >= 0) {
-        pending += static_cast<char>(byte);
+      // HF parses the hex with u8::from_str_radix: either case.
+      if (const auto byte = byte_fallback_value(token, HexDigits::either_case)) {
+        pending += static_cast<char>(*byte);
         continue;
       }
       flush();
@@ -139,23 +139,6 @@ class ByteFallbackDecoder final : public DecoderStep {
     tokens = std::move(out);
   }
   [[nodiscard]] std::string describe() const override { return "ByteFallback"; }
-
- private:
-  static int hex(std::string_view token) {
-    int value = 0;
-    for (const char c : token.substr(3, 2)) {
-      value <<= 4;
-      if (c >= '0' && c <= '9')
-        value |= c - '0';
-      else if (c >= 'A' && c <= 'F')
-        value |= c - 'A' + 10;
-      else if (c >= 'a' && c <= 'f')
-        value |= c - 'a' + 10;
-      else
-        return -1;
-    }
-    return value;
-  }
 };
 
 class FuseDecoder final : public DecoderStep {

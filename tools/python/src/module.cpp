@@ -2,7 +2,7 @@
 //
 // The Python package (tools/python/tokenlab/__init__.py) turns keyword
 // arguments into the CLI's option list and calls the functions here, which
-// parse it with the CLI's own option descriptions (tools/tokenlab/workflows.hpp)
+// parse it with the CLI's own option descriptions (tools/cli/workflows.hpp)
 // and run the library in-process: the same arguments, defaults and messages as
 // the CLI. Long work (training, counting, encode_batch, compare) runs with the
 // GIL released; progress callbacks take it back, run the Python callback and

@@ -16,7 +16,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tokenlab/export.hpp"
@@ -44,6 +46,18 @@ select_alphabet(const WordCounts& counts, double coverage, unsigned threads = 0,
 /// The byte-fallback pieces "<0x00>".."<0xFF>", as SentencePiece and Hugging Face
 /// spell them.
 [[nodiscard]] TOKENLAB_API std::string byte_fallback_piece(unsigned byte);
+
+/// Which hex digits a byte-fallback piece may use when read back. The readers
+/// differ: SentencePiece's PieceToByte (model_interface.cc) accepts only the
+/// upper-case spelling its ByteToPiece writes; Hugging Face's ByteFallback
+/// decoder (decoders/byte_fallback.rs) parses with u8::from_str_radix, which
+/// takes either case.
+enum class HexDigits { upper_case, either_case };
+
+/// The byte a piece "<0xNN>" stands for, or nullopt if it is not one. The one
+/// reader of the spelling byte_fallback_piece writes.
+[[nodiscard]] TOKENLAB_API std::optional<unsigned char> byte_fallback_value(
+    std::string_view piece, HexDigits digits = HexDigits::upper_case) noexcept;
 
 /// The ids of a vocabulary's 256 byte-fallback pieces, or none if it lacks any
 /// of them (a word-level vocabulary that happens to hold "<0x41>" has no byte

@@ -178,6 +178,7 @@ void check_not_an_input(const std::string& output, const std::vector<std::string
 /// "a,b,,c" -> {"a", "b", "c"}.
 std::vector<std::string> split_list(const std::string& text);
 
+/// The commands, one file each: commands/<command>.cpp (check-plugin in check_plugin.cpp).
 int cmd_plugins(const std::vector<std::string>& args);
 int cmd_count(const std::vector<std::string>& args);
 int cmd_train(const std::vector<std::string>& args);
@@ -190,10 +191,6 @@ int cmd_trace(const std::vector<std::string>& args);
 int cmd_nbest(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_inspect(const std::vector<std::string>& args);
-/// tokenlab import of a real model's tokenizer file (format: auto or a pretrained
-/// format): checked by reading it, then stored byte for byte in a .tkl model.
-int import_pretrained(const std::string& input, const std::string& format,
-                      const std::string& output);
 int cmd_export(const std::vector<std::string>& args);
 int cmd_new_plugin(const std::vector<std::string>& args);
 int cmd_lab(const std::vector<std::string>& args);

@@ -1,18 +1,21 @@
-// tokenlab inspect, and import of real models' tokenizer files into .tkl models.
-#include <filesystem>
+// tokenlab inspect: what a model is: type, vocabulary, pipeline, special tokens.
+#include <cstddef>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "any_model.hpp"
 #include "cli.hpp"
-#include "tokenlab/error.hpp"
-#include "tokenlab/model_file.hpp"
 #include "tokenlab/plugin_registry.hpp"
-#include "tokenlab/pretrained/formats.hpp"
+#include "tokenlab/pre_tokenizer.hpp"
+#include "tokenlab/pretrained/added_tokens.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/tokenizer.hpp"
+#include "tokenlab/types.hpp"
 
 namespace tokenlab::cli {
+
 namespace {
 
 // A list as "a, b, c", cut after limit items with the number left out.
@@ -87,37 +90,6 @@ void inspect_trained(const Tokenizer& tokenizer, const std::string& file, const 
 }
 
 }  // namespace
-
-int import_pretrained(const std::string& input, const std::string& format,
-                      const std::string& output) {
-  if (format != "auto" && format != "tokenizer.json" && format != "sentencepiece" &&
-      format != "tiktoken" && !format.starts_with("tiktoken:"))
-    throw UsageError(
-        "unknown --format '" + format +
-        "': use auto, tokenizer.json, tiktoken[:ENCODING], sentencepiece or vocab.txt");
-  check_binary_output_path(output);
-  check_not_an_input(output, {input});
-  std::string content = read_pretrained_file(input);
-  const std::string resolved = resolve_pretrained_format(content, input, format);
-  if (resolved.empty())
-    throw Error(input +
-                ": not a tokenizer file tokenlab recognises (tokenizer.json, tiktoken, "
-                "SentencePiece .model); give --format (vocab.txt for a BERT vocabulary)");
-  // Read it fully first: a file tokenlab cannot run exactly is refused here, not
-  // when the imported model is used.
-  const PretrainedTokenizer tokenizer = PretrainedTokenizer::from_bytes(content, input, resolved);
-  // The model file keeps the original bytes, so an imported tokenizer is the same
-  // tokenizer, with the checksum and the format check of every .tkl file.
-  ModelFile file;
-  file.header.plugin_name = std::string(kPretrainedPluginPrefix) + resolved;
-  file.header.plugin_version = "1";
-  file.payload = std::move(content);
-  with_binary_output(output,
-                     [&](const std::filesystem::path& path) { write_model_file(path, file); });
-  std::cerr << "imported " << tokenizer.pipeline().format << " (" << tokenizer.vocabulary_size()
-            << " ids) from " << input << " -> " << output << '\n';
-  return kExitOk;
-}
 
 int cmd_inspect(const std::vector<std::string>& args) {
   std::string model;

@@ -1,0 +1,82 @@
+// tokenlab compare: every segmenter trained on one corpus and measured on the same held-out
+// text.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands/report_dir.hpp"
+#include "tokenlab/compare.hpp"
+#include "tokenlab/compare_tables.hpp"
+#include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/report.hpp"
+#include "tokenlab/report_bundle.hpp"
+#include "workflows.hpp"
+
+namespace tokenlab::cli {
+
+namespace {
+
+// The note column is file-only; on the terminal each row's note or error goes
+// under the table, one line each.
+void print_notes(const CompareResult& result) {
+  bool first = true;
+  for (const auto& row : result.rows) {
+    const std::string& text = row.error.empty() ? row.note : "error: " + row.error;
+    if (text.empty()) continue;
+    if (first) std::cout << '\n';
+    first = false;
+    const std::string label =
+        row.algorithm + (row.language.empty() ? "" : " (" + row.language + ")");
+    // Plugins often start their messages with their own name already.
+    const bool named = text.rfind(row.algorithm + ":", 0) == 0 && row.language.empty();
+    std::cout << (named ? text : label + ": " + text) << '\n';
+  }
+  if (!result.training_note.empty())
+    std::cout << (first ? "\n" : "") << result.training_note << '\n';
+}
+
+}  // namespace
+
+int cmd_compare(const std::vector<std::string>& args) {
+  ExperimentArgs experiment;
+  po::options_description desc("options");
+  desc.add_options()(
+      "vocab-size,v",
+      ranged(&experiment.options.vocab_size, std::size_t{1}, kMaxVocabSize)->default_value(8000),
+      "vocabulary size");
+  experiment.add_to(desc);
+  po::variables_map vm;
+  if (!parse("compare", "[--corpus FILE... | --corpus LANG=FILE... | --parallel DIR] [options]",
+             desc, {}, args, vm))
+    return kExitOk;
+  experiment.resolve();
+  PluginRegistry registry;
+  load_plugins(registry, experiment.plugin_dirs);
+  experiment.check_plugin_options(registry);
+  experiment.load_tokenizers(registry);
+  Progress progress;
+  const CompareResult result =
+      run_compare(registry, experiment.options,
+                  [&](const std::string& stage, double) { progress.update(stage); });
+  progress.done();
+  write_terminal(std::cout, comparison_table(result));
+  print_notes(result);
+  if (result.languages.size() > 1) {
+    std::cout << '\n';
+    write_terminal(std::cout, fairness_table(result));
+    if (!result.premium_note.empty()) std::cout << '\n' << result.premium_note << '\n';
+    if (!result.bootstrap_note.empty()) std::cout << result.bootstrap_note << '\n';
+    if (!result.pooled.empty()) {
+      std::cout << '\n';
+      write_terminal(std::cout, pooled_table(result));
+    }
+  }
+  bool failed = false;
+  for (const auto& row : result.rows) failed = failed || !row.error.empty();
+  if (!experiment.report_dir.empty())
+    report_bundle(write_compare_reports(experiment.report_dir, result));
+  return failed ? kExitFailure : kExitOk;
+}
+
+}  // namespace tokenlab::cli

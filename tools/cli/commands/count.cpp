@@ -1,0 +1,157 @@
+// tokenlab count: the words of a corpus, or counts files merged, into one TSV file.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands/input_lists.hpp"
+#include "count_mpi.hpp"
+#include "tokenlab/corpus.hpp"
+#include "tokenlab/counting.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/normalizer.hpp"
+#include "tokenlab/pre_tokenizer.hpp"
+#include "tokenlab/spilling_counter.hpp"
+#include "tokenlab/word_counts.hpp"
+
+namespace tokenlab::cli {
+
+namespace {
+
+WordCounts count_corpus(const std::vector<std::string>& files, const PipelineOptions& pipeline) {
+  CorpusReader reader(files, CorpusOptions{.invalid_utf8 = pipeline.invalid_utf8_policy()});
+  Progress progress;
+  CountOptions options;
+  options.threads = pipeline.threads;
+  options.on_progress = [&](std::uint64_t bytes) {
+    progress.update("counting: " + std::to_string(bytes >> 20) + " MiB");
+  };
+  WordCounts counts = count_words(reader, Normalizer(pipeline.normalizer()),
+                                  PreTokenizer(pipeline.pre_tokenizer_options()), options);
+  counts.set_settings(pipeline.counts_settings());
+  progress.done();
+  return counts;
+}
+
+}  // namespace
+
+int cmd_count(const std::vector<std::string>& args) {
+  std::vector<std::string> corpus;
+  std::vector<std::string> merge;
+  std::string output;
+  std::string max_memory;
+  std::string spill_dir;
+  PipelineOptions pipeline;
+  po::options_description desc("options");
+  desc.add_options()("corpus", po::value(&corpus)->multitoken(),
+                     "corpus files (.gz, .xz, - for stdin)")(
+      "merge", po::value(&merge)->multitoken(),
+      "instead of a corpus: counts files to merge (shards counted on other machines)")(
+      "output,o", po::value(&output)->required(),
+      "counts file to write (TSV: word<TAB>count; - for stdout)")(
+      "max-memory", po::value(&max_memory),
+      "SIZE (as 512M, 2G): hold at most this much of the table in memory, spilling "
+      "sorted runs to temporary files; the output is the same")(
+      "spill-dir", po::value(&spill_dir),
+      "with --max-memory: where the (unnamed) spill files go (default $TMPDIR, else /tmp)");
+  pipeline.add_to(desc);
+  po::positional_options_description positional;
+  positional.add("corpus", -1);
+  po::variables_map vm;
+  if (!parse("count",
+             "(--corpus FILE... | --merge COUNTS.tsv...) -o COUNTS.tsv [--max-memory SIZE] "
+             "[options]",
+             desc, positional, args, vm))
+    return kExitOk;
+  if (corpus.empty() == merge.empty()) throw UsageError("give exactly one of --corpus and --merge");
+  if (!spill_dir.empty() && max_memory.empty()) throw UsageError("--spill-dir needs --max-memory");
+  check_output_path(output);
+  check_not_an_input(output, concat(corpus, merge));
+  if (started_as_mpi_ranks()) {
+    if (!merge.empty()) throw UsageError("count --merge runs as one process, not across MPI ranks");
+    if (!max_memory.empty())
+      throw UsageError(
+          "--max-memory is for one process: across MPI ranks each rank holds only its share of "
+          "the words; use more ranks");
+    return count_across_ranks(corpus, pipeline, output);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t distinct = 0;
+  std::uint64_t total = 0;
+  std::string spilled;
+  if (!max_memory.empty()) {
+    // Bounded memory: blocks or shard entries stream through the spilling counter.
+    std::uint64_t budget = 0;
+    try {
+      budget = parse_memory_size(max_memory);
+    } catch (const Error& e) {
+      throw UsageError(std::string("--max-memory: ") + e.what());
+    }
+    if (budget < (std::uint64_t{1} << 20))
+      throw UsageError("--max-memory must be at least 1M, got '" + max_memory + "'");
+    SpillingCounter counter(budget, spill_dir);
+    if (!corpus.empty()) {
+      counter.set_settings(pipeline.counts_settings(), "the corpus");
+      Progress progress;
+      CorpusReader reader(corpus, CorpusOptions{.invalid_utf8 = pipeline.invalid_utf8_policy()});
+      CountOptions options;
+      options.threads = pipeline.threads;
+      options.on_block_counts = [&](const WordCounts& block) { counter.add(block); };
+      (void)count_words(reader, Normalizer(pipeline.normalizer()),
+                        PreTokenizer(pipeline.pre_tokenizer_options()), options);
+      progress.done();
+    } else {
+      for (const auto& file : merge) {
+        std::ifstream in = open_counts_file(file);
+        TsvReader reader(in, file);
+        std::string word;
+        std::uint64_t count = 0;
+        bool first = true;
+        while (reader.next(word, count)) {
+          if (first) {
+            check_counts_settings_text(reader.settings(), file);
+            counter.set_settings(reader.settings(), file);
+          }
+          first = false;
+          try {
+            counter.add_entry(word, count);
+          } catch (const Error& e) {
+            throw Error(file + ":" + std::to_string(reader.line_number()) + ": " + e.what());
+          }
+        }
+      }
+    }
+    SpillingCounter::Summary summary;
+    with_output(output, [&](std::ostream& out) { summary = counter.write_tsv(out); });
+    distinct = summary.distinct;
+    total = summary.total;
+    spilled = ", " + std::to_string(summary.spilled_runs) + " runs spilled";
+  } else {
+    WordCounts counts;
+    if (!corpus.empty()) {
+      counts = count_corpus(corpus, pipeline);
+    } else {
+      // Shards merge in the order given, so first-occurrence order is that of the
+      // concatenated corpus when the shards are its consecutive parts.
+      for (const auto& file : merge) {
+        WordCounts shard = WordCounts::load_tsv(std::filesystem::path(file));
+        check_counts_settings_text(shard.settings(), file);
+        counts.merge(shard, file);
+      }
+    }
+    with_output(output, [&](std::ostream& out) { counts.save_tsv(out); });
+    distinct = counts.size();
+    total = counts.total();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << distinct << " distinct words, " << total << " occurrences" << spilled << ", "
+            << seconds << " s -> " << output << '\n';
+  return kExitOk;
+}
+
+}  // namespace tokenlab::cli

@@ -1,0 +1,123 @@
+// tokenlab encode: lines of text to ids or pieces, with any model encode reads.
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "any_model.hpp"
+#include "cli.hpp"
+#include "commands/line_source.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/segmenter.hpp"
+#include "tokenlab/text_encoder.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/utf8.hpp"
+#include "tokenlab/vocabulary_segmenter.hpp"
+
+namespace tokenlab::cli {
+
+int cmd_encode(const std::vector<std::string>& args) {
+  std::string model;
+  std::string input;
+  std::string output;
+  std::string format;
+  std::vector<std::string> plugin_dirs;
+  bool pieces = false;
+  double dropout = -1;
+  double alpha = -1;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+  po::options_description desc("options");
+  desc.add_options()("model,m", po::value(&model)->required(), "model file")(
+      "input,i", po::value(&input), "input file (default stdin)")("output,o", po::value(&output),
+                                                                  "output file (default stdout)")(
+      "pieces", po::bool_switch(&pieces), "print pieces instead of ids")(
+      "dropout", ranged(&dropout, 0.0, 1.0),
+      "sample with BPE-dropout probability p in [0, 1] (sampling plugins)")(
+      "alpha", ranged(&alpha, 0.0, std::numeric_limits<double>::max()),
+      "sample with unigram inverse temperature alpha >= 0 (sampling plugins; 0 = uniform)")(
+      "seed", ranged(&seed, std::uint64_t{0})->default_value(0), "seed for sampling")(
+      "threads",
+      ranged(&threads, 0U, kMaxThreadsOption)->default_value(0)->notifier([&](unsigned n) {
+        threads = capped_threads(n);
+      }),
+      "worker threads (0 = all cores; at most 4 per core are used)")(
+      "format", po::value(&format)->default_value("auto"),
+      "what -m is: auto (detect), tokenizer.json, tiktoken[:ENCODING], sentencepiece")(
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
+  po::variables_map vm;
+  if (!parse("encode", "-m MODEL [--pieces] [--input FILE]", desc, {}, args, vm)) return kExitOk;
+  PluginRegistry registry;
+  load_plugins(registry, plugin_dirs);
+  check_output_path(output);
+  check_not_an_input(output, {model, input});
+  const AnyModel loaded = load_any_model(model, registry, format);
+  const TextEncoder& encoder = *loaded.encoder;
+  const bool sampling = vm.count("dropout") > 0 || vm.count("alpha") > 0;
+  if (sampling &&
+      (!loaded.trained || !(loaded.trained->segmenter().capabilities() & kCapabilitySampling)))
+    throw Error("'" + loaded.kind + "' does not support sampling");
+  SamplingOptions sampling_options;
+  if (vm.count("dropout") > 0) sampling_options.dropout = dropout;
+  if (vm.count("alpha") > 0) sampling_options.alpha = alpha;
+  std::uint64_t rng = seed;
+  LineSource source(input);
+  with_output(output, [&](std::ostream& out) {
+    std::vector<std::string> batch;
+    std::string line;
+    std::string text;
+    const auto flush = [&] {
+      std::vector<std::vector<TokenId>> encoded;
+      if (sampling) {
+        for (const auto& l : batch) {
+          encoded.emplace_back();
+          loaded.trained->for_each_word(l, [&](std::string_view w) {
+            loaded.trained->segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
+          });
+        }
+      } else {
+        try {
+          encoded = encoder.encode_batch(batch, threads);
+        } catch (const Error&) {
+          // A batch's error (a regex over its time limit, say) does not know its
+          // line: find it by encoding the batch's lines one at a time.
+          const std::uint64_t first = source.line_number() - batch.size() + 1;
+          for (std::size_t i = 0; i < batch.size(); ++i) {
+            try {
+              (void)encoder.encode_batch(std::span<const std::string>(&batch[i], 1), 1);
+            } catch (const Error& e) {
+              throw Error(source.name() + ":" + std::to_string(first + i) + ": " + e.what());
+            }
+          }
+          throw;
+        }
+      }
+      const std::size_t vocabulary_size = encoder.vocabulary_size();
+      for (const auto& ids : encoded) {
+        check_ids(ids, vocabulary_size, loaded.kind);
+        text.clear();
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          if (i) text += ' ';
+          text += pieces ? encoder.display_piece(ids[i]) : std::to_string(ids[i]);
+        }
+        text += '\n';
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      }
+      batch.clear();
+    };
+    while (source.next(line)) {
+      if (auto bad = utf8::find_invalid(line))
+        throw Error(source.where() + ": invalid UTF-8 at byte offset " + std::to_string(*bad));
+      batch.push_back(line);
+      if (batch.size() == 8192) flush();
+    }
+    flush();
+  });
+  return kExitOk;
+}
+
+}  // namespace tokenlab::cli

@@ -1,0 +1,75 @@
+// tokenlab train: one segmenter trained and saved as a model file.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands/input_lists.hpp"
+#include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/segmenter.hpp"
+#include "tokenlab/tokenizer.hpp"
+#include "tokenlab/training_observer.hpp"
+#include "tokenlab/word_counts.hpp"
+#include "workflows.hpp"
+
+namespace tokenlab::cli {
+
+int cmd_train(const std::vector<std::string>& args) {
+  TrainArgs train;
+  std::string output;
+  po::options_description desc("options");
+  train.add_to(desc);
+  desc.add_options()("output,o", po::value(&output)->required(),
+                     "model file to write (- for stdout when it is not a terminal)");
+  po::variables_map vm;
+  if (!parse("train",
+             "--algorithm NAME --vocab-size N (--corpus FILE... | --counts COUNTS.tsv) -o MODEL",
+             desc, {}, args, vm))
+    return kExitOk;
+  train.finish(vm);
+  if (train.corpus.empty() == train.counts_files.empty())
+    throw UsageError("give exactly one of --corpus and --counts");
+  check_binary_output_path(output);
+  check_not_an_input(output, concat(train.corpus, train.counts_files));
+  PluginRegistry registry;
+  load_plugins(registry, train.plugin_dirs);
+  std::shared_ptr<Segmenter> segmenter = prepare_training(registry, train);
+  WordCounts counts;
+  {
+    Progress progress;
+    counts = training_counts(
+        train,
+        [&](std::uint64_t bytes) {
+          progress.update("counting: " + std::to_string(bytes >> 20) + " MiB");
+        },
+        note_to_stderr);
+  }
+  struct Observer : TrainingObserver {
+    Progress progress;
+    void on_progress(std::string_view stage, double fraction) override {
+      progress.update(std::string(stage) + ": " + std::to_string(static_cast<int>(fraction * 100)) +
+                      "%");
+    }
+    void on_message(std::string_view message) override {
+      progress.done();
+      std::cerr << message << '\n';
+    }
+  } observer;
+  const auto start = std::chrono::steady_clock::now();
+  const Tokenizer tokenizer = train_tokenizer(segmenter, train, counts, &observer, note_to_stderr);
+  observer.progress.done();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  with_binary_output(output, [&](const std::filesystem::path& path) { tokenizer.save(path); });
+  std::cerr << train.algorithm << ": vocabulary " << segmenter->vocabulary().size()
+            << ", trained in " << seconds << " s on " << counts.size() << " distinct words -> "
+            << output << '\n';
+  return kExitOk;
+}
+
+}  // namespace tokenlab::cli
