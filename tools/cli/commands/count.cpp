@@ -17,22 +17,17 @@
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/spilling_counter.hpp"
 #include "tokenlab/word_counts.hpp"
+#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
 namespace {
 
 WordCounts count_corpus(const std::vector<std::string>& files, const PipelineOptions& pipeline) {
-  CorpusReader reader(files, CorpusOptions{.invalid_utf8 = pipeline.invalid_utf8_policy()});
   Progress progress;
-  CountOptions options;
-  options.threads = pipeline.threads;
-  options.on_progress = [&](std::uint64_t bytes) {
+  WordCounts counts = count_corpus_files(files, pipeline, [&](std::uint64_t bytes) {
     progress.update("counting: " + std::to_string(bytes >> 20) + " MiB");
-  };
-  WordCounts counts = count_words(reader, Normalizer(pipeline.normalizer()),
-                                  PreTokenizer(pipeline.pre_tokenizer_options()), options);
-  counts.set_settings(pipeline.counts_settings());
+  });
   progress.done();
   return counts;
 }
