@@ -162,6 +162,20 @@ class Trainer {
 
   void build_alphabet();
 
+  // The corpus's characters (with how often each starts a word) and glued
+  // character pairs, in corpus first-seen order: build_alphabet's first step.
+  struct CorpusCharacters {
+    std::vector<CharStat> chars;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> glued;  // glue key, count
+  };
+  [[nodiscard]] CorpusCharacters count_characters() const;
+
+  // Both forms (initial, continuation) of each kept character become units; the
+  // forms that do not fit in budget are made unusable, least frequent first.
+  void add_character_units(const std::vector<CharStat>& chars,
+                           const std::vector<std::uint32_t>& kept, std::size_t budget,
+                           std::vector<bool>& form_kept);
+
   // WordPiece has no byte fallback, so a character outside the alphabet makes its
   // whole word [UNK]. Coverage never drops printable ASCII or common punctuation
   // the corpus has (Latin-1's signs, curly quotes, dashes, the ellipsis): a rare

@@ -15,14 +15,10 @@
 
 namespace tokenlab::wordpiece::detail {
 
-void Trainer::build_alphabet() {
+Trainer::CorpusCharacters Trainer::count_characters() const {
   const auto& entries = counts_.entries();
   const std::size_t chunks = (entries.size() + kChunkWords - 1) / kChunkWords;
-  struct Local {
-    std::vector<CharStat> chars;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> glued;  // glue key, count
-  };
-  std::vector<Local> local(chunks);
+  std::vector<CorpusCharacters> local(chunks);
   parallel_for(chunks, threads(), [&](std::size_t c) {
     PairIndex index(256);
     PairIndex glued_index(256);
@@ -57,27 +53,32 @@ void Trainer::build_alphabet() {
 
   // Reduce in chunk order: the global lists are in corpus first-seen order.
   PairIndex index(1024);
-  std::vector<CharStat> chars;
   PairIndex glued_index(1024);
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> glued;  // glue key, count
+  CorpusCharacters all;
   for (auto& l : local) {
     for (const auto& s : l.chars) {
       bool inserted = false;
       const std::uint32_t at =
-          index.insert(s.key, static_cast<std::uint32_t>(chars.size()), inserted);
-      if (inserted) chars.push_back({s.key, 0, 0});
-      chars[at].count += s.count;
-      chars[at].initial += s.initial;
+          index.insert(s.key, static_cast<std::uint32_t>(all.chars.size()), inserted);
+      if (inserted) all.chars.push_back({s.key, 0, 0});
+      all.chars[at].count += s.count;
+      all.chars[at].initial += s.initial;
     }
     for (const auto& [key, count] : l.glued) {
       bool inserted = false;
       const std::uint32_t at =
-          glued_index.insert(key, static_cast<std::uint32_t>(glued.size()), inserted);
-      if (inserted) glued.emplace_back(key, 0);
-      glued[at].second += count;
+          glued_index.insert(key, static_cast<std::uint32_t>(all.glued.size()), inserted);
+      if (inserted) all.glued.emplace_back(key, 0);
+      all.glued[at].second += count;
     }
-    l = Local{};
+    l = CorpusCharacters{};
   }
+  return all;
+}
+
+void Trainer::build_alphabet() {
+  CorpusCharacters corpus = count_characters();
+  std::vector<CharStat>& chars = corpus.chars;
   std::uint64_t total = 0;
   for (const auto& c : chars) total += c.count;
 
@@ -111,6 +112,19 @@ void Trainer::build_alphabet() {
   const std::size_t budget =
       config_.vocab_size - std::min(config_.vocab_size, config_.special_tokens.size());
   std::vector<bool> form_kept(2 * kept.size(), true);
+  add_character_units(chars, kept, budget, form_kept);
+  add_glued_units(corpus.glued, budget - std::min(budget, form_kept.size()));
+  if (observer_ != nullptr && covered < total) {
+    observer_->on_message("alphabet of " + std::to_string(unit_text_.size() / 2) +
+                          " characters covers " + std::to_string(covered) + " of " +
+                          std::to_string(total) +
+                          " character occurrences; words with other characters are left out");
+  }
+}
+
+void Trainer::add_character_units(const std::vector<CharStat>& chars,
+                                  const std::vector<std::uint32_t>& kept, std::size_t budget,
+                                  std::vector<bool>& form_kept) {
   if (form_kept.size() > budget) {
     std::vector<std::uint32_t> forms(form_kept.size());
     for (std::uint32_t f = 0; f < forms.size(); ++f) forms[f] = f;
@@ -134,13 +148,6 @@ void Trainer::build_alphabet() {
     if (!form_kept[2 * k + 1]) unit_usable_[continuation] = false;
     unit_by_text_.emplace(unit_text_[initial], initial);
     unit_by_text_.emplace(unit_text_[continuation], continuation);
-  }
-  add_glued_units(glued, budget - std::min(budget, form_kept.size()));
-  if (observer_ != nullptr && covered < total) {
-    observer_->on_message("alphabet of " + std::to_string(unit_text_.size() / 2) +
-                          " characters covers " + std::to_string(covered) + " of " +
-                          std::to_string(total) +
-                          " character occurrences; words with other characters are left out");
   }
 }
 
