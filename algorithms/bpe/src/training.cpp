@@ -215,9 +215,139 @@ class VocabularySink final : public MergeSink {
   std::size_t last_percent_ = 0;
 };
 
-// ---- encoding ---------------------------------------------------------------
+// ---- training steps ---------------------------------------------------------
 
-// Words of at most this many bytes and tokens are cached per thread.
+// The vocabulary's layout before any merge, SentencePiece's: special tokens,
+// then the 256 byte pieces when byte fallback is on, then the base alphabet
+// (characters, or the 256 bytes with units=bytes), trimmed to vocab_size.
+void lay_out_base_vocabulary(Model& model, const Settings& settings, const WordCounts& counts,
+                             const TrainOptions& options, unsigned threads,
+                             TrainingObserver* observer) {
+  // An explicit special-token list is taken as given: without "<unk>" in it there
+  // is no unknown token (the textbook example has no special tokens at all).
+  const std::string unknown_token =
+      settings.units == Units::kBytes ||
+              (options.special_tokens &&
+               std::find(options.special_tokens->begin(), options.special_tokens->end(), "<unk>") ==
+                   options.special_tokens->end())
+          ? std::string()
+          : std::string("<unk>");
+  const std::vector<std::string> default_specials = settings.units == Units::kBytes
+                                                        ? std::vector<std::string>{}
+                                                        : std::vector<std::string>{"<unk>"};
+  add_special_tokens(model.vocab, options, default_specials, unknown_token, "bpe");
+
+  if (settings.units == Units::kBytes && options.vocab_size < model.vocab.size() + 256)
+    throw Error("bpe: units=bytes needs vocab_size of at least " +
+                std::to_string(model.vocab.size() + 256) +
+                " (the special tokens and the 256 bytes), got " +
+                std::to_string(options.vocab_size));
+  std::vector<char32_t> alphabet;
+  if (settings.units == Units::kChars)
+    alphabet = select_alphabet(counts, options.character_coverage, threads).characters;
+  // SentencePiece's layout: the 256 byte pieces right after the special tokens. By
+  // default they are added when the vocabulary has room for them beside the
+  // alphabet, so that no character is ever unknown; smaller vocabularies and step-
+  // limited runs (the textbook traces) keep the plain alphabet.
+  const std::size_t with_bytes = model.vocab.size() + 256 + alphabet.size();
+  model.byte_fallback = settings.units == Units::kChars &&
+                        (settings.byte_fallback == ByteFallback::on ||
+                         (settings.byte_fallback == ByteFallback::automatic &&
+                          options.max_steps == 0 && options.vocab_size >= with_bytes));
+  if (observer != nullptr && settings.units == Units::kChars &&
+      settings.byte_fallback == ByteFallback::automatic && !model.byte_fallback &&
+      options.max_steps == 0)
+    observer->on_message("bpe: byte_fallback off: vocab_size " +
+                         std::to_string(options.vocab_size) + " is below the " +
+                         std::to_string(with_bytes) +
+                         " entries that the special tokens, 256 byte pieces and the alphabet need");
+  if (model.byte_fallback) {
+    if (options.vocab_size < model.vocab.size() + 256)
+      throw Error("bpe: byte_fallback=true needs vocab_size of at least " +
+                  std::to_string(model.vocab.size() + 256) +
+                  " (the special tokens and the 256 byte pieces), got " +
+                  std::to_string(options.vocab_size));
+    for (unsigned b = 0; b < 256; ++b)
+      model.fallback_ids.push_back(model.vocab.add(byte_fallback_piece(b)));
+  }
+  const std::size_t room = options.vocab_size - std::min(options.vocab_size, model.vocab.size());
+  if (alphabet.size() > room) {
+    // As the other plugins do: never exceed vocab_size; keep the most frequent
+    // characters and say what it costs.
+    const std::size_t wanted = alphabet.size();
+    alphabet = select_alphabet(counts, options.character_coverage, threads, room).characters;
+    if (observer != nullptr)
+      observer->on_message(
+          "bpe: vocab_size " + std::to_string(options.vocab_size) + " keeps only the " +
+          std::to_string(alphabet.size()) + " most frequent of " + std::to_string(wanted) +
+          " characters: the alphabet needs at least " +
+          std::to_string(model.vocab.size() + wanted) + " entries; the other characters are " +
+          (model.byte_fallback ? "byte pieces" : "unknown"));
+  }
+  if (settings.units == Units::kBytes) {
+    for (unsigned b = 0; b < 256; ++b)
+      model.base_ids.push_back(model.vocab.add_or_find(std::string(1, static_cast<char>(b))));
+  } else {
+    for (const char32_t cp : alphabet) {
+      std::string piece;
+      utf8::append(piece, cp);
+      model.base_ids.push_back(model.vocab.add_or_find(std::move(piece)));
+    }
+  }
+}
+
+// What training stopped on, for the observer.
+void report_stop(const Model& model, StopReason reason, const TrainOptions& options,
+                 TrainingObserver* observer) {
+  if (observer == nullptr) return;
+  const std::string size = std::to_string(model.vocab.size());
+  switch (reason) {
+    case StopReason::kSinkDone:
+      observer->on_message("bpe: reached vocabulary size " + size + " after " +
+                           std::to_string(model.merges.size()) + " merges");
+      break;
+    case StopReason::kBelowMinCount:
+      observer->on_message("bpe: stopped at vocabulary size " + size +
+                           ": no remaining pair occurs at least " +
+                           std::to_string(std::max<std::uint64_t>(1, options.min_frequency)) +
+                           " times (min_frequency)");
+      break;
+    case StopReason::kNoPairs:
+      observer->on_message("bpe: stopped at vocabulary size " + size + ": no pair left to merge");
+      break;
+  }
+  observer->on_progress("bpe merges", 1.0);
+}
+
+// Each training word's segmentation under the merges learned (only the lab's
+// BPE walkthrough asks for it).
+void final_segmentation_of(const Model& model, const WordCounts& counts, const TrainingWords& words,
+                           const MergeTrainer& trainer,
+                           std::vector<std::vector<TokenId>>& segmentation) {
+  const auto& entries = counts.entries();
+  segmentation.assign(entries.size(), {});
+  for (std::size_t w = 0; w < entries.size(); ++w) {
+    auto& out = segmentation[w];
+    std::uint32_t segment = words.first_segment[w];
+    bool in_run = false;
+    const auto close_run = [&] {
+      if (!in_run) return;
+      const auto ids = trainer.word(segment++);
+      out.insert(out.end(), ids.begin(), ids.end());
+      in_run = false;
+    };
+    model.for_each_unit(
+        entries[w].word, [&](TokenId) { in_run = true; },
+        [&](std::string_view bytes) {
+          close_run();
+          model.emit_unknown(bytes, [&](TokenId id) {
+            if (id != kBarrier) out.push_back(id);
+          });
+        });
+    close_run();
+  }
+}
+
 }  // namespace
 
 void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
@@ -235,77 +365,7 @@ void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
   model->tie_break = settings.tie_break;
   model->dropout = settings.dropout;
 
-  // An explicit special-token list is taken as given: without "<unk>" in it there
-  // is no unknown token (the textbook example has no special tokens at all).
-  const std::string unknown_token =
-      settings.units == Units::kBytes ||
-              (options.special_tokens &&
-               std::find(options.special_tokens->begin(), options.special_tokens->end(), "<unk>") ==
-                   options.special_tokens->end())
-          ? std::string()
-          : std::string("<unk>");
-  const std::vector<std::string> default_specials = settings.units == Units::kBytes
-                                                        ? std::vector<std::string>{}
-                                                        : std::vector<std::string>{"<unk>"};
-  add_special_tokens(model->vocab, options, default_specials, unknown_token, "bpe");
-
-  if (settings.units == Units::kBytes && options.vocab_size < model->vocab.size() + 256)
-    throw Error("bpe: units=bytes needs vocab_size of at least " +
-                std::to_string(model->vocab.size() + 256) +
-                " (the special tokens and the 256 bytes), got " +
-                std::to_string(options.vocab_size));
-  std::vector<char32_t> alphabet;
-  if (settings.units == Units::kChars)
-    alphabet = select_alphabet(counts, options.character_coverage, threads).characters;
-  // SentencePiece's layout: the 256 byte pieces right after the special tokens. By
-  // default they are added when the vocabulary has room for them beside the
-  // alphabet, so that no character is ever unknown; smaller vocabularies and step-
-  // limited runs (the textbook traces) keep the plain alphabet.
-  const std::size_t with_bytes = model->vocab.size() + 256 + alphabet.size();
-  model->byte_fallback = settings.units == Units::kChars &&
-                         (settings.byte_fallback == ByteFallback::on ||
-                          (settings.byte_fallback == ByteFallback::automatic &&
-                           options.max_steps == 0 && options.vocab_size >= with_bytes));
-  if (observer != nullptr && settings.units == Units::kChars &&
-      settings.byte_fallback == ByteFallback::automatic && !model->byte_fallback &&
-      options.max_steps == 0)
-    observer->on_message("bpe: byte_fallback off: vocab_size " +
-                         std::to_string(options.vocab_size) + " is below the " +
-                         std::to_string(with_bytes) +
-                         " entries that the special tokens, 256 byte pieces and the alphabet need");
-  if (model->byte_fallback) {
-    if (options.vocab_size < model->vocab.size() + 256)
-      throw Error("bpe: byte_fallback=true needs vocab_size of at least " +
-                  std::to_string(model->vocab.size() + 256) +
-                  " (the special tokens and the 256 byte pieces), got " +
-                  std::to_string(options.vocab_size));
-    for (unsigned b = 0; b < 256; ++b)
-      model->fallback_ids.push_back(model->vocab.add(byte_fallback_piece(b)));
-  }
-  const std::size_t room = options.vocab_size - std::min(options.vocab_size, model->vocab.size());
-  if (alphabet.size() > room) {
-    // As the other plugins do: never exceed vocab_size; keep the most frequent
-    // characters and say what it costs.
-    const std::size_t wanted = alphabet.size();
-    alphabet = select_alphabet(counts, options.character_coverage, threads, room).characters;
-    if (observer != nullptr)
-      observer->on_message(
-          "bpe: vocab_size " + std::to_string(options.vocab_size) + " keeps only the " +
-          std::to_string(alphabet.size()) + " most frequent of " + std::to_string(wanted) +
-          " characters: the alphabet needs at least " +
-          std::to_string(model->vocab.size() + wanted) + " entries; the other characters are " +
-          (model->byte_fallback ? "byte pieces" : "unknown"));
-  }
-  if (settings.units == Units::kBytes) {
-    for (unsigned b = 0; b < 256; ++b)
-      model->base_ids.push_back(model->vocab.add_or_find(std::string(1, static_cast<char>(b))));
-  } else {
-    for (const char32_t cp : alphabet) {
-      std::string piece;
-      utf8::append(piece, cp);
-      model->base_ids.push_back(model->vocab.add_or_find(std::move(piece)));
-    }
-  }
+  lay_out_base_vocabulary(*model, settings, counts, options, threads, observer);
   model->derive();  // the unit tables, needed to map the words to ids
   if (observer != nullptr && model->vocab.size() >= options.vocab_size)
     observer->on_message("bpe: the special tokens and the base alphabet already fill vocab_size " +
@@ -324,50 +384,10 @@ void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
   const StopReason reason = trainer.run(sink);
   model->derive();
 
-  if (observer != nullptr) {
-    const std::string size = std::to_string(model->vocab.size());
-    switch (reason) {
-      case StopReason::kSinkDone:
-        observer->on_message("bpe: reached vocabulary size " + size + " after " +
-                             std::to_string(model->merges.size()) + " merges");
-        break;
-      case StopReason::kBelowMinCount:
-        observer->on_message("bpe: stopped at vocabulary size " + size +
-                             ": no remaining pair occurs at least " +
-                             std::to_string(std::max<std::uint64_t>(1, options.min_frequency)) +
-                             " times (min_frequency)");
-        break;
-      case StopReason::kNoPairs:
-        observer->on_message("bpe: stopped at vocabulary size " + size + ": no pair left to merge");
-        break;
-    }
-    observer->on_progress("bpe merges", 1.0);
-  }
+  report_stop(*model, reason, options, observer);
 
-  if (final_segmentation != nullptr) {
-    const auto& entries = counts.entries();
-    final_segmentation->assign(entries.size(), {});
-    for (std::size_t w = 0; w < entries.size(); ++w) {
-      auto& out = (*final_segmentation)[w];
-      std::uint32_t segment = words.first_segment[w];
-      bool in_run = false;
-      const auto close_run = [&] {
-        if (!in_run) return;
-        const auto ids = trainer.word(segment++);
-        out.insert(out.end(), ids.begin(), ids.end());
-        in_run = false;
-      };
-      model->for_each_unit(
-          entries[w].word, [&](TokenId) { in_run = true; },
-          [&](std::string_view bytes) {
-            close_run();
-            model->emit_unknown(bytes, [&](TokenId id) {
-              if (id != kBarrier) out.push_back(id);
-            });
-          });
-      close_run();
-    }
-  }
+  if (final_segmentation != nullptr)
+    final_segmentation_of(*model, counts, words, trainer, *final_segmentation);
   model_ = std::move(model);
 }
 
