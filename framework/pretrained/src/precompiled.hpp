@@ -1,6 +1,6 @@
 // Internal to tokenlab_pretrained: SentencePiece's precompiled character map,
 // shared by the Precompiled normalizer (precompiled.cpp) and the .model reader's
-// normalizer (sentencepiece.cpp).
+// normalizer (sentencepiece/normalizer.cpp).
 //
 // The map is SentencePiece's normalizer_spec.precompiled_charsmap, as
 // Normalizer::EncodePrecompiledCharsMap writes it (normalizer.cc):

@@ -71,137 +71,170 @@ void count_block(const CorpusBlock& block, const Normalizer& normalizer,
   result.bytes = block.bytes;
 }
 
-}  // namespace
+// count_words's pipeline. A reader thread (the caller's) feeds numbered blocks to
+// workers through a bounded queue; finished blocks are merged strictly in
+// sequence order, so the result is identical for every thread count. Merging in
+// parallel (into hash partitions keyed by first occurrence) was measured too: it
+// held a second copy of the table at the end, 113 MiB against 76 MiB on one
+// thread for 100 MB of English, for no time that this machine could tell apart
+// from its noise.
+class OrderedCounting {
+ public:
+  OrderedCounting(const Normalizer& normalizer, const PreTokenizer& pre_tokenizer,
+                  const CountOptions& options, unsigned threads)
+      : normalizer_(normalizer),
+        pre_tokenizer_(pre_tokenizer),
+        options_(options),
+        threads_(threads),
+        max_queue_(2 * static_cast<std::size_t>(threads)) {}
 
-WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
-                       const PreTokenizer& pre_tokenizer, const CountOptions& options) {
-  const unsigned threads = resolve_threads(options.threads);
-  WordCounts total;
-  std::uint64_t bytes_done = 0;
+  WordCounts run(CorpusReader& reader) {
+    start_workers();
+    read_blocks(reader);
+    {
+      std::lock_guard lock(mutex_);
+      reading_finished_ = true;
+    }
+    queue_changed_.notify_all();
+    for (auto& t : pool_) t.join();
+    if (error_) std::rethrow_exception(error_);
+    merge_ready();  // blocks finished while the merger was busy
+    return std::move(total_);
+  }
 
-  // A reader thread (the caller's) feeds numbered blocks to workers through a
-  // bounded queue; finished blocks are merged strictly in sequence order, so the
-  // result is identical for every thread count. Merging in parallel (into hash
-  // partitions keyed by first occurrence) was measured too: it held a second
-  // copy of the table at the end, 113 MiB against 76 MiB on one thread for 100 MB of English,
-  // for no time that this machine could tell apart from its noise.
-  std::mutex mutex;
-  std::condition_variable queue_changed;
-  std::deque<std::pair<std::uint64_t, CorpusBlock>> queue;
-  std::map<std::uint64_t, BlockCounts> done;
-  std::uint64_t next_to_merge = 0;
-  bool reading_finished = false;
-  std::exception_ptr error;
-  const std::size_t max_queue = 2 * static_cast<std::size_t>(threads);
-  std::mutex merge_mutex;
-
-  const auto merge_ready = [&] {
-    std::unique_lock merge_lock(merge_mutex, std::try_to_lock);
-    if (!merge_lock.owns_lock()) return;  // another worker is merging; it will pick ours up
+ private:
+  // Merges every finished block that is next in sequence, unless another worker
+  // is merging (it will pick ours up).
+  void merge_ready() {
+    std::unique_lock merge_lock(merge_mutex_, std::try_to_lock);
+    if (!merge_lock.owns_lock()) return;
     for (;;) {
       BlockCounts ready;
       {
-        std::lock_guard lock(mutex);
-        auto it = done.find(next_to_merge);
-        if (it == done.end()) return;
+        std::lock_guard lock(mutex_);
+        auto it = done_.find(next_to_merge_);
+        if (it == done_.end()) return;
         ready = std::move(it->second);
-        done.erase(it);
-        ++next_to_merge;
+        done_.erase(it);
+        ++next_to_merge_;
       }
-      queue_changed.notify_all();  // the reader may be waiting for room
-      if (options.on_block_counts)
-        options.on_block_counts(ready.counts);
+      queue_changed_.notify_all();  // the reader may be waiting for room
+      if (options_.on_block_counts)
+        options_.on_block_counts(ready.counts);
       else
-        total.add_hashed(ready.counted.words);
-      if (options.on_skipped_line)
+        total_.add_hashed(ready.counted.words);
+      if (options_.on_skipped_line)
         for (const auto& [raw, normalized] : ready.skipped_lines)
-          options.on_skipped_line(raw, normalized);
-      bytes_done += ready.bytes;
-      if (options.on_progress) options.on_progress(bytes_done);
+          options_.on_skipped_line(raw, normalized);
+      bytes_done_ += ready.bytes;
+      if (options_.on_progress) options_.on_progress(bytes_done_);
     }
-  };
+  }
 
-  const bool marker_after = pre_tokenizer.options().marker == MarkerStyle::suffix;
-  const auto worker = [&] {
-    detail::BlockTable table(marker_after);
+  // Records the first error; every thread stops at its next look at the queue.
+  void fail(std::exception_ptr e) {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::move(e);
+    queue_changed_.notify_all();
+  }
+
+  void work() {
+    detail::BlockTable table(pre_tokenizer_.options().marker == MarkerStyle::suffix);
     for (;;) {
       std::pair<std::uint64_t, CorpusBlock> item;
       {
-        std::unique_lock lock(mutex);
-        queue_changed.wait(lock, [&] { return !queue.empty() || reading_finished || error; });
-        if (error || (queue.empty() && reading_finished)) return;
-        item = std::move(queue.front());
-        queue.pop_front();
+        std::unique_lock lock(mutex_);
+        queue_changed_.wait(lock, [&] { return !queue_.empty() || reading_finished_ || error_; });
+        if (error_ || (queue_.empty() && reading_finished_)) return;
+        item = std::move(queue_.front());
+        queue_.pop_front();
       }
-      queue_changed.notify_all();
+      queue_changed_.notify_all();
       BlockCounts result;
       try {
-        count_block(item.second, normalizer, pre_tokenizer, options, table, result);
+        count_block(item.second, normalizer_, pre_tokenizer_, options_, table, result);
         // Converted here, in parallel: the merge, which holds a lock, only adds.
-        if (options.on_block_counts) {
+        if (options_.on_block_counts) {
           result.counts.add_hashed(result.counted.words);
           result.counted = {};
         }
       } catch (...) {
-        std::lock_guard lock(mutex);
-        if (!error) error = std::current_exception();
-        queue_changed.notify_all();
+        fail(std::current_exception());
         return;
       }
       {
-        std::lock_guard lock(mutex);
-        done.emplace(item.first, std::move(result));
+        std::lock_guard lock(mutex_);
+        done_.emplace(item.first, std::move(result));
       }
       try {
         merge_ready();
       } catch (...) {  // an overflow, or the block consumer's error (a full disk)
-        std::lock_guard lock(mutex);
-        if (!error) error = std::current_exception();
-        queue_changed.notify_all();
+        fail(std::current_exception());
         return;
       }
     }
-  };
+  }
 
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-  } catch (const std::system_error& e) {
-    {
-      std::lock_guard lock(mutex);
-      reading_finished = true;
+  void start_workers() {
+    try {
+      for (unsigned t = 0; t < threads_; ++t) pool_.emplace_back([this] { work(); });
+    } catch (const std::system_error& e) {
+      {
+        std::lock_guard lock(mutex_);
+        reading_finished_ = true;
+      }
+      queue_changed_.notify_all();
+      for (auto& t : pool_) t.join();
+      throw thread_start_error(pool_.size(), threads_, e);
     }
-    queue_changed.notify_all();
-    for (auto& t : pool) t.join();
-    throw thread_start_error(pool.size(), threads, e);
   }
-  try {
-    std::uint64_t sequence = 0;
-    CorpusBlock block;
-    while (reader.next_block(block)) {
-      std::unique_lock lock(mutex);
-      // Blocks counted but not yet merged count too: when merging is slow (a
-      // table being spilled), the reader waits instead of piling them up.
-      queue_changed.wait(lock, [&] { return queue.size() + done.size() < max_queue || error; });
-      if (error) break;
-      queue.emplace_back(sequence++, std::move(block));
-      lock.unlock();
-      queue_changed.notify_all();
-      block = CorpusBlock{};
+
+  void read_blocks(CorpusReader& reader) {
+    try {
+      std::uint64_t sequence = 0;
+      CorpusBlock block;
+      while (reader.next_block(block)) {
+        std::unique_lock lock(mutex_);
+        // Blocks counted but not yet merged count too: when merging is slow (a
+        // table being spilled), the reader waits instead of piling them up.
+        queue_changed_.wait(lock,
+                            [&] { return queue_.size() + done_.size() < max_queue_ || error_; });
+        if (error_) break;
+        queue_.emplace_back(sequence++, std::move(block));
+        lock.unlock();
+        queue_changed_.notify_all();
+        block = CorpusBlock{};
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
     }
-  } catch (...) {
-    std::lock_guard lock(mutex);
-    if (!error) error = std::current_exception();
   }
-  {
-    std::lock_guard lock(mutex);
-    reading_finished = true;
-  }
-  queue_changed.notify_all();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-  merge_ready();  // blocks finished while the merger was busy
-  return total;
+
+  const Normalizer& normalizer_;
+  const PreTokenizer& pre_tokenizer_;
+  const CountOptions& options_;
+  const unsigned threads_;
+  const std::size_t max_queue_;
+  WordCounts total_;
+  std::uint64_t bytes_done_ = 0;
+  std::mutex mutex_;
+  std::condition_variable queue_changed_;
+  std::deque<std::pair<std::uint64_t, CorpusBlock>> queue_;
+  std::map<std::uint64_t, BlockCounts> done_;
+  std::uint64_t next_to_merge_ = 0;
+  bool reading_finished_ = false;
+  std::exception_ptr error_;
+  std::mutex merge_mutex_;
+  std::vector<std::thread> pool_;
+};
+
+}  // namespace
+
+WordCounts count_words(CorpusReader& reader, const Normalizer& normalizer,
+                       const PreTokenizer& pre_tokenizer, const CountOptions& options) {
+  OrderedCounting counting(normalizer, pre_tokenizer, options, resolve_threads(options.threads));
+  return counting.run(reader);
 }
 
 std::string counts_settings_text(const NormalizerOptions& normalizer,

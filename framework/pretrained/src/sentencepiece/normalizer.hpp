@@ -1,0 +1,51 @@
+// SentencePiece's normalizer (normalizer.cc), also its denormalizer: the
+// precompiled charsmap, the user-defined symbols kept whole, and the handling of
+// white space.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "precompiled.hpp"
+#include "sentencepiece/internal.hpp"
+#include "tokenlab/pretrained/components.hpp"
+
+namespace tokenlab::sentencepiece_detail {
+
+// normalizer::Normalizer::Normalize, without the alignment.
+class SpmNormalizer final : public NormalizerStep {
+ public:
+  SpmNormalizer(detail::CharsMap map, std::shared_ptr<const SpmVocabulary> matcher,
+                NormalizerFlags flags, std::string name);
+
+  void apply(std::string& text) const override;
+  void normalize(std::string_view input, std::string& out) const;
+  [[nodiscard]] std::string describe() const override;
+
+ private:
+  // Whether the byte at input[i] is ASCII that no rule or user-defined symbol
+  // matches at (so NormalizePrefix would give it back as is), other than " ".
+  bool stands_for_itself(std::string_view input, std::size_t i) const noexcept {
+    const auto c = static_cast<unsigned char>(input[i]);
+    if (plain_[c]) return true;
+    return ascii_safe_[c] &&
+           (i + 1 == input.size() || static_cast<unsigned char>(input[i + 1]) < 0x80);
+  }
+
+  // Normalizer::NormalizePrefix: what the start of input becomes, and how many
+  // bytes it consumes.
+  std::string_view prefix(std::string_view input, std::size_t& consumed) const;
+
+  detail::CharsMap map_;
+  std::shared_ptr<const SpmVocabulary> matcher_;
+  NormalizerFlags flags_;
+  std::string name_;
+  std::array<bool, 256> plain_{};
+  std::array<bool, 256> ascii_safe_{};
+  bool plain_space_ = false;
+};
+
+}  // namespace tokenlab::sentencepiece_detail

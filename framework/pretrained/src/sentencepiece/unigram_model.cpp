@@ -1,0 +1,259 @@
+// SentencePiece's unigram model (unigram_model.cc): the best segmentation and
+// the n best.
+#include <algorithm>
+#include <cfloat>
+#include <queue>
+#include <utility>
+
+#include "sentencepiece/internal.hpp"
+#include "tokenlab/error.hpp"
+
+namespace tokenlab::sentencepiece_detail {
+namespace {
+
+// unigram::Model::EncodeOptimized: Viterbi over byte positions, the best path
+// ending at each one kept. Scores are floats, user-defined pieces score
+// length * max_score - 0.1 (a double), and the comparisons mix the two exactly
+// as SentencePiece's do.
+class SpmUnigramModel final : public SpmModel {
+ public:
+  explicit SpmUnigramModel(std::shared_ptr<const SpmVocabulary> vocabulary)
+      : SpmModel(std::move(vocabulary)) {
+    const SpmVocabulary& v = *vocabulary_;
+    min_score_ = FLT_MAX;
+    max_score_ = FLT_MIN;  // sic: the smallest positive float, not -FLT_MAX
+    entries_.resize(v.pieces.size());
+    for (std::size_t id = 0; id < v.pieces.size(); ++id) {
+      entries_[id] = {v.scores[id], v.types[id]};
+      if (v.types[id] != PieceType::normal) continue;
+      min_score_ = std::min(min_score_, v.scores[id]);
+      max_score_ = std::max(max_score_, v.scores[id]);
+    }
+    unknown_score_ = min_score_ - 10.0f;  // kUnkPenalty
+  }
+
+  void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
+    if (normalized.empty()) return;
+    const SpmVocabulary& v = *vocabulary_;
+    struct Best {
+      TokenId id;
+      float score;
+      std::int32_t starts_at;
+    };
+    const std::size_t size = normalized.size();
+    thread_local std::vector<Best> best_storage;
+    std::vector<Best>& best = best_storage;  // one TLS lookup
+    best.assign(size + 1, Best{0, 0.0f, -1});
+    for (std::size_t starts_at = 0; starts_at < size;) {
+      const float here = best[starts_at].score;
+      const std::size_t char_length = char_length_at(normalized, starts_at);
+      bool single_character = false;
+      std::uint32_t node = 0;
+      for (std::size_t key_pos = starts_at; key_pos < size;) {
+        node = v.trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
+        if (node == DoubleArray::kFail) break;
+        ++key_pos;
+        const std::int32_t found = v.trie.value(node);
+        if (found < 0) continue;
+        const auto id = static_cast<TokenId>(found);
+        const Entry entry = entries_[id];
+        if (entry.type == PieceType::unused) continue;
+        const std::size_t length = key_pos - starts_at;
+        // User-defined symbols get a bonus "to always be selected": length in
+        // bytes times the largest NORMAL score, minus 0.1.
+        const double score =
+            entry.type == PieceType::user_defined
+                ? static_cast<double>(static_cast<float>(length) * max_score_) - 0.1
+                : static_cast<double>(entry.score);
+        const double candidate = score + static_cast<double>(here);
+        Best& target = best[key_pos];
+        if (target.starts_at == -1 || candidate > static_cast<double>(target.score)) {
+          target.score = static_cast<float>(candidate);
+          target.starts_at = static_cast<std::int32_t>(starts_at);
+          target.id = id;
+        }
+        if (length == char_length) single_character = true;
+      }
+      if (!single_character) {
+        Best& target = best[starts_at + char_length];
+        const float candidate = unknown_score_ + here;
+        if (target.starts_at == -1 || candidate > target.score) {
+          target.score = candidate;
+          target.starts_at = static_cast<std::int32_t>(starts_at);
+          target.id = v.unknown;
+        }
+      }
+      starts_at += char_length;
+    }
+    thread_local std::vector<Segment> segment_storage;
+    std::vector<Segment>& segments = segment_storage;
+    segments.clear();
+    for (std::size_t ends_at = size; ends_at > 0;) {
+      const Best& node = best[ends_at];
+      const auto start = static_cast<std::size_t>(node.starts_at);
+      segments.push_back({static_cast<std::uint32_t>(start),
+                          static_cast<std::uint32_t>(ends_at - start), node.id});
+      ends_at = start;
+    }
+    std::reverse(segments.begin(), segments.end());
+    append_ids(v, normalized, segments, out);
+  }
+
+  [[nodiscard]] std::string type() const override { return "SentencePiece unigram"; }
+  [[nodiscard]] bool has_nbest() const override { return true; }
+
+  // unigram::Model::NBestEncode: the lattice of ModelBase::PopulateNodes, Viterbi
+  // for each node's best score from the start, then Lattice::NBest's A* search
+  // from the end, with SentencePiece's float arithmetic and its agenda (a
+  // std::priority_queue on fx), so that paths of equal score come out in its order.
+  [[nodiscard]] std::vector<Segmentation> nbest(std::string_view normalized,
+                                                std::size_t k) const override {
+    std::vector<Segmentation> results;
+    k = std::min(k, kMaxNBest);  // SentencePiece clamps nbest_size to 1024 too
+    if (normalized.empty() || k == 0) return results;
+    const SpmVocabulary& v = *vocabulary_;
+    struct Node {
+      std::uint32_t begin;
+      std::uint32_t length;  // bytes
+      TokenId id;
+      float score;
+      float backtrace = 0.0f;
+    };
+    const std::size_t size = normalized.size();
+    std::vector<Node> nodes;
+    std::vector<std::vector<std::uint32_t>> begins(size + 1);
+    std::vector<std::vector<std::uint32_t>> ends(size + 1);
+    const auto insert = [&](std::size_t begin, std::size_t length, TokenId id, float score) {
+      ends[begin + length].push_back(static_cast<std::uint32_t>(nodes.size()));
+      begins[begin].push_back(static_cast<std::uint32_t>(nodes.size()));
+      nodes.push_back(
+          {static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(length), id, score});
+    };
+    constexpr TokenId kBoundary = kNoToken;
+    insert(0, 0, kBoundary, 0.0f);  // BOS: the one node that ends at 0
+    // Lattice::Insert puts a node in begin_nodes and end_nodes; BOS only ends at 0.
+    begins[0].clear();
+    for (std::size_t begin = 0; begin < size;) {
+      const std::size_t char_length = char_length_at(normalized, begin);
+      bool single_character = false;
+      std::uint32_t node = 0;
+      std::size_t characters = 0;
+      for (std::size_t key_pos = begin; key_pos < size;) {
+        node = v.trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
+        if (node == DoubleArray::kFail) break;
+        ++key_pos;
+        // PopulateNodes counts a piece's length in characters.
+        if (key_pos == size || (static_cast<unsigned char>(normalized[key_pos]) & 0xC0) != 0x80)
+          ++characters;
+        const std::int32_t found = v.trie.value(node);
+        if (found < 0) continue;
+        const auto id = static_cast<TokenId>(found);
+        if (entries_[id].type == PieceType::unused) continue;
+        const float score =
+            entries_[id].type == PieceType::user_defined
+                ? static_cast<float>(static_cast<float>(characters) * max_score_ - 0.1)
+                : entries_[id].score;
+        insert(begin, key_pos - begin, id, score);
+        if (key_pos - begin == char_length) single_character = true;
+      }
+      if (!single_character) insert(begin, char_length, v.unknown, unknown_score_);
+      begin += char_length;
+    }
+    const auto eos = static_cast<std::uint32_t>(nodes.size());
+    nodes.push_back({static_cast<std::uint32_t>(size), 0, kBoundary, 0.0f});
+    begins[size].push_back(eos);
+    // Lattice::Viterbi: each node's best score from BOS, its own included.
+    for (std::size_t pos = 0; pos <= size; ++pos) {
+      for (const std::uint32_t r : begins[pos]) {
+        bool found = false;
+        float best = 0.0f;
+        for (const std::uint32_t l : ends[pos]) {
+          const float score = nodes[l].backtrace + nodes[r].score;
+          if (!found || score > best) {
+            best = score;
+            found = true;
+          }
+        }
+        nodes[r].backtrace = best;
+      }
+    }
+    struct Hypothesis {
+      std::uint32_t node;
+      std::int32_t next;  // index into hypotheses, -1 at EOS
+      float fx;
+      float gx;
+    };
+    std::vector<Hypothesis> hypotheses;
+    const auto by_fx = [&](std::uint32_t a, std::uint32_t b) {
+      return hypotheses[a].fx < hypotheses[b].fx;
+    };
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(by_fx)> agenda(by_fx);
+    hypotheses.push_back({eos, -1, nodes[eos].score, nodes[eos].score});
+    agenda.push(0);
+    constexpr std::size_t kMaxAgendaSize = 100000;
+    constexpr std::size_t kMinAgendaSize = 1000;
+    while (!agenda.empty()) {
+      const std::uint32_t top = agenda.top();
+      agenda.pop();
+      const Hypothesis here = hypotheses[top];
+      if (here.node == 0) {  // BOS: a whole path
+        thread_local std::vector<Segment> segments;
+        segments.clear();
+        for (std::int32_t h = here.next; hypotheses[static_cast<std::size_t>(h)].next != -1;
+             h = hypotheses[static_cast<std::size_t>(h)].next) {
+          const Node& n = nodes[hypotheses[static_cast<std::size_t>(h)].node];
+          segments.push_back({n.begin, n.length, n.id});
+        }
+        Segmentation result;
+        result.score = here.fx;
+        append_ids(v, normalized, segments, result.ids);
+        results.push_back(std::move(result));
+        if (results.size() == k) break;
+        continue;
+      }
+      for (const std::uint32_t l : ends[nodes[here.node].begin]) {
+        // SentencePiece's pool grows without bound (the agenda is pruned, the
+        // hypotheses are not): 'the' x 1000 at k = 100,000 took 5 GB.
+        if (hypotheses.size() >= kMaxNBestHypotheses)
+          throw Error("n-best: the " + std::to_string(k) + " best segmentations of a piece of " +
+                      std::to_string(size) + " bytes need more than " +
+                      std::to_string(kMaxNBestHypotheses) +
+                      " search states; ask for fewer, or for a shorter text");
+        hypotheses.push_back({l, static_cast<std::int32_t>(top), nodes[l].backtrace + here.gx,
+                              nodes[l].score + here.gx});
+        agenda.push(static_cast<std::uint32_t>(hypotheses.size() - 1));
+      }
+      // As SentencePiece: a huge agenda keeps only its best entries.
+      if (agenda.size() >= kMaxAgendaSize) {
+        const std::size_t keep = std::min(kMinAgendaSize, k * 10);
+        std::vector<std::uint32_t> kept;
+        for (std::size_t i = 0; i < keep && !agenda.empty(); ++i) {
+          kept.push_back(agenda.top());
+          agenda.pop();
+        }
+        while (!agenda.empty()) agenda.pop();
+        for (const std::uint32_t h : kept) agenda.push(h);
+      }
+    }
+    return results;
+  }
+
+ private:
+  struct Entry {
+    float score;
+    PieceType type;
+  };
+  std::vector<Entry> entries_;
+  float min_score_ = 0.0f;
+  float max_score_ = 0.0f;
+  float unknown_score_ = 0.0f;
+};
+
+}  // namespace
+
+std::unique_ptr<PretrainedModel> make_unigram_model(
+    std::shared_ptr<const SpmVocabulary> vocabulary) {
+  return std::make_unique<SpmUnigramModel>(std::move(vocabulary));
+}
+
+}  // namespace tokenlab::sentencepiece_detail
