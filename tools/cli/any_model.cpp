@@ -31,22 +31,6 @@ bool starts_like_tokenlab_model(std::string_view head) {
   return head.starts_with("TKLBMODL");
 }
 
-std::string kind_name(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::bpe:
-      return "bpe";
-    case ModelKind::wordpiece:
-      return "wordpiece";
-    case ModelKind::unigram:
-      return "unigram";
-    case ModelKind::word:
-      return "word";
-    case ModelKind::character:
-      return "character";
-  }
-  return "model";
-}
-
 // An exported model as a Segmenter, so that compare evaluates it word by word as
 // it evaluates the model it was exported from. Each word goes to the file's own
 // model, which is what HF runs on each piece its pre-tokenizer cuts: the settings
@@ -58,7 +42,7 @@ class ExportedSegmenter final : public Segmenter {
   ExportedSegmenter(const ModelDescription& model,
                     std::shared_ptr<const PretrainedTokenizer> tokenizer)
       : tokenizer_(std::move(tokenizer)),
-        name_(kind_name(model.kind)),
+        name_(model_kind_name(model.kind)),
         byte_level_(model.byte_level) {
     std::vector<bool> special(model.pieces.size(), false);
     for (const TokenId id : model.specials) special[id] = true;

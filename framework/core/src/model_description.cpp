@@ -14,22 +14,6 @@ namespace {
 
 constexpr const char* kHeader = "tokenlab-model-description 1";
 
-const char* kind_name(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::bpe:
-      return "bpe";
-    case ModelKind::wordpiece:
-      return "wordpiece";
-    case ModelKind::unigram:
-      return "unigram";
-    case ModelKind::word:
-      return "word";
-    case ModelKind::character:
-      return "character";
-  }
-  return "?";
-}
-
 std::string hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
@@ -84,6 +68,22 @@ class LineReader {
 
 }  // namespace
 
+const char* model_kind_name(ModelKind kind) noexcept {
+  switch (kind) {
+    case ModelKind::bpe:
+      return "bpe";
+    case ModelKind::wordpiece:
+      return "wordpiece";
+    case ModelKind::unigram:
+      return "unigram";
+    case ModelKind::word:
+      return "word";
+    case ModelKind::character:
+      return "character";
+  }
+  return "?";
+}
+
 ModelDescription describe_vocabulary(ModelKind kind, const Vocabulary& vocabulary) {
   ModelDescription m;
   m.kind = kind;
@@ -95,7 +95,7 @@ ModelDescription describe_vocabulary(ModelKind kind, const Vocabulary& vocabular
 
 void write_model_description(std::ostream& out, const ModelDescription& m) {
   out << kHeader << '\n';
-  out << "kind " << kind_name(m.kind) << '\n';
+  out << "kind " << model_kind_name(m.kind) << '\n';
   out << "unknown " << (m.unknown ? static_cast<long long>(*m.unknown) : -1LL) << '\n';
   out << "byte_fallback " << (m.byte_fallback ? 1 : 0) << '\n';
   out << "byte_level " << (m.byte_level ? 1 : 0) << '\n';
@@ -133,18 +133,14 @@ ModelDescription read_model_description(std::istream& in) {
   {
     auto line = keyed("kind");
     const auto kind = r.field<std::string>(line, "a kind");
-    if (kind == "bpe")
-      m.kind = ModelKind::bpe;
-    else if (kind == "wordpiece")
-      m.kind = ModelKind::wordpiece;
-    else if (kind == "unigram")
-      m.kind = ModelKind::unigram;
-    else if (kind == "word")
-      m.kind = ModelKind::word;
-    else if (kind == "character")
-      m.kind = ModelKind::character;
-    else
-      r.fail("unknown kind '" + kind + "'");
+    bool known = false;
+    for (const ModelKind k : {ModelKind::bpe, ModelKind::wordpiece, ModelKind::unigram,
+                              ModelKind::word, ModelKind::character})
+      if (kind == model_kind_name(k)) {
+        m.kind = k;
+        known = true;
+      }
+    if (!known) r.fail("unknown kind '" + kind + "'");
   }
   long long unknown = 0;
   {

@@ -40,6 +40,9 @@ enum class ModelKind {
   character,  // one token per code point, or the unknown token
 };
 
+/// The kind as the description file and the plugins name it ("bpe", "wordpiece", ...).
+[[nodiscard]] TOKENLAB_API const char* model_kind_name(ModelKind kind) noexcept;
+
 struct TOKENLAB_API ModelDescription {
   ModelKind kind = ModelKind::bpe;
   /// Every piece by id, as the segmenter's bytes (byte-level BPE: raw bytes).

@@ -8,7 +8,7 @@
 #include <functional>
 #include <string_view>
 
-#include "serde_numbers.hpp"
+#include "hf/serde_numbers.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/utf8.hpp"
 

@@ -1,4 +1,4 @@
-#include "serde_numbers.hpp"
+#include "hf/serde_numbers.hpp"
 
 #include <array>
 #include <charconv>

@@ -1,0 +1,45 @@
+// Hugging Face tokenizers' tokenizer.json: what the files of this directory
+// share. Each part names the module of huggingface/tokenizers (tokenizers/src/)
+// that it reproduces, and lives in the file of this directory named after it:
+//
+//   models          models/bpe, wordpiece, wordlevel, unigram (bpe_model.cpp,
+//                   wordpiece_model.cpp, wordlevel_model.cpp, unigram_model.cpp)
+//   normalizers     normalizers/*.rs (normalizers.cpp)
+//   pre-tokenizers  pre_tokenizers/*.rs (pre_tokenizers.cpp)
+//   decoders        decoders/*.rs (decoders.cpp)
+//   added tokens    tokenizer/added_vocabulary.rs (added_tokens.cpp)
+//   numbers         serde_json's parse of the file's numbers (serde_numbers.hpp)
+//   reader          tokenizer/serialization.rs: the file read into a pipeline
+//                   (reader.cpp; each component's JSON in reader_components.cpp)
+//   writer          tokenlab's export (writer.cpp)
+//
+// This header holds the component readers that reader.cpp builds the pipeline
+// with. Internal to tokenlab_pretrained: nothing here is installed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "json_value.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/pretrained/pretrained_tokenizer.hpp"
+
+namespace tokenlab::hf_detail {
+
+// The normalizer, pre_tokenizer and decoder members, a Sequence flattened, each
+// component checked: an unknown type or an option that would change the ids is
+// an Error naming its JSON path.
+void add_normalizers(const json::Value& v, std::vector<std::unique_ptr<NormalizerStep>>& out);
+void add_pre_tokenizers(const json::Value& v, std::vector<std::unique_ptr<PreTokenizerStep>>& out);
+void add_decoders(const json::Value& v, std::vector<std::unique_ptr<DecoderStep>>& out);
+
+// The digits of each Unigram score as the file spells them (model.vocab[i][1]);
+// see reader_components.cpp.
+std::vector<std::string> unigram_score_digits(std::string copy);
+
+// The model member: p.tokens and p.model. score_digits from unigram_score_digits.
+void read_model(const json::Value& model, PretrainedPipeline& p, const std::string& file,
+                const std::vector<std::string>& score_digits);
+
+}  // namespace tokenlab::hf_detail

@@ -1,0 +1,352 @@
+// The components of a tokenizer.json (normalizer, pre_tokenizer, decoder, model)
+// read into the pipeline's steps, as reader.cpp's read_tokenizer_json asks.
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hf/internal.hpp"
+#include "hf/serde_numbers.hpp"
+#include "json_value.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab::hf_detail {
+namespace {
+
+using json::Value;
+
+char32_t single_character(const Value& v) {
+  const std::string_view s = v.string();
+  if (s.empty() || utf8::sequence_length(s, 0) != s.size())
+    v.fail("expected a single character, found \"" + std::string(s) + "\"");
+  return utf8::decode_at(s, 0);
+}
+
+// {"String": "..."} or {"Regex": "..."}
+std::pair<std::string, bool> pattern_of(const Value& v) {
+  if (const auto s = v.find("String")) return {std::string(s->string()), false};
+  if (const auto r = v.find("Regex")) return {std::string(r->string()), true};
+  v.fail("expected {\"String\": ...} or {\"Regex\": ...}");
+}
+
+PrependScheme prepend_scheme_of(const Value& v) {
+  if (const auto scheme = v.find("prepend_scheme")) {
+    const std::string_view s = scheme->string();
+    if (s == "always") return PrependScheme::always;
+    if (s == "never") return PrependScheme::never;
+    if (s == "first") return PrependScheme::first;
+    scheme->fail("unknown prepend_scheme \"" + std::string(s) + "\"");
+  }
+  // Files written before tokenizers 0.14 carry add_prefix_space instead.
+  return v.boolean_or("add_prefix_space", true) ? PrependScheme::always : PrependScheme::never;
+}
+
+SplitBehavior behavior_of(const Value& v) {
+  const Value b = v.member("behavior");
+  const auto behavior = parse_split_behavior(b.string());
+  if (!behavior) b.fail("unknown split behavior \"" + std::string(b.string()) + "\"");
+  return *behavior;
+}
+
+}  // namespace
+
+void add_normalizers(const Value& v, std::vector<std::unique_ptr<NormalizerStep>>& out) {
+  const std::string type(v.member("type").string());
+  try {
+    if (type == "Sequence") {
+      v.only_members({"type", "normalizers"});
+      const Value list = v.member("normalizers");
+      for (std::size_t i = 0; i < list.size(); ++i) add_normalizers(list.at(i), out);
+    } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
+      v.only_members({"type"});
+      const UnicodeForm form = type == "NFC"    ? UnicodeForm::nfc
+                               : type == "NFD"  ? UnicodeForm::nfd
+                               : type == "NFKC" ? UnicodeForm::nfkc
+                                                : UnicodeForm::nfkd;
+      out.push_back(make_unicode_normalizer(form));
+    } else if (type == "Lowercase") {
+      v.only_members({"type"});
+      out.push_back(make_lowercase_normalizer());
+    } else if (type == "StripAccents") {
+      v.only_members({"type"});
+      out.push_back(make_strip_accents_normalizer());
+    } else if (type == "Replace") {
+      v.only_members({"type", "pattern", "content"});
+      auto [pattern, is_regex] = pattern_of(v.member("pattern"));
+      out.push_back(make_replace_normalizer(std::move(pattern), is_regex,
+                                            std::string(v.member("content").string())));
+    } else if (type == "Prepend") {
+      v.only_members({"type", "prepend"});
+      out.push_back(make_prepend_normalizer(std::string(v.member("prepend").string())));
+    } else if (type == "Strip") {
+      v.only_members({"type", "strip_left", "strip_right"});
+      out.push_back(make_strip_normalizer(v.boolean_or("strip_left", false),
+                                          v.boolean_or("strip_right", false)));
+    } else if (type == "BertNormalizer") {
+      v.only_members({"type", "clean_text", "handle_chinese_chars", "strip_accents", "lowercase"});
+      const bool lowercase = v.boolean_or("lowercase", true);
+      out.push_back(make_bert_normalizer(v.boolean_or("clean_text", true),
+                                         v.boolean_or("handle_chinese_chars", true),
+                                         v.boolean_or("strip_accents", lowercase), lowercase));
+    } else if (type == "Precompiled") {
+      v.only_members({"type", "precompiled_charsmap"});
+      const auto map = v.find("precompiled_charsmap");
+      if (!map) return;  // HF: an empty map changes nothing
+      std::string bytes;
+      const std::string_view encoded = map->string();
+      // base64
+      static constexpr std::string_view kAlphabet =
+          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+      std::uint32_t buffer = 0;
+      int bits = 0;
+      for (std::size_t i = 0; i < encoded.size(); ++i) {
+        const char c = encoded[i];
+        if (c == '=') break;
+        const auto d = kAlphabet.find(c);
+        if (d == std::string_view::npos)
+          map->fail("invalid base64 character at offset " + std::to_string(i));
+        buffer = (buffer << 6) | static_cast<std::uint32_t>(d);
+        bits += 6;
+        if (bits >= 8) {
+          bits -= 8;
+          bytes += static_cast<char>((buffer >> bits) & 0xFF);
+        }
+      }
+      out.push_back(make_precompiled_normalizer(std::move(bytes), map->path()));
+    } else {
+      v.member("type").fail("tokenlab does not implement the normalizer \"" + type + "\"");
+    }
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    if (message.find(v.path()) != std::string::npos) throw;
+    v.fail(message);
+  }
+}
+
+void add_pre_tokenizers(const Value& v, std::vector<std::unique_ptr<PreTokenizerStep>>& out) {
+  const std::string type(v.member("type").string());
+  try {
+    if (type == "Sequence") {
+      v.only_members({"type", "pretokenizers"});
+      const Value list = v.member("pretokenizers");
+      for (std::size_t i = 0; i < list.size(); ++i) add_pre_tokenizers(list.at(i), out);
+    } else if (type == "ByteLevel") {
+      v.only_members({"type", "add_prefix_space", "trim_offsets", "use_regex"});
+      out.push_back(make_byte_level_pre_tokenizer(v.boolean_or("add_prefix_space", true),
+                                                  v.boolean_or("use_regex", true)));
+    } else if (type == "Split") {
+      v.only_members({"type", "pattern", "behavior", "invert"});
+      auto [pattern, is_regex] = pattern_of(v.member("pattern"));
+      out.push_back(make_split_pre_tokenizer(std::move(pattern), is_regex, behavior_of(v),
+                                             v.boolean_or("invert", false)));
+    } else if (type == "Metaspace") {
+      v.only_members(
+          {"type", "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"});
+      out.push_back(make_metaspace_pre_tokenizer(single_character(v.member("replacement")),
+                                                 prepend_scheme_of(v),
+                                                 v.boolean_or("split", true)));
+    } else if (type == "Whitespace") {
+      v.only_members({"type"});
+      out.push_back(make_whitespace_pre_tokenizer());
+    } else if (type == "WhitespaceSplit") {
+      v.only_members({"type"});
+      out.push_back(make_whitespace_split_pre_tokenizer());
+    } else if (type == "BertPreTokenizer") {
+      v.only_members({"type"});
+      out.push_back(make_bert_pre_tokenizer());
+    } else if (type == "Digits") {
+      v.only_members({"type", "individual_digits"});
+      out.push_back(make_digits_pre_tokenizer(v.boolean_or("individual_digits", false)));
+    } else if (type == "Punctuation") {
+      v.only_members({"type", "behavior"});
+      out.push_back(make_punctuation_pre_tokenizer(v.find("behavior") ? behavior_of(v)
+                                                                      : SplitBehavior::isolated));
+    } else {
+      v.member("type").fail("tokenlab does not implement the pre-tokenizer \"" + type + "\"");
+    }
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    if (message.find(v.path()) != std::string::npos) throw;
+    v.fail(message);
+  }
+}
+
+void add_decoders(const Value& v, std::vector<std::unique_ptr<DecoderStep>>& out) {
+  const std::string type(v.member("type").string());
+  if (type == "Sequence") {
+    v.only_members({"type", "decoders"});
+    const Value list = v.member("decoders");
+    for (std::size_t i = 0; i < list.size(); ++i) add_decoders(list.at(i), out);
+  } else if (type == "ByteLevel") {
+    v.only_members({"type", "add_prefix_space", "trim_offsets", "use_regex"});
+    out.push_back(make_byte_level_decoder());
+  } else if (type == "Metaspace") {
+    v.only_members(
+        {"type", "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"});
+    out.push_back(
+        make_metaspace_decoder(single_character(v.member("replacement")), prepend_scheme_of(v)));
+  } else if (type == "WordPiece") {
+    v.only_members({"type", "prefix", "cleanup"});
+    out.push_back(make_wordpiece_decoder(v.optional_string("prefix").value_or("##"),
+                                         v.boolean_or("cleanup", true)));
+  } else if (type == "ByteFallback") {
+    v.only_members({"type"});
+    out.push_back(make_byte_fallback_decoder());
+  } else if (type == "Fuse") {
+    v.only_members({"type"});
+    out.push_back(make_fuse_decoder());
+  } else if (type == "Strip") {
+    v.only_members({"type", "content", "start", "stop"});
+    out.push_back(make_strip_decoder(single_character(v.member("content")),
+                                     v.member("start").unsigned_integer(),
+                                     v.member("stop").unsigned_integer()));
+  } else if (type == "Replace") {
+    v.only_members({"type", "pattern", "content"});
+    auto [pattern, is_regex] = pattern_of(v.member("pattern"));
+    out.push_back(make_replace_decoder(std::move(pattern), is_regex,
+                                       std::string(v.member("content").string())));
+  } else if (type == "BPEDecoder") {
+    v.only_members({"type", "suffix"});
+    out.push_back(make_bpe_suffix_decoder(v.optional_string("suffix").value_or("</w>")));
+  } else {
+    v.member("type").fail("tokenlab does not implement the decoder \"" + type + "\"");
+  }
+}
+namespace {
+
+// A {token: id} vocabulary into the table.
+void read_vocab_object(const Value& vocab, TokenTable& tokens, const std::string& file) {
+  if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
+  tokens.reserve(vocab.raw().MemberCount());
+  for (auto it = vocab.raw().MemberBegin(); it != vocab.raw().MemberEnd(); ++it) {
+    std::string token(it->name.GetString(), it->name.GetStringLength());
+    const Value id(it->value, vocab.child_path("\"" + token + "\""), file);
+    const auto n = id.unsigned_integer();
+    if (n > TokenTable::kMaxId) id.fail("id " + std::to_string(n) + " is too large");
+    if (!tokens.insert(static_cast<TokenId>(n), std::move(token), file + ": " + id.path()))
+      vocab.fail("the member \"" + std::string(it->name.GetString(), it->name.GetStringLength()) +
+                 "\" appears more than once (a JSON object's names must be distinct)");
+  }
+}
+
+}  // namespace
+
+// The digits of each Unigram score as the file spells them (model.vocab[i][1]),
+// read from an unparsed copy with numbers kept as text: HF reads those digits
+// with serde_json, and digits other than the shortest ones (tokenlab's export
+// writes some) give other doubles than a correctly rounded parse would suggest.
+// Empty when the copy has no such array; the scores are then read as numbers.
+std::vector<std::string> unigram_score_digits(std::string copy) {
+  rapidjson::Document raw;
+  raw.ParseInsitu<rapidjson::kParseNumbersAsStringsFlag>(copy.data());
+  std::vector<std::string> digits;
+  if (raw.HasParseError() || !raw.IsObject()) return digits;
+  const auto model = raw.FindMember("model");
+  if (model == raw.MemberEnd() || !model->value.IsObject()) return digits;
+  const auto vocab = model->value.FindMember("vocab");
+  if (vocab == model->value.MemberEnd() || !vocab->value.IsArray()) return digits;
+  for (const auto& entry : vocab->value.GetArray()) {
+    if (!entry.IsArray() || entry.Size() != 2 || !entry[1].IsString()) return {};
+    digits.emplace_back(entry[1].GetString(), entry[1].GetStringLength());
+  }
+  return digits;
+}
+
+void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,
+                const std::vector<std::string>& score_digits) {
+  auto table = std::make_shared<TokenTable>();
+  p.tokens = table;
+  const auto type_value = model.find("type");
+  // Files from tokenizers before 0.9 have no type: BPE if there are merges.
+  const std::string type = type_value             ? std::string(type_value->string())
+                           : model.find("merges") ? "BPE"
+                                                  : "";
+  if (type == "BPE") {
+    model.only_members({"type", "vocab", "merges", "dropout", "unk_token",
+                        "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
+                        "byte_fallback", "ignore_merges"});
+    read_vocab_object(model.member("vocab"), *table, file);
+    std::vector<std::pair<std::string, std::string>> merges;
+    const Value list = model.member("merges");
+    merges.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Value m = list.at(i);
+      if (m.is_string()) {
+        const std::string_view s = m.string();
+        const auto space = s.find(' ');
+        if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos)
+          m.fail("expected \"left right\" (two tokens and one space), found \"" + std::string(s) +
+                 "\"");
+        merges.emplace_back(s.substr(0, space), s.substr(space + 1));
+      } else if (m.is_array()) {
+        if (m.size() != 2) m.fail("expected a pair of tokens");
+        merges.emplace_back(m.at(0).string(), m.at(1).string());
+      } else {
+        m.fail("expected \"left right\" or [left, right], found " + m.kind());
+      }
+    }
+    BpeModelOptions options;
+    options.unknown_token = model.optional_string("unk_token");
+    options.continuing_subword_prefix =
+        model.optional_string("continuing_subword_prefix").value_or("");
+    options.end_of_word_suffix = model.optional_string("end_of_word_suffix").value_or("");
+    options.fuse_unknown = model.boolean_or("fuse_unk", false);
+    options.byte_fallback = model.boolean_or("byte_fallback", false);
+    options.ignore_merges = model.boolean_or("ignore_merges", false);
+    if (const auto d = model.find("dropout")) {
+      options.dropout = d->number();
+      if (*options.dropout != 0.0)
+        d->fail(
+            "BPE-dropout makes HF's encode random; tokenlab reads only files without it "
+            "(sample with a trained model instead)");
+    }
+    p.model = make_bpe_model(p.tokens, merges, options, file + ": " + model.path());
+  } else if (type == "WordPiece") {
+    model.only_members(
+        {"type", "vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"});
+    read_vocab_object(model.member("vocab"), *table, file);
+    const auto max_chars = model.find("max_input_chars_per_word");
+    p.model = make_wordpiece_model(
+        p.tokens, model.optional_string("unk_token").value_or("[UNK]"),
+        model.optional_string("continuing_subword_prefix").value_or("##"),
+        max_chars ? max_chars->unsigned_integer() : 100, file + ": " + model.path());
+  } else if (type == "WordLevel") {
+    model.only_members({"type", "vocab", "unk_token"});
+    read_vocab_object(model.member("vocab"), *table, file);
+    p.model = make_word_level_model(p.tokens, std::string(model.member("unk_token").string()),
+                                    file + ": " + model.path());
+  } else if (type == "Unigram") {
+    model.only_members({"type", "vocab", "unk_id", "byte_fallback"});
+    const Value vocab = model.member("vocab");
+    std::vector<double> scores(vocab.size());
+    table->reserve(vocab.size());
+    for (std::size_t i = 0; i < vocab.size(); ++i) {
+      const Value entry = vocab.at(i);
+      if (entry.size() != 2) entry.fail("expected [token, score]");
+      const double score = entry.at(1).number();  // checks that it is a number
+      scores[i] = vocab.size() == score_digits.size() ? detail::serde_json_parse(score_digits[i])
+                                                      : detail::as_serde_json_reads(score);
+      table->insert(static_cast<TokenId>(i), std::string(entry.at(0).string()),
+                    file + ": " + entry.path());
+    }
+    std::optional<TokenId> unknown;
+    if (const auto u = model.find("unk_id")) {
+      const auto id = u->unsigned_integer();
+      if (id >= vocab.size()) u->fail("unk_id " + std::to_string(id) + " is not in the vocabulary");
+      unknown = static_cast<TokenId>(id);
+    }
+    p.model = make_unigram_model(p.tokens, std::move(scores), unknown,
+                                 model.boolean_or("byte_fallback", false));
+  } else {
+    (type_value ? *type_value : model)
+        .fail("tokenlab does not implement the model \"" + type + "\"");
+  }
+}
+
+}  // namespace tokenlab::hf_detail
