@@ -27,26 +27,6 @@ std::string find_language_file(const fs::path& dir, const std::string& iso1,
   return {};
 }
 
-// RFC 4180 fields: quoted when they hold commas or quotes (notes do).
-std::vector<std::string> csv_cells(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      cells.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  return cells;
-}
-
 using Row = std::map<std::string, std::string>;
 
 std::map<std::string, Row> compare_rows(const std::string& corpus, const TempDir& dir,

@@ -12,27 +12,6 @@ using namespace tokenlab::test;
 
 namespace {
 
-// The cells of one CSV line; a quoted cell (a note with commas) is one cell, with
-// its doubled quotes read as one.
-std::vector<std::string> csv_cells(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      cells.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  return cells;
-}
-
 // The cells of the CSV row whose first cell is label.
 std::vector<std::string> csv_row(const std::string& csv, const std::string& label) {
   for (const auto& line : split_lines(csv)) {
