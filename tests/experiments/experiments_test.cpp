@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/skip.hpp"
+#include "experiments_support.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
@@ -19,15 +20,10 @@ using namespace tokenlab;
 
 namespace {
 
-const std::string kData = TOKENLAB_TEST_DATA_DIR "/experiments";
+const std::string& kData = tokenlab::test::kExperimentsData;
 
 const PluginRegistry& registry() {
-  static PluginRegistry* r = [] {
-    auto* reg = new PluginRegistry();
-    reg->load_search_path({TOKENLAB_TEST_PLUGIN_DIR});
-    return reg;
-  }();
-  return *r;
+  return tokenlab::test::experiments_registry();
 }
 
 const CompareRow& row_of(const CompareResult& r, const std::string& algorithm,

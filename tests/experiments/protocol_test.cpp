@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/temp_files.hpp"
+#include "experiments_support.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
@@ -20,15 +21,10 @@ using tokenlab::test::write_bytes;
 
 namespace {
 
-const std::string kData = TOKENLAB_TEST_DATA_DIR "/experiments";
+const std::string& kData = tokenlab::test::kExperimentsData;
 
 const PluginRegistry& registry() {
-  static PluginRegistry* r = [] {
-    auto* reg = new PluginRegistry();
-    reg->load_search_path({TOKENLAB_TEST_PLUGIN_DIR});
-    return reg;
-  }();
-  return *r;
+  return tokenlab::test::experiments_registry();
 }
 
 // A whole-text tokenizer whose token count is easy to compute by hand: one
