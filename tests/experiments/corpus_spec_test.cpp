@@ -18,6 +18,13 @@ void touch(const std::filesystem::path& path) {
   std::ofstream(path) << "In the beginning\n";
 }
 
+// The entries as the command line writes them ("LANG=FILE" or "FILE").
+std::vector<tokenlab::CorpusEntry> entries(std::initializer_list<std::string> texts) {
+  std::vector<tokenlab::CorpusEntry> out;
+  for (const auto& text : texts) out.push_back(tokenlab::parse_corpus_entry(text));
+  return out;
+}
+
 std::string error_of(const CorpusSpec& spec) {
   CompareOptions options;
   try {
@@ -30,9 +37,16 @@ std::string error_of(const CorpusSpec& spec) {
 
 }  // namespace
 
+TEST_CASE("corpora: LANG=FILE is a label only when LANG holds no '/'", "[corpus_spec]") {
+  CHECK(tokenlab::parse_corpus_entry("hi=hi.txt") == tokenlab::CorpusEntry{"hi", "hi.txt"});
+  CHECK(tokenlab::parse_corpus_entry("dir/x=y.txt") == tokenlab::CorpusEntry{"", "dir/x=y.txt"});
+  CHECK(tokenlab::parse_corpus_entry("=y.txt") == tokenlab::CorpusEntry{"", "=y.txt"});
+  CHECK(tokenlab::parse_corpus_entry("a.txt") == tokenlab::CorpusEntry{"", "a.txt"});
+}
+
 TEST_CASE("corpora: unlabelled files make one corpus", "[corpus_spec]") {
   CompareOptions options;
-  resolve_corpora({.corpus = {"a.txt", "b.txt"}}, options);
+  resolve_corpora({.corpus = entries({"a.txt", "b.txt"})}, options);
   CHECK(options.corpus_files == std::vector<std::string>{"a.txt", "b.txt"});
   CHECK(options.languages.empty());
   CHECK_FALSE(options.aligned);
@@ -40,10 +54,10 @@ TEST_CASE("corpora: unlabelled files make one corpus", "[corpus_spec]") {
 
 TEST_CASE("corpora: LANG=FILE entries group by language in first-seen order", "[corpus_spec]") {
   // "dir/x=y.txt" is a path with '=' in it, not a label: mixing is refused.
-  CHECK(error_of({.corpus = {"hi=hi1.txt", "dir/x=y.txt"}}) ==
+  CHECK(error_of({.corpus = entries({"hi=hi1.txt", "dir/x=y.txt"})}) ==
         "label every corpus with LANG=FILE, or none");
   CompareOptions two;
-  resolve_corpora({.corpus = {"hi=hi1.txt", "en=en.txt", "hi=hi2.txt"}}, two);
+  resolve_corpora({.corpus = entries({"hi=hi1.txt", "en=en.txt", "hi=hi2.txt"})}, two);
   REQUIRE(two.languages.size() == 2);
   CHECK(two.languages[0].language == "hi");
   CHECK(two.languages[0].files == std::vector<std::string>{"hi1.txt", "hi2.txt"});
@@ -53,7 +67,7 @@ TEST_CASE("corpora: LANG=FILE entries group by language in first-seen order", "[
 
 TEST_CASE("corpora: one labelled language is an unlabelled corpus", "[corpus_spec]") {
   CompareOptions options;
-  resolve_corpora({.corpus = {"en=a.txt", "en=b.txt"}}, options);
+  resolve_corpora({.corpus = entries({"en=a.txt", "en=b.txt"})}, options);
   CHECK(options.languages.empty());
   CHECK(options.corpus_files == std::vector<std::string>{"a.txt", "b.txt"});
 }
@@ -84,7 +98,7 @@ TEST_CASE("corpora: a parallel directory gives its LANG.txt files, sorted, align
     CHECK(error_of({.parallel_dir = d, .languages = {"en"}}) ==
           d + ": needs at least two LANG.txt files");
     CHECK(error_of({.parallel_dir = d + "/nowhere"}) == d + "/nowhere: not a directory");
-    CHECK(error_of({.corpus = {"a.txt"}, .parallel_dir = d}) ==
+    CHECK(error_of({.corpus = entries({"a.txt"}), .parallel_dir = d}) ==
           "give a corpus or a parallel directory, not both");
   }
 }

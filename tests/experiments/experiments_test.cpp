@@ -39,8 +39,8 @@ CompareOptions parallel_fixture() {
   o.languages = {{"en", {kData + "/parallel/en.txt"}}, {"de", {kData + "/parallel/de.txt"}}};
   o.aligned = true;
   o.held_out = 0.3;
-  o.vocab_size = 120;
-  o.threads = 2;
+  o.training.vocab_size = 120;
+  o.training.threads = 2;
   o.algorithms = {"character", "word"};
   return o;
 }
@@ -214,7 +214,7 @@ TEST_CASE("Per-language training gives each language its own tokenizer", "[exper
   CompareOptions o = parallel_fixture();
   o.per_language = true;
   o.algorithms = {"word"};
-  o.vocab_size = 100000;  // every training word fits: vocabulary = own words + <unk>
+  o.training.vocab_size = 100000;  // every training word fits: vocabulary = own words + <unk>
   const CompareResult r = run_compare(registry(), o);
   REQUIRE(r.rows.size() == 2);
   CHECK(row_of(r, "word", "en").metrics.vocabulary_size == r.languages[0].distinct_words + 1);
@@ -258,7 +258,7 @@ TEST_CASE("A sweep repeats the comparison at each size and reports unreachable s
   CompareOptions o;
   o.corpus_files = {kData + "/parallel/en.txt"};
   o.held_out = 0.2;
-  o.threads = 1;
+  o.training.threads = 1;
   o.algorithms = {"character", "word"};
   const SweepResult sweep = run_sweep(registry(), o, {20, 60, 5000});
   REQUIRE(sweep.runs.size() == 3);
@@ -285,8 +285,8 @@ TEST_CASE("Jointly trained on English and Hindi, the Devanagari text costs more 
   CompareOptions o;
   o.languages = {{"en", {(dir / "en.txt").string()}}, {"hi", {(dir / "hi.txt").string()}}};
   o.aligned = true;
-  o.vocab_size = 4000;
-  o.threads = 2;
+  o.training.vocab_size = 4000;
+  o.training.threads = 2;
   o.algorithms = {"character", "word"};
   if (registry().has("bpe")) o.algorithms.push_back("bpe");
   const CompareResult r = run_compare(registry(), o);

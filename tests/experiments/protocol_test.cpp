@@ -71,7 +71,7 @@ CompareOptions aligned_evaluation(const TempDir& dir, EvaluationUnit unit) {
   o.evaluate_only = true;
   o.pretrained.push_back({"triplets", "test", std::make_shared<ByteTriplets>()});
   o.protocol.unit = unit;
-  o.threads = 1;
+  o.training.threads = 1;
   return o;
 }
 
@@ -171,8 +171,8 @@ TEST_CASE("A trained model gets the same tokens whatever the unit", "[experiment
   CompareOptions o;
   o.languages = {{"en", {kData + "/parallel/en.txt"}}, {"de", {kData + "/parallel/de.txt"}}};
   o.aligned = true;
-  o.vocab_size = 120;
-  o.threads = 2;
+  o.training.vocab_size = 120;
+  o.training.threads = 2;
   o.algorithms = {"bpe"};
   std::vector<std::uint64_t> tokens;
   for (const auto unit : {EvaluationUnit::word, EvaluationUnit::line, EvaluationUnit::document}) {
@@ -204,8 +204,8 @@ TEST_CASE("NSL divides by the baseline row, and an unknown baseline is an error"
   o.languages = {{"en", {kData + "/parallel/en.txt"}}, {"de", {kData + "/parallel/de.txt"}}};
   o.aligned = true;
   o.held_out = 0.3;
-  o.vocab_size = 120;
-  o.threads = 2;
+  o.training.vocab_size = 120;
+  o.training.threads = 2;
   o.algorithms = {"character", "bpe"};
   o.baseline = "character";
   const auto r = run_compare(registry(), o);
@@ -230,7 +230,7 @@ TEST_CASE("Bootstrap intervals are paired, bracket the estimate and ignore the t
   o.languages = {{"en", {kData + "/parallel/en.txt"}}, {"de", {kData + "/parallel/de.txt"}}};
   o.aligned = true;
   o.evaluate_every_line = true;
-  o.vocab_size = 150;
+  o.training.vocab_size = 150;
   o.algorithms = {"character", "bpe"};
   o.training_counts = [] {
     WordCounts counts;
@@ -239,9 +239,9 @@ TEST_CASE("Bootstrap intervals are paired, bracket the estimate and ignore the t
   }();
   o.baseline = "character";
   o.bootstrap_samples = 500;
-  o.threads = 1;
+  o.training.threads = 1;
   const auto one = run_compare(registry(), o);
-  o.threads = 4;
+  o.training.threads = 4;
   const auto four = run_compare(registry(), o);
   for (const auto& row : one.rows) {
     const auto& other = row_of(four.rows, row.algorithm, row.language);
@@ -262,7 +262,7 @@ TEST_CASE("Bootstrap intervals are paired, bracket the estimate and ignore the t
   CHECK(base.premium_difference_interval->low == 0.0);
   CHECK(base.premium_difference_interval->high == 0.0);
   // Another seed draws other lines.
-  o.seed = 7;
+  o.training.seed = 7;
   const auto reseeded = run_compare(registry(), o);
   CHECK(row_of(reseeded.rows, "bpe", "de").premium_interval->low !=
         row_of(one.rows, "bpe", "de").premium_interval->low);

@@ -42,8 +42,8 @@ CompareResult fixture_result() {
   o.languages = {{"en", {kData + "/parallel/en.txt"}}, {"de", {kData + "/parallel/de.txt"}}};
   o.aligned = true;
   o.held_out = 0.3;
-  o.vocab_size = 120;
-  o.threads = 1;
+  o.training.vocab_size = 120;
+  o.training.threads = 1;
   o.algorithms = {"character", "word"};
   return run_compare(registry, o);
 }
@@ -198,7 +198,7 @@ fs::path sweep_reports(const std::string& name) {
   CompareOptions o;
   o.corpus_files = {kData + "/parallel/en.txt"};
   o.held_out = 0.2;
-  o.threads = 1;
+  o.training.threads = 1;
   o.algorithms = {"character", "word"};
   const SweepResult sweep = run_sweep(registry, o, {20, 40, 80});
   const fs::path dir = fresh_dir(name);

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "any_model.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/lines.hpp"
 #include "tokenlab/parallel.hpp"

@@ -6,45 +6,15 @@
 #include <thread>
 
 #include "cli.hpp"
+#include "tokenlab/app/option_tables.hpp"
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
 
 namespace tokenlab::cli {
 
-void PipelineOptions::add_to(po::options_description& desc) {
-  desc.add_options()("normalization", po::value(&normalization)->default_value(normalization),
-                     "nfc | nfkc | none | bert (BERT's text cleaning, as HF's BertNormalizer)")(
-      "lowercase", po::bool_switch(&lowercase), "lowercase after normalization")(
-      "pre-tokenizer", po::value(&pre_tokenizer)->default_value(pre_tokenizer),
-      "unicode (whitespace, punctuation, script and digit boundaries) | whitespace | icu-words | "
-      "bert | gpt2 | cl100k (= llama3) | qwen2 | o200k (GPT-style regexes; pieces keep their "
-      "spaces)")("marker", po::value(&marker)->default_value(marker),
-                 "boundary marker U+2581 as prefix | suffix | none; space: the regex "
-                 "pre-tokenizers' own spaces; auto: space for them, else prefix")(
-      "invalid-utf8", po::value(&invalid_utf8)->default_value(invalid_utf8),
-      "what to do with invalid UTF-8: error | replace | skip")(
-      "threads",
-      ranged(&threads, 0U, kMaxThreadsOption)->default_value(threads)->notifier([this](unsigned n) {
-        threads = capped_threads(n);
-      }),
-      "worker threads (0 = all cores; at most 4 per core are used)");
-}
-
-NormalizerOptions PipelineOptions::normalizer() const {
-  NormalizerOptions o = NormalizerOptions::parse(normalization);
-  o.lowercase = o.lowercase || lowercase;
-  // The regex pre-tokenizers' pieces carry the text's own white space.
-  o.keep_whitespace = o.keep_whitespace || is_regex_kind(pre_tokenizer_options().kind);
-  return o;
-}
-
-PreTokenizerOptions PipelineOptions::pre_tokenizer_options() const {
-  return PreTokenizerOptions::parse(pre_tokenizer + "/" + marker);
-}
-
-InvalidUtf8Policy PipelineOptions::invalid_utf8_policy() const {
-  return parse_invalid_utf8_policy(invalid_utf8);
+void add_pipeline_options(po::options_description& desc, PipelineOptions& pipeline) {
+  app::add_options(desc, app::pipeline_table(), pipeline);
 }
 
 void load_plugins(PluginRegistry& registry, const std::vector<std::string>& plugin_dirs) {
@@ -156,15 +126,6 @@ void check_not_an_input(const std::string& output, const std::vector<std::string
   check_output_is_not_input(output, paths);
 }
 
-unsigned capped_threads(unsigned requested) {
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const unsigned cap = 4 * cores;
-  if (requested <= cap) return requested;
-  std::cerr << "note: --threads " << requested << " capped at " << cap << " (4 per core, " << cores
-            << " cores)\n";
-  return cap;
-}
-
 Progress::Progress() : enabled_(::isatty(STDERR_FILENO) == 1) {}
 Progress::~Progress() {
   done();
@@ -179,19 +140,6 @@ void Progress::update(const std::string& message) {
 void Progress::done() {
   if (enabled_ && dirty_) std::cerr << "\r\033[K" << std::flush;
   dirty_ = false;
-}
-
-std::string PipelineOptions::counts_settings() const {
-  return counts_settings_text(normalizer(), pre_tokenizer_options());
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 }  // namespace tokenlab::cli

@@ -112,10 +112,7 @@ std::string now_utc() {
 CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in) {
   CompareOptions o = in;
   {  // what every training will be told, checked before any counting
-    TrainOptions check;
-    check.vocab_size = o.vocab_size;
-    check.character_coverage = o.character_coverage;
-    validate(check);
+    validate(o.training);
   }
   if (o.languages.empty()) {
     if (o.corpus_files.empty()) throw Error("no corpus files given");
@@ -240,7 +237,7 @@ Prepared prepare(const CompareOptions& options, const ProgressFn& progress) {
       }
     };
     CountOptions count;
-    count.threads = options.threads;
+    count.threads = options.training.threads;
     if (options.aligned) {
       // Parallel text is split by line number, so every language holds out the
       // same segments. count_words decides per line on worker threads, where line
@@ -355,7 +352,7 @@ LineTokens evaluate_segmenter(const Segmenter& segmenter, const CompareOptions& 
                               const PreparedLanguage& lang, CompareRow& row,
                               std::vector<SampleSegmentation>& samples, std::mutex& samples_mutex,
                               MetricsAccumulator* pooled) {
-  const unsigned threads = resolve_threads(options.threads);
+  const unsigned threads = resolve_threads(options.training.threads);
   const std::size_t vocab = segmenter.vocabulary().size();
   // One accumulator per thread over a contiguous range of lines: the metrics are
   // integer sums, so the result does not depend on how the lines were divided.
@@ -453,7 +450,7 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     CompareRow row;
     row.algorithm = task.algorithm;
     row.language = prepared.languages[l].summary.language;
-    row.requested_vocab_size = options.vocab_size;
+    row.requested_vocab_size = options.training.vocab_size;
     rows.push_back(row);
   }
   out.line_tokens.resize(rows.size());
@@ -461,12 +458,7 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     const std::string version = registry.info(task.algorithm).version;
     for (auto& row : rows) row.plugin_version = version;
     auto segmenter = registry.create(task.algorithm);
-    TrainOptions train_options;
-    train_options.vocab_size = options.vocab_size;
-    train_options.threads = options.threads;
-    train_options.seed = options.seed;
-    train_options.min_frequency = options.min_frequency;
-    train_options.character_coverage = options.character_coverage;
+    TrainOptions train_options = options.training;
     if (auto it = options.plugin_options.find(task.algorithm); it != options.plugin_options.end())
       train_options.extra = it->second;
     struct NoteObserver : TrainingObserver {
@@ -482,9 +474,9 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     const long peak = can_measure ? read_status_kib("VmHWM") : -1;
     const std::size_t vocab = segmenter->vocabulary().size();
     std::string note;
-    if (vocab < options.vocab_size)
+    if (vocab < options.training.vocab_size)
       note = "the corpus supports only " + std::to_string(vocab) + " of " +
-             std::to_string(options.vocab_size) + " entries";
+             std::to_string(options.training.vocab_size) + " entries";
 
     std::optional<MetricsAccumulator> pooled;
     if (pools(options, prepared))
@@ -568,7 +560,7 @@ LabelEvaluation evaluate_pretrained(const CompareOptions& options, const Prepare
                                     std::vector<SampleSegmentation>& samples) {
   LabelEvaluation out;
   const TextEncoder& encoder = *entry.encoder;
-  const unsigned threads = resolve_threads(options.threads);
+  const unsigned threads = resolve_threads(options.training.threads);
   const EvaluationUnit unit = options.protocol.unit;
   const std::vector<TokenId> byte_pieces = encoder.byte_fallback_ids();
   std::optional<MetricsAccumulator> pooled;
@@ -697,14 +689,14 @@ void add_bootstrap_intervals(CompareResult& result, const std::vector<LineTokens
   if (members.empty() || replicates == 0) return;
   // sums[i][b]: row i's tokens over replicate b's lines.
   std::vector<std::vector<double>> sums(rows.size(), std::vector<double>(replicates, 0.0));
-  parallel_for(replicates, resolve_threads(options.threads), [&](std::size_t b) {
+  parallel_for(replicates, resolve_threads(options.training.threads), [&](std::size_t b) {
     std::map<std::size_t, std::vector<std::uint32_t>> weights;  // by line count
     for (const std::size_t i : members) {
       const std::size_t n = line_tokens[i].size();
       auto [it, fresh] = weights.try_emplace(n);
       if (fresh) {
         it->second.assign(n, 0);
-        std::mt19937_64 engine(options.seed ^ (0x9E3779B97F4A7C15ull * (b + 1)) ^
+        std::mt19937_64 engine(options.training.seed ^ (0x9E3779B97F4A7C15ull * (b + 1)) ^
                                (0xC2B2AE3D27D4EB4Full * n));
         for (std::size_t k = 0; k < n; ++k) ++it->second[engine() % n];
       }
@@ -781,7 +773,7 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
                    (options.per_language
                         ? " (" + prepared.languages[tasks[i].language].summary.language + ")"
                         : "") +
-                   " at " + std::to_string(options.vocab_size),
+                   " at " + std::to_string(options.training.vocab_size),
                static_cast<double>(finished) / static_cast<double>(tasks.size()));
     }
     evaluations[i] = train_and_evaluate(registry, options, prepared, tasks[i], measure_memory,
@@ -916,7 +908,7 @@ SweepResult run_sweep(const PluginRegistry& registry, const CompareOptions& opti
   sweep.vocab_sizes = vocab_sizes;
   for (const std::size_t size : vocab_sizes) {
     CompareOptions at = resolved;
-    at.vocab_size = size;
+    at.training.vocab_size = size;
     sweep.runs.push_back(evaluate_all(registry, at, prepared, progress));
   }
   if (progress) progress("done", 1.0);

@@ -84,9 +84,9 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
   m.emplace_back("distinct training words", std::to_string(result.distinct_words));
   if (!result.training_note.empty()) m.emplace_back("words left out", result.training_note);
   m.emplace_back("counting seconds", fixed(result.count_seconds, 2));
-  m.emplace_back("vocab size requested", std::to_string(o.vocab_size));
-  m.emplace_back("character coverage", fixed(o.character_coverage, 6));
-  m.emplace_back("min frequency", std::to_string(o.min_frequency));
+  m.emplace_back("vocab size requested", std::to_string(o.training.vocab_size));
+  m.emplace_back("character coverage", fixed(o.training.character_coverage, 6));
+  m.emplace_back("min frequency", std::to_string(o.training.min_frequency));
   if (o.training_counts)
     m.emplace_back("held-out fraction", "every line of the corpus (training from counts)");
   else
@@ -105,13 +105,13 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
     m.emplace_back("bootstrap", std::to_string(o.bootstrap_samples) +
                                     " paired resamples of the evaluation lines, 95% percentile "
                                     "intervals, seed " +
-                                    std::to_string(o.seed));
+                                    std::to_string(o.training.seed));
   if (!result.bootstrap_note.empty()) m.emplace_back("bootstrap note", result.bootstrap_note);
   m.emplace_back("normalizer", o.normalizer.to_string());
   m.emplace_back("pre-tokenizer", o.pre_tokenizer.to_string());
-  m.emplace_back("threads", std::to_string(resolve_threads(o.threads)));
+  m.emplace_back("threads", std::to_string(resolve_threads(o.training.threads)));
   m.emplace_back("jobs", std::to_string(o.jobs));
-  m.emplace_back("seed", std::to_string(o.seed));
+  m.emplace_back("seed", std::to_string(o.training.seed));
   for (const auto& [algorithm, extra] : o.plugin_options)
     for (const auto& [key, value] : extra) m.emplace_back("option " + algorithm, key + "=" + value);
   std::vector<std::string> seen;

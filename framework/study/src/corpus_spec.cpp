@@ -35,18 +35,14 @@ void resolve_parallel(const CorpusSpec& spec, CompareOptions& options) {
 
 void resolve_files(const CorpusSpec& spec, CompareOptions& options) {
   for (const auto& entry : spec.corpus) {
-    const auto eq = entry.find('=');
-    const bool labelled =
-        eq != std::string::npos && eq > 0 && entry.substr(0, eq).find('/') == std::string::npos;
-    if (!labelled) {
-      options.corpus_files.push_back(entry);
+    if (entry.language.empty()) {
+      options.corpus_files.push_back(entry.file);
       continue;
     }
-    const std::string language = entry.substr(0, eq);
     auto it = std::find_if(options.languages.begin(), options.languages.end(),
-                           [&](const LanguageCorpus& l) { return l.language == language; });
-    if (it == options.languages.end()) it = options.languages.insert(it, {language, {}});
-    it->files.push_back(entry.substr(eq + 1));
+                           [&](const LanguageCorpus& l) { return l.language == entry.language; });
+    if (it == options.languages.end()) it = options.languages.insert(it, {entry.language, {}});
+    it->files.push_back(entry.file);
   }
   if (!options.languages.empty() && !options.corpus_files.empty())
     throw Error("label every corpus with LANG=FILE, or none");
@@ -57,6 +53,14 @@ void resolve_files(const CorpusSpec& spec, CompareOptions& options) {
 }
 
 }  // namespace
+
+CorpusEntry parse_corpus_entry(const std::string& text) {
+  const auto eq = text.find('=');
+  const bool labelled =
+      eq != std::string::npos && eq > 0 && text.substr(0, eq).find('/') == std::string::npos;
+  if (!labelled) return {"", text};
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
 
 void resolve_corpora(const CorpusSpec& spec, CompareOptions& options) {
   if (!spec.parallel_dir.empty()) {

@@ -6,12 +6,13 @@
 
 #include "cli.hpp"
 #include "commands/report_dir.hpp"
+#include "tokenlab/app/option_tables.hpp"
+#include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
-#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
@@ -39,22 +40,16 @@ void print_notes(const CompareResult& result) {
 }  // namespace
 
 int cmd_compare(const std::vector<std::string>& args) {
-  ExperimentArgs experiment;
+  app::CompareRequest experiment;
   po::options_description desc("options");
-  desc.add_options()(
-      "vocab-size,v",
-      ranged(&experiment.options.vocab_size, std::size_t{1}, kMaxVocabSize)->default_value(8000),
-      "vocabulary size");
-  experiment.add_to(desc);
+  app::add_options(desc, app::compare_table(), experiment);
   po::variables_map vm;
   if (!parse("compare", "[--corpus FILE... | --corpus LANG=FILE... | --parallel DIR] [options]",
              desc, {}, args, vm))
     return kExitOk;
-  experiment.resolve();
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
-  experiment.check_plugin_options(registry);
-  experiment.load_tokenizers(registry);
+  app::resolve_experiment(experiment, registry, app::note_to_stderr);
   Progress progress;
   const CompareResult result =
       run_compare(registry, experiment.options,

@@ -10,6 +10,8 @@
 #include "cli.hpp"
 #include "commands/input_lists.hpp"
 #include "count_mpi.hpp"
+#include "tokenlab/app/option_tables.hpp"
+#include "tokenlab/app/workflows.hpp"
 #include "tokenlab/corpus.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
@@ -17,7 +19,6 @@
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/spilling_counter.hpp"
 #include "tokenlab/word_counts.hpp"
-#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
@@ -25,7 +26,7 @@ namespace {
 
 WordCounts count_corpus(const std::vector<std::string>& files, const PipelineOptions& pipeline) {
   Progress progress;
-  WordCounts counts = count_corpus_files(files, pipeline, [&](std::uint64_t bytes) {
+  WordCounts counts = app::count_corpus_files(files, pipeline, [&](std::uint64_t bytes) {
     progress.update("counting: " + std::to_string(bytes >> 20) + " MiB");
   });
   progress.done();
@@ -121,15 +122,16 @@ CountSummary count_in_memory(const std::vector<std::string>& corpus,
 }  // namespace
 
 int cmd_count(const std::vector<std::string>& args) {
-  std::vector<std::string> corpus;
+  app::CountRequest request;
+  std::vector<std::string>& corpus = request.corpus;
+  PipelineOptions& pipeline = request.pipeline;
   std::vector<std::string> merge;
   std::string output;
   std::string max_memory;
   std::string spill_dir;
-  PipelineOptions pipeline;
   po::options_description desc("options");
-  desc.add_options()("corpus", po::value(&corpus)->multitoken(),
-                     "corpus files (.gz, .xz, - for stdin)")(
+  app::add_options(desc, app::count_table(), request);
+  desc.add_options()(
       "merge", po::value(&merge)->multitoken(),
       "instead of a corpus: counts files to merge (shards counted on other machines)")(
       "output,o", po::value(&output)->required(),
@@ -139,7 +141,6 @@ int cmd_count(const std::vector<std::string>& args) {
       "sorted runs to temporary files; the output is the same")(
       "spill-dir", po::value(&spill_dir),
       "with --max-memory: where the (unnamed) spill files go (default $TMPDIR, else /tmp)");
-  pipeline.add_to(desc);
   po::positional_options_description positional;
   positional.add("corpus", -1);
   po::variables_map vm;
@@ -148,6 +149,7 @@ int cmd_count(const std::vector<std::string>& args) {
              "[options]",
              desc, positional, args, vm))
     return kExitOk;
+  pipeline.resolve();
   if (corpus.empty() == merge.empty()) throw UsageError("give exactly one of --corpus and --merge");
   if (!spill_dir.empty() && max_memory.empty()) throw UsageError("--spill-dir needs --max-memory");
   check_output_path(output);

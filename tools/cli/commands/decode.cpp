@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "any_model.hpp"
 #include "cli.hpp"
 #include "commands/line_source.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/text_encoder.hpp"

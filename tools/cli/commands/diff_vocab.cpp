@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "any_model.hpp"
 #include "cli.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/line_reader.hpp"
 #include "tokenlab/plugin_registry.hpp"

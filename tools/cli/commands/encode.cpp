@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "any_model.hpp"
 #include "cli.hpp"
 #include "commands/line_source.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/segmenter.hpp"

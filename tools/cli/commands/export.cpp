@@ -9,8 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "any_model.hpp"
 #include "cli.hpp"
+#include "tokenlab/app/any_model.hpp"
+#include "tokenlab/app/option_tables.hpp"
+#include "tokenlab/app/workflows.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/line_reader.hpp"
 #include "tokenlab/model_file.hpp"
@@ -20,7 +22,6 @@
 #include "tokenlab/tokenizer.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
-#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
@@ -92,29 +93,18 @@ int export_pretrained(const std::string& model, const std::string& format,
 }  // namespace
 
 int cmd_export(const std::vector<std::string>& args) {
-  std::string format;
   std::string model;
   std::string output;
   std::string verify;
-  bool approximate = false;
-  bool dropout = false;
   std::vector<std::string> plugin_dirs;
+  app::ExportRequest request;
   po::options_description desc("options");
-  desc.add_options()("format", po::value(&format)->required(),
-                     "tokenizer.json (Hugging Face tokenizers), tiktoken (a rank file), "
-                     "tiktoken-json (npm tiktoken's encoder JSON), sentencepiece (a .model "
-                     "ModelProto) or vocab.txt (BERT, WordPiece)")(
-      "model,m", po::value(&model)->required(), "model file")(
+  app::add_options(desc, app::export_table(), request);
+  desc.add_options()("model,m", po::value(&model)->required(), "model file")(
       "output,o", po::value(&output)->required(), "file to write (- for stdout)")(
       "verify", po::value(&verify),
       "TEXT: read the written file back and compare its ids with the model's on every line")(
-      "approximate", po::bool_switch(&approximate),
-      "write a BPE as tiktoken or sentencepiece even where their merge rule may encode some "
-      "text differently; --verify TEXT then counts the lines")(
-      "dropout", po::bool_switch(&dropout),
-      "tokenizer.json: write the BPE model's default dropout, so that HF samples a "
-      "segmentation on every encode (for training data)")("plugin-dir", po::value(&plugin_dirs),
-                                                          "extra plugin directory (repeatable)");
+      "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("export",
              "--format tokenizer.json|tiktoken|tiktoken-json|sentencepiece|vocab.txt -m MODEL "
@@ -122,7 +112,10 @@ int cmd_export(const std::vector<std::string>& args) {
              "[--verify TEXT]",
              desc, {}, args, vm))
     return kExitOk;
-  check_export_arguments(format, !verify.empty(), dropout);
+  request.check(!verify.empty());
+  const std::string& format = request.format;
+  const bool approximate = request.approximate;
+  const bool dropout = request.dropout;
   PluginRegistry registry;
   load_plugins(registry, plugin_dirs);
   check_output_path(output);
@@ -140,8 +133,8 @@ int cmd_export(const std::vector<std::string>& args) {
     return export_pretrained(model, format, output);
   }
   const Tokenizer& tokenizer = *loaded.trained;
-  const ExportedModel exported =
-      export_tokenizer(tokenizer, format, approximate, dropout, output, note_to_stderr);
+  const app::ExportedModel exported =
+      app::export_tokenizer(tokenizer, request, output, app::note_to_stderr);
   // Verified before it is written: a file that fails --verify (exit 1) must not
   // be left behind looking like a good export.
   if (!verify.empty()) {

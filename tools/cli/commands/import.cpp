@@ -8,8 +8,8 @@
 #include <system_error>
 #include <vector>
 
-#include "any_model.hpp"
 #include "cli.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_file.hpp"
 #include "tokenlab/normalizer.hpp"

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "any_model.hpp"
 #include "cli.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/pretrained/added_tokens.hpp"

@@ -7,11 +7,11 @@
 #include <iostream>
 #include <thread>
 
-#include "any_model.hpp"
 #include "cli.hpp"
 #include "lab/lab_api.hpp"
 #include "lab/lab_catalog.hpp"
 #include "lab/lab_server.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/corpus.hpp"
 #include "tokenlab/counting.hpp"
@@ -123,7 +123,7 @@ void run_lab_sweep(const PluginRegistry& registry, const std::string& corpus,
     options.corpus_files = {corpus};
     for (const char* a : {"bpe", "wordpiece", "unigram", "word"})
       if (registry.has(a)) options.algorithms.emplace_back(a);
-    options.threads = threads;
+    options.training.threads = threads;
     options.sample_lines = 0;
     const SweepResult sweep =
         run_sweep(registry, options, sizes, [&](const std::string& stage, double f) {

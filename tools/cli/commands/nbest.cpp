@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "any_model.hpp"
 #include "cli.hpp"
 #include "commands/marker_display.hpp"
+#include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/pre_tokenizer.hpp"

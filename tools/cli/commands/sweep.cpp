@@ -6,32 +6,27 @@
 
 #include "cli.hpp"
 #include "commands/report_dir.hpp"
+#include "tokenlab/app/option_tables.hpp"
+#include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
-#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
 int cmd_sweep(const std::vector<std::string>& args) {
-  ExperimentArgs experiment;
-  std::string sizes_text;
+  app::SweepRequest experiment;
   po::options_description desc("options");
-  desc.add_options()("vocab-sizes",
-                     po::value(&sizes_text)->default_value("500,1000,2000,4000,8000,16000,32000"),
-                     "comma-separated vocabulary sizes");
-  experiment.add_to(desc);
+  app::add_options(desc, app::sweep_table(), experiment);
   po::variables_map vm;
   if (!parse("sweep", "[--vocab-sizes 500,1000,...] [--corpus ...] [options]", desc, {}, args, vm))
     return kExitOk;
-  const std::vector<std::size_t> sizes = parse_vocab_sizes(sizes_text);
-  experiment.resolve();
+  const std::vector<std::size_t>& sizes = experiment.vocab_sizes;
   PluginRegistry registry;
   load_plugins(registry, experiment.plugin_dirs);
-  experiment.check_plugin_options(registry);
-  experiment.load_tokenizers(registry);
+  app::resolve_experiment(experiment, registry, app::note_to_stderr);
   Progress progress;
   const SweepResult sweep =
       run_sweep(registry, experiment.options, sizes,

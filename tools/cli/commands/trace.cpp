@@ -168,7 +168,7 @@ struct TraceArgs {
         "comma-separated special tokens (default none, as in textbooks; the unknown token may "
         "still be added)")("plugin-dir", po::value(&plugin_dirs),
                            "extra plugin directory (repeatable)");
-    pipeline.add_to(desc);
+    add_pipeline_options(desc, pipeline);
   }
 
   [[nodiscard]] WordCounts counts(const PreTokenizerOptions& pre) const {
@@ -210,6 +210,7 @@ int cmd_trace(const std::vector<std::string>& args) {
              "ALGORITHM (--words 'w:n ...' | --corpus FILE...) (--merges N | --vocab-size N)", desc,
              positional, args, vm))
     return kExitOk;
+  trace.pipeline.resolve();
   if (trace.words.empty() == trace.corpus.empty())
     throw UsageError("give exactly one of --words and --corpus");
   if ((trace.merges == 0) == (trace.vocab_size == 0))

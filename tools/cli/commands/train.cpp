@@ -10,20 +10,21 @@
 
 #include "cli.hpp"
 #include "commands/input_lists.hpp"
+#include "tokenlab/app/option_tables.hpp"
+#include "tokenlab/app/workflows.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/tokenizer.hpp"
 #include "tokenlab/training_observer.hpp"
 #include "tokenlab/word_counts.hpp"
-#include "workflows.hpp"
 
 namespace tokenlab::cli {
 
 int cmd_train(const std::vector<std::string>& args) {
-  TrainArgs train;
+  app::TrainRequest train;
   std::string output;
   po::options_description desc("options");
-  train.add_to(desc);
+  app::add_options(desc, app::train_table(), train);
   desc.add_options()("output,o", po::value(&output)->required(),
                      "model file to write (- for stdout when it is not a terminal)");
   po::variables_map vm;
@@ -31,23 +32,22 @@ int cmd_train(const std::vector<std::string>& args) {
              "--algorithm NAME --vocab-size N (--corpus FILE... | --counts COUNTS.tsv) -o MODEL",
              desc, {}, args, vm))
     return kExitOk;
-  train.finish(vm);
   if (train.corpus.empty() == train.counts_files.empty())
     throw UsageError("give exactly one of --corpus and --counts");
   check_binary_output_path(output);
   check_not_an_input(output, concat(train.corpus, train.counts_files));
   PluginRegistry registry;
   load_plugins(registry, train.plugin_dirs);
-  std::shared_ptr<Segmenter> segmenter = prepare_training(registry, train);
+  std::shared_ptr<Segmenter> segmenter = app::prepare_training(registry, train);
   WordCounts counts;
   {
     Progress progress;
-    counts = training_counts(
+    counts = app::training_counts(
         train,
         [&](std::uint64_t bytes) {
           progress.update("counting: " + std::to_string(bytes >> 20) + " MiB");
         },
-        note_to_stderr);
+        app::note_to_stderr);
   }
   struct Observer : TrainingObserver {
     Progress progress;
@@ -61,7 +61,8 @@ int cmd_train(const std::vector<std::string>& args) {
     }
   } observer;
   const auto start = std::chrono::steady_clock::now();
-  const Tokenizer tokenizer = train_tokenizer(segmenter, train, counts, &observer, note_to_stderr);
+  const Tokenizer tokenizer =
+      app::train_tokenizer(segmenter, train, counts, &observer, app::note_to_stderr);
   observer.progress.done();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,14 +1,14 @@
 // tokenlab._tokenlab: the Python module over the C++ library (pybind11).
 //
-// The Python package (tools/python/tokenlab/__init__.py) turns keyword
-// arguments into the CLI's option list and calls the functions here, which
-// parse it with the CLI's own option descriptions (tools/cli/workflows.hpp)
-// and run the library in-process: the same arguments, defaults and messages as
-// the CLI. Long work (training, counting, encode_batch, compare) runs with the
-// GIL released; progress callbacks take it back, run the Python callback and
-// check for Ctrl-C, which stops the work by an exception through the plugin
-// (a tokenlab::Error, whose type every module knows) and is raised in Python
-// as the KeyboardInterrupt it was.
+// The Python package (tools/python/tokenlab/__init__.py) passes its keyword
+// arguments here as a dict; keywords.hpp converts them into the application
+// layer's typed requests (framework/app), whose option tables also give the
+// package its signatures, and the requests run through the same workflows as
+// the CLI's: the same options, defaults, ranges and checks. Long work (training, counting,
+// encode_batch, compare) runs with the GIL released; progress callbacks take it back, run the
+// Python callback and check for Ctrl-C, which stops the work by an exception through the plugin (a
+// tokenlab::Error, whose type every module knows) and is raised in Python as the KeyboardInterrupt
+// it was.
 #include <dlfcn.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -30,8 +30,10 @@
 #include <thread>
 #include <vector>
 
-#include "any_model.hpp"
-#include "cli.hpp"
+#include "keywords.hpp"
+#include "tokenlab/app/any_model.hpp"
+#include "tokenlab/app/option_tables.hpp"
+#include "tokenlab/app/workflows.hpp"
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
@@ -46,12 +48,11 @@
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
 #include "tokenlab/word_counts.hpp"
-#include "workflows.hpp"
 
 namespace py = pybind11;
-namespace po = boost::program_options;
 using namespace tokenlab;
-using namespace tokenlab::cli;
+using namespace tokenlab::app;
+using tokenlab::python::apply_keywords;
 
 namespace {
 
@@ -257,15 +258,6 @@ const PluginRegistry& registry_for(const std::vector<std::string>& dirs) {
   return *slot;
 }
 
-// ---------------------------------------------------------------- arguments
-
-// Parses the option list the Python layer built with the CLI's description.
-void parse_options(po::options_description& desc, const std::vector<std::string>& args,
-                   po::variables_map& vm) {
-  po::store(po::command_line_parser(args).options(desc).run(), vm);
-  po::notify(vm);
-}
-
 // ---------------------------------------------------------------- word counts
 
 using CountsPtr = std::shared_ptr<WordCounts>;
@@ -292,14 +284,12 @@ py::list most_common(const WordCounts& counts, std::optional<std::size_t> n) {
   return out;
 }
 
-CountsPtr count(const std::vector<std::string>& args, const py::object& callback) {
-  std::vector<std::string> corpus;
-  PipelineOptions pipeline;
-  po::options_description desc("options");
-  desc.add_options()("corpus", po::value(&corpus)->multitoken(), "corpus files");
-  pipeline.add_to(desc);
-  po::variables_map vm;
-  parse_options(desc, args, vm);
+CountsPtr count(const py::dict& arguments, const py::object& callback) {
+  CountRequest request;
+  apply_keywords(count_table(), request, arguments);
+  request.pipeline.resolve();
+  const auto& corpus = request.corpus;
+  const auto& pipeline = request.pipeline;
   if (corpus.empty()) throw UsageError("give the corpus to count");
   PythonProgress progress(callback);
   return progress.run([&] {
@@ -709,34 +699,32 @@ TokenizerPtr load(const std::string& path, const std::string& format,
   return t;
 }
 
-TokenizerPtr train(const std::vector<std::string>& args, const CountsPtr& given,
-                   const py::object& callback) {
-  TrainArgs train;
-  po::options_description desc("options");
-  train.add_to(desc);
-  po::variables_map vm;
-  parse_options(desc, args, vm);
-  train.finish(vm);
+// counts=WordCounts: the table declares counts files; a table in memory is
+// taken here.
+python::KeywordHook counts_object(std::shared_ptr<const WordCounts>& given) {
+  return [&given](const std::string& keyword, py::handle value) {
+    if (keyword != "counts" || !py::isinstance<WordCounts>(value)) return false;
+    given = value.cast<CountsPtr>();
+    return true;
+  };
+}
+
+TokenizerPtr train(const py::dict& arguments, const py::object& callback) {
+  TrainRequest train;
+  apply_keywords(train_table(), train, arguments, counts_object(train.given_counts));
   const PluginRegistry& registry = registry_for(train.plugin_dirs);
-  std::shared_ptr<Segmenter> segmenter = prepare_training(registry, train, given != nullptr);
+  std::shared_ptr<Segmenter> segmenter = prepare_training(registry, train);
   std::vector<std::string> notes;
   const NoteFn note = [&](const std::string& n) { notes.push_back(n); };
   PythonProgress progress(callback);
   PythonObserver observer(progress);
   auto tokenizer = progress.run([&] {
-    WordCounts counts;
-    if (given) {
-      counts = *given;
-      if (counts.empty()) throw Error("the counts hold no words");
-      check_counts_settings(counts, "the counts", train.pipeline, note);
-    } else {
-      counts = training_counts(
-          train,
-          [&](std::uint64_t bytes) {
-            progress.report("counting: " + std::to_string(bytes >> 20) + " MiB", std::nullopt);
-          },
-          note);
-    }
+    WordCounts counts = training_counts(
+        train,
+        [&](std::uint64_t bytes) {
+          progress.report("counting: " + std::to_string(bytes >> 20) + " MiB", std::nullopt);
+        },
+        note);
     progress.report("training " + train.algorithm, 0.0, false);
     return std::make_shared<const Tokenizer>(
         train_tokenizer(segmenter, train, counts, &observer, note));
@@ -751,16 +739,17 @@ TokenizerPtr train(const std::vector<std::string>& args, const CountsPtr& given,
 }
 
 std::vector<std::string> export_model(const PyTokenizer& t, const std::string& path,
-                                      const std::string& format, bool approximate, bool dropout) {
-  check_export_arguments(format, false, dropout);
+                                      const py::dict& arguments) {
+  ExportRequest request;
+  apply_keywords(export_table(), request, arguments);
+  request.check(false);
   if (!t.model.trained)
     throw Error("export writes models tokenlab trained; this is a '" + t.model.kind +
                 "' file already");
-  check_output_path(path);
+  check_writable(path);
   std::vector<std::string> notes;
-  const ExportedModel exported =
-      export_tokenizer(*t.model.trained, format, approximate, dropout, path,
-                       [&](const std::string& n) { notes.push_back(n); });
+  const ExportedModel exported = export_tokenizer(
+      *t.model.trained, request, path, [&](const std::string& n) { notes.push_back(n); });
   write_file_atomically(path, [&](std::ostream& out) { out << exported.written; });
   return notes;
 }
@@ -842,39 +831,23 @@ struct PySweepResult {
   std::shared_ptr<const SweepResult> sweep;
 };
 
-// compare and sweep: the CLI's ExperimentArgs over the option list; notes (the
-// default corpus) are printed on sys.stderr.
-template <class Run>
-auto run_experiment(const std::vector<std::string>& args, const py::object& callback,
-                    std::string* sizes_text, Run&& run) {
-  ExperimentArgs experiment;
-  po::options_description desc("options");
-  if (sizes_text != nullptr)
-    desc.add_options()("vocab-sizes",
-                       po::value(sizes_text)->default_value("500,1000,2000,4000,8000,16000,32000"),
-                       "comma-separated vocabulary sizes");
-  else
-    desc.add_options()(
-        "vocab-size,v",
-        ranged(&experiment.options.vocab_size, std::size_t{1}, kMaxVocabSize)->default_value(8000),
-        "vocabulary size");
-  experiment.add_to(desc);
-  po::variables_map vm;
-  parse_options(desc, args, vm);
-  std::vector<std::size_t> sizes;
-  if (sizes_text != nullptr) sizes = parse_vocab_sizes(*sizes_text);
+// compare and sweep: the request from keyword arguments, resolved as the
+// CLI resolves it; notes (the default corpus) are printed on sys.stderr.
+template <class Request, class Run>
+auto run_experiment(const app::OptionTable<Request>& table, const py::dict& arguments,
+                    const py::object& callback, Run&& run) {
+  Request experiment;
+  apply_keywords(table, experiment, arguments, counts_object(experiment.given_counts));
+  const PluginRegistry& registry = registry_for(experiment.plugin_dirs);
   std::vector<std::string> notes;
-  experiment.resolve([&](const std::string& n) { notes.push_back(n); });
+  resolve_experiment(experiment, registry, [&](const std::string& n) { notes.push_back(n); });
   for (const auto& n : notes)
     py::print(text(n), py::arg("file") = py::module_::import("sys").attr("stderr"));
-  const PluginRegistry& registry = registry_for(experiment.plugin_dirs);
-  experiment.check_plugin_options(registry);
-  experiment.load_tokenizers(registry);
   PythonProgress progress(callback);
   const ProgressFn report = [&](const std::string& stage, double fraction) {
     progress.report(stage, fraction);
   };
-  auto result = progress.run([&] { return run(registry, experiment.options, sizes, report); });
+  auto result = progress.run([&] { return run(registry, experiment, report); });
   if (!experiment.report_dir.empty()) result.write(experiment.report_dir);
   return result;
 }
@@ -892,23 +865,22 @@ struct SweepRun {
   }
 };
 
-PyCompareResult compare(const std::vector<std::string>& args, const py::object& callback) {
-  return run_experiment(args, callback, nullptr,
-                        [](const PluginRegistry& registry, const CompareOptions& options,
-                           const std::vector<std::size_t>&, const ProgressFn& report) {
+PyCompareResult compare(const py::dict& arguments, const py::object& callback) {
+  return run_experiment(compare_table(), arguments, callback,
+                        [](const PluginRegistry& registry, const CompareRequest& request,
+                           const ProgressFn& report) {
                           return CompareRun{{std::make_shared<const CompareResult>(
-                              run_compare(registry, options, report))}};
+                              run_compare(registry, request.options, report))}};
                         })
       .value;
 }
 
-PySweepResult sweep(const std::vector<std::string>& args, const py::object& callback) {
-  std::string sizes_text;
-  return run_experiment(args, callback, &sizes_text,
-                        [](const PluginRegistry& registry, const CompareOptions& options,
-                           const std::vector<std::size_t>& sizes, const ProgressFn& report) {
+PySweepResult sweep(const py::dict& arguments, const py::object& callback) {
+  return run_experiment(sweep_table(), arguments, callback,
+                        [](const PluginRegistry& registry, const SweepRequest& request,
+                           const ProgressFn& report) {
                           return SweepRun{{std::make_shared<const SweepResult>(
-                              run_sweep(registry, options, sizes, report))}};
+                              run_sweep(registry, request.options, request.vocab_sizes, report))}};
                         })
       .value;
 }
@@ -941,9 +913,9 @@ PYBIND11_MODULE(_tokenlab, m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const python::KeywordTypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const UsageError& e) {
-      PyErr_SetString(g_input_error, e.what());
-    } catch (const po::error& e) {
       PyErr_SetString(g_input_error, e.what());
     } catch (const Error& e) {
       PyErr_SetString(is_file_problem(e.what()) ? g_file_error : g_input_error, e.what());
@@ -1014,7 +986,7 @@ PYBIND11_MODULE(_tokenlab, m) {
       .def(
           "save",
           [](const WordCounts& c, const std::filesystem::path& path) {
-            check_output_path(path.string());
+            check_writable(path);
             c.save_tsv(path);
           },
           py::arg("path"), "Writes the counts TSV of 'tokenlab count' (atomically).")
@@ -1040,7 +1012,7 @@ PYBIND11_MODULE(_tokenlab, m) {
         return "<tokenlab.WordCounts: " + std::to_string(c.size()) + " distinct words, " +
                std::to_string(c.total()) + " occurrences>";
       });
-  m.def("count", &count, py::arg("args"), py::arg("progress"));
+  m.def("count", &count, py::arg("arguments"), py::arg("progress"));
 
   // ---- tokenizers
   py::class_<PyTokenizer, TokenizerPtr>(
@@ -1120,15 +1092,19 @@ PYBIND11_MODULE(_tokenlab, m) {
               throw Error("save writes models tokenlab trained; this '" + t.model.kind +
                           "' tokenizer is its own file already ('tokenlab import' makes a .tkl "
                           "of it)");
-            check_binary_output_path(path.string());
+            check_writable(path);
             t.model.trained->save(path);
           },
           py::arg("path"), "Saves a model tokenlab trained as a .tkl file (written atomically).")
       .def(
           "export",
-          [](const PyTokenizer& t, const std::filesystem::path& path, const std::string& format,
-             bool approximate, bool dropout) {
-            for (const auto& n : export_model(t, path.string(), format, approximate, dropout))
+          [](const PyTokenizer& t, const std::filesystem::path& path, const py::object& format,
+             const py::object& approximate, const py::object& dropout) {
+            py::dict arguments;
+            arguments["format"] = format;
+            arguments["approximate"] = approximate;
+            arguments["dropout"] = dropout;
+            for (const auto& n : export_model(t, path.string(), arguments))
               py::print(text(n), py::arg("file") = py::module_::import("sys").attr("stderr"));
           },
           py::arg("path"), py::arg("format"), py::arg("approximate") = false,
@@ -1162,7 +1138,7 @@ PYBIND11_MODULE(_tokenlab, m) {
                std::to_string(t.encoder().vocabulary_size()) + " ids>";
       });
   m.def("load", &load, py::arg("path"), py::arg("format"), py::arg("plugin_dirs"));
-  m.def("train", &train, py::arg("args"), py::arg("counts"), py::arg("progress"));
+  m.def("train", &train, py::arg("arguments"), py::arg("progress"));
 
   // ---- compare and sweep
   py::class_<PyCompareResult>(
@@ -1229,6 +1205,23 @@ PYBIND11_MODULE(_tokenlab, m) {
       .def("__repr__", [](const PySweepResult& r) {
         return "<tokenlab.SweepResult: " + std::to_string(r.sweep->vocab_sizes.size()) + " sizes>";
       });
-  m.def("compare", &compare, py::arg("args"), py::arg("progress"));
-  m.def("sweep", &sweep, py::arg("args"), py::arg("progress"));
+  m.def("compare", &compare, py::arg("arguments"), py::arg("progress"));
+  m.def("sweep", &sweep, py::arg("arguments"), py::arg("progress"));
+
+  // ---- the option tables: what tokenlab/__init__.py makes signatures and docs of
+  m.def(
+      "parameters",
+      [](const std::string& function) {
+        if (function == "count") return python::parameters(count_table());
+        if (function == "train") return python::parameters(train_table());
+        if (function == "compare") return python::parameters(compare_table());
+        if (function == "sweep") return python::parameters(sweep_table());
+        if (function == "export") return python::parameters(export_table());
+        throw py::value_error("no option table for '" + function + "'");
+      },
+      py::arg("function"),
+      "[(keyword, default, required, help), ...]: the options of a function, from the "
+      "application layer's one declaration of each (framework/app/src/option_tables.cpp).");
+  m.def("python_keywords", &python_keywords,
+        "{cli option name: keyword}: how a message naming --held-out is reworded for Python.");
 }

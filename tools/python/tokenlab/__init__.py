@@ -8,10 +8,11 @@ The C++ library behind the ``tokenlab`` command, as a Python module::
     result = tokenlab.compare(corpus="bible.txt", vocab_size=8000)
     result.to_pandas()
 
-Every function takes the arguments of the CLI command of the same name, spelled
-as keywords (``--vocab-size`` is ``vocab_size``), checks them with the CLI's own
-option parser and gives the CLI's messages: an argument left at ``None`` takes
-the CLI's default (docs/defaults.md). Failures raise :class:`Error`: an
+Every function takes the options of the CLI command of the same name, spelled
+as keywords (``--vocab-size`` is ``vocab_size``): both front ends are made from
+one declaration of each option (framework/app), so they share names,
+defaults (docs/defaults.md), ranges and messages. An argument given as
+``None`` keeps its default. Failures raise :class:`Error`: an
 :class:`InputError` (also a ``ValueError``) for bad input, a :class:`FileError`
 (also an ``OSError``) for a file that cannot be read or written.
 
@@ -23,11 +24,11 @@ callable ``progress(stage, fraction)`` gets the events instead; ``fraction`` is
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import sys
-import tempfile
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from . import _tokenlab
 from ._tokenlab import (
@@ -115,14 +116,11 @@ def _progress(progress: Progress, one_bar: bool) -> Any:
     return progress
 
 
-# The keyword that stands for a CLI option where it is not the option's name
-# with '-' spelled '_'.
-_KEYWORD_OF_OPTION = {
-    "tokenizer": "tokenizers",
-    "model": "models",
-    "option": "options",
-    "plugin-dir": "plugin_dirs",
-}
+# The keyword that stands for a CLI option, from the application layer's
+# option tables (framework/app/src/option_tables.cpp): "plugin-dir" is
+# plugin_dirs, "tokenizer" tokenizers, and any other option its name with '-'
+# spelled '_'.
+_KEYWORD_OF_OPTION = _tokenlab.python_keywords()
 _OPTION_NAME = r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)"
 _QUOTED_OPTION = re.compile(r"option '" + _OPTION_NAME + "'")
 _OPTION_IN_MESSAGE = re.compile(r"(?<![\w/.-])" + _OPTION_NAME)
@@ -157,66 +155,71 @@ def _with_progress(progress: Progress, one_bar: bool, run: Callable[[Any], Any])
             callback.close()
 
 
-# ------------------------------------------------------------------ arguments
+# ------------------------------------------------------------------ signatures
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (str, os.PathLike)):
-        return os.fspath(value)
-    return str(value)
+def _signature(
+    function: str,
+    positional: Sequence[str],
+    required: Sequence[str] = (),
+    algorithm_options: bool = False,
+) -> inspect.Signature:
+    """The function's signature from its option table: the keywords, defaults
+    and required arguments every front end shares. ``positional`` may also be
+    given by position, in that order; ``algorithm_options``: any other keyword
+    is an option of the algorithm (train's ``**options``)."""
+    table = {p[0]: p for p in _tokenlab.parameters(function)}
+    empty = inspect.Parameter.empty
+
+    def parameter(keyword: str, kind: Any) -> inspect.Parameter:
+        _, default, is_required, _ = table[keyword]
+        return inspect.Parameter(
+            keyword, kind, default=empty if is_required or keyword in required else default)
+
+    parameters = [parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in positional]
+    for keyword in table:
+        if keyword in positional or (algorithm_options and keyword == "options"):
+            continue
+        parameters.append(parameter(keyword, inspect.Parameter.KEYWORD_ONLY))
+    parameters.append(
+        inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
+    if algorithm_options:
+        parameters.append(inspect.Parameter("options", inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(parameters)
 
 
-def _list(value: Any) -> list:
-    if value is None:
-        return []
-    if isinstance(value, (str, bytes, os.PathLike)) or not isinstance(value, Iterable):
-        return [value]
-    return list(value)
+def _arguments_doc(function: str) -> str:
+    """An "Arguments" section from the option table's help texts."""
+    lines = ["Arguments (the command's options; docs/defaults.md):", ""]
+    for keyword, default, required, help_text in _tokenlab.parameters(function):
+        shown = " (required)" if required else ("" if default is None else f" (default {default!r})")
+        lines.append(f"    {keyword}{shown}: {help_text}")
+    return "\n".join(lines)
 
 
-class _Args:
-    """The CLI's option list, built from keyword arguments."""
+def _command(
+    function: str,
+    doc: str,
+    one_bar: bool,
+    positional: Sequence[str],
+    required: Sequence[str] = (),
+    algorithm_options: bool = False,
+) -> Callable[..., Any]:
+    """tokenlab.<function>: its arguments bound to its signature, passed to the
+    C++ module as a dict that converts each into the request's typed field."""
+    signature = _signature(function, positional, required, algorithm_options)
+    run_in_cpp = getattr(_tokenlab, function)
 
-    def __init__(self) -> None:
-        self.items: list[str] = []
+    def run(*args: Any, **kwargs: Any) -> Any:
+        arguments = dict(signature.bind(*args, **kwargs).arguments)
+        progress = arguments.pop("progress", None)
+        return _with_progress(progress, one_bar, lambda cb: run_in_cpp(arguments, cb))
 
-    def add(self, option: str, value: Any) -> None:
-        """--option=value, or nothing for None; a list gives the option once per item."""
-        if value is None:
-            return
-        for item in _list(value):
-            self.items.append(f"--{option}={_text(item)}")
-
-    def switch(self, option: str, value: Any) -> None:
-        if value:
-            self.items.append(f"--{option}")
-
-    def joined(self, option: str, value: Any) -> None:
-        """--option=a,b for a list (or the string as given)."""
-        if value is None:
-            return
-        if isinstance(value, str):
-            self.add(option, value)
-        else:
-            self.add(option, ",".join(_text(v) for v in value))
-
-    def pipeline(
-        self,
-        threads: Any,
-        normalization: Any,
-        lowercase: Any,
-        pre_tokenizer: Any,
-        marker: Any,
-        invalid_utf8: Any,
-    ) -> None:
-        self.add("threads", threads)
-        self.add("normalization", normalization)
-        self.switch("lowercase", lowercase)
-        self.add("pre-tokenizer", pre_tokenizer)
-        self.add("marker", marker)
-        self.add("invalid-utf8", invalid_utf8)
+    run.__name__ = run.__qualname__ = function
+    run.__module__ = __name__
+    run.__signature__ = signature  # type: ignore[attr-defined]
+    run.__doc__ = inspect.cleandoc(doc) + "\n\n" + _arguments_doc(function)
+    return run
 
 
 # ------------------------------------------------------------------ functions
@@ -233,49 +236,21 @@ def plugins(plugin_dirs: Sequence[PathLike] = ()) -> list[dict]:
     return _tokenlab.plugins([os.fspath(d) for d in plugin_dirs])
 
 
-def count(
-    corpus: Union[PathLike, Sequence[PathLike]],
-    threads: int = 0,
-    normalization: Optional[str] = None,
-    pre_tokenizer: Optional[str] = None,
-    marker: Optional[str] = None,
-    *,
-    lowercase: bool = False,
-    invalid_utf8: Optional[str] = None,
-    progress: Progress = None,
-) -> WordCounts:
+count = _command(
+    "count",
     """Counts the words of a corpus (files, ``.gz``, ``.xz``), as ``tokenlab count``.
 
     Returns a :class:`WordCounts` that records the normalizer and pre-tokenizer,
     so that :func:`train` refuses it for other settings. ``threads=0`` uses
     every core.
-    """
-    args = _Args()
-    args.add("corpus", corpus)
-    args.pipeline(threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8)
-    return _with_progress(progress, False, lambda cb: _tokenlab.count(args.items, cb))
+    """,
+    one_bar=False,
+    positional=("corpus", "threads", "normalization", "pre_tokenizer", "marker"),
+    required=("corpus",),
+)
 
-
-def train(
-    algorithm: str,
-    vocab_size: int,
-    corpus: Union[None, PathLike, Sequence[PathLike]] = None,
-    counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
-    threads: int = 0,
-    *,
-    normalization: Optional[str] = None,
-    lowercase: bool = False,
-    pre_tokenizer: Optional[str] = None,
-    marker: Optional[str] = None,
-    invalid_utf8: Optional[str] = None,
-    min_frequency: Optional[int] = None,
-    character_coverage: Optional[float] = None,
-    seed: Optional[int] = None,
-    special_tokens: Union[None, str, Sequence[str]] = None,
-    plugin_dirs: Sequence[PathLike] = (),
-    progress: Progress = None,
-    **options: Any,
-) -> Tokenizer:
+train = _command(
+    "train",
     """Trains one segmenter and returns its :class:`Tokenizer`, as ``tokenlab train``.
 
     Give exactly one of ``corpus`` (files to count) and ``counts`` (a
@@ -284,26 +259,11 @@ def train(
     key=value``), e.g. ``train("bpe", 8000, corpus=..., units="bytes")``; an
     unknown one raises InputError listing the valid keys. ``special_tokens``:
     a list (``[]`` for none) or the CLI's comma-separated string.
-    """
-    args = _Args()
-    args.add("algorithm", algorithm)
-    args.add("vocab-size", vocab_size)
-    args.add("corpus", corpus)
-    given = None
-    if isinstance(counts, WordCounts):
-        given = counts
-    else:
-        args.add("counts", counts)
-    args.pipeline(threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8)
-    args.add("min-frequency", min_frequency)
-    args.add("character-coverage", character_coverage)
-    args.add("seed", seed)
-    if special_tokens is not None:
-        args.joined("special-tokens", special_tokens)
-    args.add("plugin-dir", list(plugin_dirs))
-    for key, value in options.items():
-        args.add("option", f"{key}={_text(value)}")
-    return _with_progress(progress, False, lambda cb: _tokenlab.train(args.items, given, cb))
+    """,
+    one_bar=False,
+    positional=("algorithm", "vocab_size", "corpus", "counts", "threads"),
+    algorithm_options=True,
+)
 
 
 def load(path: PathLike, format: str = "auto", plugin_dirs: Sequence[PathLike] = ()) -> Tokenizer:
@@ -317,150 +277,8 @@ def load(path: PathLike, format: str = "auto", plugin_dirs: Sequence[PathLike] =
     return _tokenlab.load(os.fspath(path), format, [os.fspath(d) for d in plugin_dirs])
 
 
-def _add_corpora(args: _Args, option: str, corpora: Any) -> None:
-    """Files, or {language: file(s)} as LANG=FILE entries, for --corpus or --eval."""
-    if isinstance(corpora, Mapping):
-        for language, files in corpora.items():
-            for file in _list(files):
-                args.add(option, f"{language}={_text(file)}")
-    else:
-        args.add(option, corpora)
-
-
-def _add_named(args: _Args, option: str, named: Any, wrong_type: str) -> None:
-    """{name: path} as NAME=FILE entries, for --tokenizer or --model."""
-    if named is None:
-        return
-    if not isinstance(named, Mapping):
-        raise TypeError(wrong_type)
-    for name, file in named.items():
-        args.add(option, f"{name}={_text(file)}")
-
-
-def _experiment(
-    args: _Args,
-    corpus: Any,
-    parallel: Any,
-    languages: Any,
-    per_language: bool,
-    reference: Optional[str],
-    algorithms: Any,
-    held_out: Optional[float],
-    d_model: Any,
-    context: Optional[int],
-    jobs: Optional[int],
-    options: Any,
-    seed: Optional[int],
-    min_frequency: Optional[int],
-    character_coverage: Optional[float],
-    report_dir: Optional[PathLike],
-    tokenizers: Optional[Mapping[str, PathLike]],
-    plugin_dirs: Sequence[PathLike],
-    pipeline: tuple,
-    counts: Any = None,
-    temporary: Optional[list] = None,
-    eval: Any = None,  # noqa: A002 (compare --eval's name)
-    eval_parallel: Optional[PathLike] = None,
-    models: Optional[Mapping[str, PathLike]] = None,
-    protocol: tuple = (None, None, False, None, None),
-) -> None:
-    _add_corpora(args, "corpus", corpus)
-    args.add("parallel", parallel)
-    args.joined("languages", languages)
-    args.switch("per-language", per_language)
-    args.add("reference", reference)
-    args.joined("algorithms", algorithms)
-    args.add("held-out", held_out)
-    args.add("d-model", d_model)
-    args.add("context", context)
-    args.add("jobs", jobs)
-    if isinstance(options, Mapping):
-        for algorithm, values in options.items():
-            for key, value in values.items():
-                args.add("option", f"{algorithm}:{key}={_text(value)}")
-    else:
-        args.add("option", options)
-    args.add("seed", seed)
-    args.add("min-frequency", min_frequency)
-    args.add("character-coverage", character_coverage)
-    args.add("report-dir", report_dir)
-    _add_named(args, "tokenizer", tokenizers, "tokenizers must be a dict {name: path}")
-    args.add("plugin-dir", list(plugin_dirs))
-    if isinstance(counts, WordCounts):
-        # The CLI reads counts from files: hand it this table as one, removed
-        # after the run (the caller's finally).
-        handle, path = tempfile.mkstemp(prefix="tokenlab-counts-", suffix=".tsv")
-        os.close(handle)
-        if temporary is not None:
-            temporary.append(path)
-        counts.save(path)
-        counts = path
-    args.add("counts", counts)
-    _add_corpora(args, "eval", eval)
-    args.add("eval-parallel", eval_parallel)
-    _add_named(
-        args,
-        "model",
-        models,
-        "models must be a dict {name: path of a .tkl, or of the tokenizer.json exported from one}",
-    )
-    unit, words, squeeze_spaces, baseline, bootstrap = protocol
-    args.add("unit", unit)
-    args.add("words", words)
-    args.switch("squeeze-spaces", squeeze_spaces)
-    args.add("baseline", baseline)
-    args.add("bootstrap", bootstrap)
-    args.pipeline(*pipeline)
-
-
-def _removing(paths: list, run: Callable[[], Any]) -> Any:
-    try:
-        return run()
-    finally:
-        for path in paths:
-            try:
-                os.remove(path)
-            except OSError:
-                pass
-
-
-def compare(
-    corpus: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,
-    *,
-    vocab_size: Optional[int] = None,
-    parallel: Optional[PathLike] = None,
-    languages: Union[None, str, Sequence[str]] = None,
-    per_language: bool = False,
-    reference: Optional[str] = None,
-    algorithms: Union[None, str, Sequence[str]] = None,
-    held_out: Optional[float] = None,
-    d_model: Union[None, int, Sequence[int]] = None,
-    context: Optional[int] = None,
-    jobs: Optional[int] = None,
-    options: Union[None, Mapping[str, Mapping[str, Any]], Sequence[str]] = None,
-    seed: Optional[int] = None,
-    min_frequency: Optional[int] = None,
-    character_coverage: Optional[float] = None,
-    report_dir: Optional[PathLike] = None,
-    tokenizers: Optional[Mapping[str, PathLike]] = None,
-    counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
-    eval: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,  # noqa: A002
-    eval_parallel: Optional[PathLike] = None,
-    models: Optional[Mapping[str, PathLike]] = None,
-    unit: Optional[str] = None,
-    words: Optional[str] = None,
-    squeeze_spaces: bool = False,
-    baseline: Optional[str] = None,
-    bootstrap: Optional[int] = None,
-    plugin_dirs: Sequence[PathLike] = (),
-    threads: int = 0,
-    normalization: Optional[str] = None,
-    lowercase: bool = False,
-    pre_tokenizer: Optional[str] = None,
-    marker: Optional[str] = None,
-    invalid_utf8: Optional[str] = None,
-    progress: Progress = None,
-) -> CompareResult:
+compare = _command(
+    "compare",
     """Trains every segmenter on one corpus and compares them, as ``tokenlab compare``.
 
     ``corpus``: files (one corpus), or ``{"en": "en.txt", "hi": "hi.txt"}`` for
@@ -483,77 +301,21 @@ def compare(
     ``words`` (``"pretokenizer"`` or ``"whitespace"``: tok/word's words),
     ``squeeze_spaces`` (clean each evaluation line as swiss-ai's loader does).
     ``baseline``: a row label, NSL's denominator; ``bootstrap``: resamples for
-    the intervals (default 1000, 0 for none). With ``report_dir`` the CLI's
-    report files are written there too. Returns a :class:`CompareResult`.
-    """
-    args = _Args()
-    args.add("vocab-size", vocab_size)
-    temporary: list = []
-    _experiment(
-        args, corpus, parallel, languages, per_language, reference, algorithms, held_out,
-        d_model, context, jobs, options, seed, min_frequency, character_coverage, report_dir,
-        tokenizers, plugin_dirs,
-        (threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8),
-        counts, temporary, eval, eval_parallel, models,
-        (unit, words, squeeze_spaces, baseline, bootstrap),
-    )  # fmt: skip
-    return _removing(temporary, lambda: _with_progress(
-        progress, True, lambda cb: _tokenlab.compare(args.items, cb)))
+    the intervals (0 for none). With ``report_dir`` the CLI's report files are
+    written there too. Returns a :class:`CompareResult`.
+    """,
+    one_bar=True,
+    positional=("corpus",),
+)
 
-
-def sweep(
-    corpus: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,
-    *,
-    vocab_sizes: Union[None, str, Sequence[int]] = None,
-    parallel: Optional[PathLike] = None,
-    languages: Union[None, str, Sequence[str]] = None,
-    per_language: bool = False,
-    reference: Optional[str] = None,
-    algorithms: Union[None, str, Sequence[str]] = None,
-    held_out: Optional[float] = None,
-    d_model: Union[None, int, Sequence[int]] = None,
-    context: Optional[int] = None,
-    jobs: Optional[int] = None,
-    options: Union[None, Mapping[str, Mapping[str, Any]], Sequence[str]] = None,
-    seed: Optional[int] = None,
-    min_frequency: Optional[int] = None,
-    character_coverage: Optional[float] = None,
-    report_dir: Optional[PathLike] = None,
-    tokenizers: Optional[Mapping[str, PathLike]] = None,
-    counts: Union[None, WordCounts, PathLike, Sequence[PathLike]] = None,
-    eval: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,  # noqa: A002
-    eval_parallel: Optional[PathLike] = None,
-    models: Optional[Mapping[str, PathLike]] = None,
-    unit: Optional[str] = None,
-    words: Optional[str] = None,
-    squeeze_spaces: bool = False,
-    baseline: Optional[str] = None,
-    bootstrap: Optional[int] = None,
-    plugin_dirs: Sequence[PathLike] = (),
-    threads: int = 0,
-    normalization: Optional[str] = None,
-    lowercase: bool = False,
-    pre_tokenizer: Optional[str] = None,
-    marker: Optional[str] = None,
-    invalid_utf8: Optional[str] = None,
-    progress: Progress = None,
-) -> SweepResult:
+sweep = _command(
+    "sweep",
     """Repeats :func:`compare` over vocabulary sizes, counting once, as ``tokenlab sweep``.
 
-    ``vocab_sizes``: a list of ints (default 500 to 32000, doubling). The other
+    ``vocab_sizes``: a list of ints (or the CLI's "500,1000"). The other
     arguments are :func:`compare`'s. Returns a :class:`SweepResult`, whose
     ``rows`` are sweep.csv's and ``runs`` one :class:`CompareResult` per size.
-    """
-    args = _Args()
-    args.joined("vocab-sizes", vocab_sizes)
-    temporary: list = []
-    _experiment(
-        args, corpus, parallel, languages, per_language, reference, algorithms, held_out,
-        d_model, context, jobs, options, seed, min_frequency, character_coverage, report_dir,
-        tokenizers, plugin_dirs,
-        (threads, normalization, lowercase, pre_tokenizer, marker, invalid_utf8),
-        counts, temporary, eval, eval_parallel, models,
-        (unit, words, squeeze_spaces, baseline, bootstrap),
-    )  # fmt: skip
-    return _removing(temporary, lambda: _with_progress(
-        progress, True, lambda cb: _tokenlab.sweep(args.items, cb)))
+    """,
+    one_bar=True,
+    positional=("corpus",),
+)

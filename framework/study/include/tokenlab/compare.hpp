@@ -34,6 +34,7 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/text_encoder.hpp"
 #include "tokenlab/tokenizer.hpp"
+#include "tokenlab/train_options.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/word_counts.hpp"
 
@@ -78,9 +79,12 @@ struct CompareOptions {
   /// Parity reference; empty = "en" if present, else the first language.
   std::string reference_language;
   std::vector<std::string> algorithms;  // empty = every plugin in the registry
-  std::size_t vocab_size = 8000;
+  /// What every algorithm is trained with: vocab_size, seed, min_frequency and
+  /// character_coverage the same for all (so that they start from the same
+  /// alphabet), threads also used for counting and evaluation. special_tokens
+  /// and extra stay empty: each plugin's own are in plugin_options.
+  TrainOptions training;
   double held_out = 0.1;
-  unsigned threads = 0;
   /// Trainings run at once; peak memory per training is only measured with 1.
   unsigned jobs = 1;
   /// Context window (tokens) for the "what fits" figures.
@@ -89,10 +93,6 @@ struct CompareOptions {
   NormalizerOptions normalizer;
   PreTokenizerOptions pre_tokenizer;
   InvalidUtf8Policy invalid_utf8 = InvalidUtf8Policy::error;
-  std::uint64_t seed = 0;
-  /// The same for every algorithm, so that they start from the same alphabet.
-  std::uint64_t min_frequency = 0;
-  double character_coverage = 0.9995;
   /// Held-out lines per language rendered as token chips in the HTML report.
   std::size_t sample_lines = 3;
   /// Tokenizers evaluated on the same held-out text without training; each line

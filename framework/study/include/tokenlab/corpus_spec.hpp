@@ -3,7 +3,7 @@
 // unlabelled files, LANG=FILE entries, or a directory of line-aligned parallel
 // text, and the bundled default corpus when nothing is named.
 //
-//   CorpusSpec spec{.corpus = {"en=en.txt", "hi=hi.txt"}};
+//   CorpusSpec spec{.corpus = {parse_corpus_entry("en=en.txt"), {"hi", "hi.txt"}}};
 //   resolve_corpora(spec, options);                  // fills options' corpora
 //   if (const auto path = use_default_corpus(options)) ...  // nothing named: the bundled one
 //
@@ -21,10 +21,21 @@
 
 namespace tokenlab {
 
+/// One corpus a user names: a file, or a file labelled with its language.
+struct CorpusEntry {
+  std::string language;  // empty: unlabelled
+  std::string file;
+  bool operator==(const CorpusEntry&) const = default;
+};
+
+/// "LANG=FILE" or "FILE" as the command line writes them. A LANG holds no '/',
+/// so "dir/a=b.txt" is a file.
+TOKENLAB_API CorpusEntry parse_corpus_entry(const std::string& text);
+
 struct CorpusSpec {
-  /// FILE (one unlabelled corpus, possibly several files) or LANG=FILE entries
-  /// (several languages); not both kinds. A LANG holds no '/'.
-  std::vector<std::string> corpus{};
+  /// Unlabelled entries (one corpus, possibly several files) or labelled ones
+  /// (several languages); not both kinds.
+  std::vector<CorpusEntry> corpus{};
   /// A directory of line-aligned LANG.txt files (parallel text: parity); excludes corpus.
   std::string parallel_dir{};
   /// With parallel_dir: the languages to use, in any order (empty: every LANG.txt).

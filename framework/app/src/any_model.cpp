@@ -1,4 +1,4 @@
-#include "any_model.hpp"
+#include "tokenlab/app/any_model.hpp"
 
 #include <algorithm>
 #include <filesystem>
