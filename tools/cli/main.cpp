@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "count_mpi.hpp"
+#include "tokenlab/app/count_mpi.hpp"
 #include "tokenlab/error.hpp"
 
 namespace {

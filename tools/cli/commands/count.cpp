@@ -9,7 +9,7 @@
 
 #include "cli.hpp"
 #include "commands/input_lists.hpp"
-#include "count_mpi.hpp"
+#include "tokenlab/app/count_mpi.hpp"
 #include "tokenlab/app/option_tables.hpp"
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/corpus.hpp"

@@ -73,7 +73,7 @@ void train_built_in(const PluginRegistry& registry, const std::string& corpus,
   std::cerr << "lab: trained " << catalog.all().size() << " segmenters in " << seconds << " s\n";
 }
 
-// Real models' tokenizers that tools/fetch-references left in its cache.
+// Real models' tokenizers that tools/scripts/fetch-references left in its cache.
 std::vector<std::pair<std::string, fs::path>> cached_pretrained() {
   std::vector<std::pair<std::string, fs::path>> found;
   const char* env = std::getenv("TOKENLAB_REFERENCES");

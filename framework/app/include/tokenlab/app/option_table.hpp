@@ -8,8 +8,8 @@
 // strings and both check the same ranges.
 //
 //   OptionTable<TrainRequest> table;
-//   table.add<std::size_t>({.name = "vocab-size", .short_name = 'v', .help = "..."},
-//                          [](TrainRequest& r) -> auto& { return r.train.vocab_size; })
+//   table.add({.name = "vocab-size", .short_name = 'v', .help = "..."},
+//             &TrainRequest::train, &TrainOptions::vocab_size)
 //        .range(1, kMaxVocabSize);
 #pragma once
 
@@ -20,6 +20,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -90,13 +92,35 @@ struct OptionSpec {
   Field<Request> field;
 };
 
+/// The type a member pointer points at: int for int Foo::*.
+template <class MemberPointer>
+struct MemberType;
+template <class Member, class Owner>
+struct MemberType<Member Owner::*> {
+  using type = Member;
+};
+
+/// object.*first.*rest...: the field at the end of a path of member pointers.
+template <class Object, class First, class... Rest>
+auto& follow(Object& object, First first, Rest... rest) {
+  if constexpr (sizeof...(Rest) == 0)
+    return object.*first;
+  else
+    return follow(object.*first, rest...);
+}
+
 template <class Request>
 class OptionTable {
  public:
-  /// Declares an option whose value is field(request).
-  template <class T, class Get>
-  OptionTable& add(OptionInfo info, Get field) {
-    specs_.push_back({std::move(info), FieldOf<Request, T>(std::move(field))});
+  /// Declares an option whose value is request.*path[0].*path[1]...:
+  /// add(info, &TrainRequest::train, &TrainOptions::vocab_size).
+  template <class... Path>
+  OptionTable& add(OptionInfo info, Path... path) {
+    using Last = std::tuple_element_t<sizeof...(Path) - 1, std::tuple<Path...>>;
+    using Value = typename MemberType<Last>::type;
+    specs_.push_back({std::move(info), FieldOf<Request, Value>([path...](Request& r) -> Value& {
+                        return follow(r, path...);
+                      })});
     return *this;
   }
 
@@ -108,16 +132,16 @@ class OptionTable {
   }
 
   /// Declares every option of a part of the request (the pipeline settings
-  /// several requests embed), reached by part(request).
-  template <class Part, class GetPart>
-  OptionTable& include(const OptionTable<Part>& table, GetPart part) {
+  /// several requests embed), the part being request.*part.
+  template <class Part, class Owner>
+  OptionTable& include(const OptionTable<Part>& table, Part Owner::*part) {
     for (const auto& spec : table.specs())
       std::visit(
           [&](const auto& inner) {
             using Value = std::remove_reference_t<decltype(inner(std::declval<Part&>()))>;
             specs_.push_back(
                 {spec.info, FieldOf<Request, Value>(
-                                [inner, part](Request& r) -> Value& { return inner(part(r)); })});
+                                [inner, part](Request& r) -> Value& { return inner(r.*part); })});
           },
           spec.field);
     return *this;

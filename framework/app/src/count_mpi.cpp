@@ -1,4 +1,4 @@
-#include "count_mpi.hpp"
+#include "tokenlab/app/count_mpi.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +11,7 @@
 #include <queue>
 #include <string_view>
 
+#include "tokenlab/atomic_file.hpp"
 #include "tokenlab/error.hpp"
 
 #ifdef TOKENLAB_WITH_MPI
@@ -28,7 +29,7 @@
 #include "tokenlab/word_counts.hpp"
 #endif
 
-namespace tokenlab::cli {
+namespace tokenlab::app {
 
 namespace {
 
@@ -189,7 +190,7 @@ int report(const mpi::communicator& world, const Failure& failure) {
   if (world.rank() == 0)
     std::cerr << "error: " << failure.message << " (rank " << failure.rank << " of " << world.size()
               << ")\n";
-  return kExitFailure;
+  return kRankFailed;
 }
 
 // Sends every rank its share of buffers (one per destination) and adds what this
@@ -396,26 +397,33 @@ int count_across_ranks(const std::vector<std::string>& corpus, const PipelineOpt
   if (rank != 0) {
     send_sorted(world, sorted);
     world.barrier();  // rank 0 has written (or failed and aborted)
-    return kExitOk;
+    return kRankOk;
   }
   try {
-    with_output(output, [&](std::ostream& out) {
+    const auto write = [&](std::ostream& out) {
       write_merged(world, sorted, escaped, pipeline.counts_settings(), out);
-    });
+    };
+    if (output.empty() || output == "-") {
+      write(std::cout);
+      std::cout.flush();
+      if (!std::cout) throw Error("<stdout>: write failed");
+    } else {
+      write_file_atomically(output, write);
+    }
   } catch (const std::exception& e) {
     // The other ranks may be waiting to send: nothing but an abort frees them.
     // The temporary output was removed before the exception reached here.
     std::cerr << "error: " << e.what() << '\n';
-    MPI_Abort(static_cast<MPI_Comm>(world), kExitFailure);
+    MPI_Abort(static_cast<MPI_Comm>(world), kRankFailed);
   }
   world.barrier();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << distinct << " distinct words, " << total << " occurrences, " << ranks << " ranks, "
             << seconds << " s -> " << output << '\n';
-  return kExitOk;
+  return kRankOk;
 }
 
 #endif
 
-}  // namespace tokenlab::cli
+}  // namespace tokenlab::app

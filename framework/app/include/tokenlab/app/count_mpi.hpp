@@ -1,5 +1,5 @@
 // File: count_mpi.hpp
-// tokenlab count across the ranks of an MPI job (docs/scale.md):
+// Counting across the ranks of an MPI job (docs/scale.md):
 //
 //   mpirun -np 8 tokenlab count --corpus big.txt more.txt.xz -o counts.tsv
 //
@@ -22,9 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "tokenlab/app/requests.hpp"
 
-namespace tokenlab::cli {
+namespace tokenlab::app {
+
+/// The exit codes count_across_ranks returns.
+inline constexpr int kRankOk = 0;
+inline constexpr int kRankFailed = 1;
 
 /// Whether an MPI launcher (mpirun, mpiexec, srun) started this process as one
 /// of several ranks. Reads only the environment: callable before MPI starts,
@@ -44,4 +48,4 @@ namespace tokenlab::cli {
 int count_across_ranks(const std::vector<std::string>& corpus, const PipelineOptions& pipeline,
                        const std::string& output);
 
-}  // namespace tokenlab::cli
+}  // namespace tokenlab::app
