@@ -6,7 +6,7 @@ import csv
 import pytest
 
 import tokenlab
-from conftest import DATA, ENGLISH, PARALLEL, UNIGRAM_MODEL, python_error
+from conftest import DATA, ENGLISH, PARALLEL, UNIGRAM_MODEL, python_error, run_cli
 
 TIMING = {"train s", "peak MiB", "enc MB/s"}
 
@@ -228,3 +228,31 @@ def test_protocols_nsl_bootstrap_and_pooled_rows():
     fairness = {(r["segmenter"], r["lang"]): r for r in compared.fairness_rows}
     assert fairness[("unigram", "de")]["premium 95% CI"] != "-"
     assert "vs bpe 95% CI" in fairness[("unigram", "de")]
+
+
+@pytest.mark.parametrize("function", ["count", "train", "compare", "sweep"])
+def test_signatures_are_the_clis_options_with_the_clis_defaults(function):
+    # One declaration of each option (framework/app) makes both: every option the
+    # CLI's --help lists is a keyword here, with the default --help shows.
+    import inspect
+    import re
+
+    parameters = inspect.signature(getattr(tokenlab, function)).parameters
+    help_text = run_cli(function, "--help").stdout
+    options = re.findall(r"--([a-z][a-z0-9-]*)(?: \] | )arg(?: \(=([^)]*)\))?", help_text)
+    switches = re.findall(r"^\s+--([a-z][a-z0-9-]*)\s{2,}", help_text, re.MULTILINE)
+    cli_only = {"output", "merge", "max-memory", "spill-dir", "help"}
+    keywords = tokenlab._KEYWORD_OF_OPTION
+    checked = 0
+    for name, default in options + [(s, "") for s in switches]:
+        if name in cli_only:
+            continue
+        keyword = keywords.get(name, name.replace("-", "_"))
+        assert keyword in parameters or (function == "train" and keyword == "options"), name
+        if default:
+            shown = parameters[keyword].default
+            shown = ",".join(map(str, shown)) if isinstance(shown, list) else str(shown)
+            assert shown == default, (name, shown, default)
+            checked += 1
+    assert checked >= (1 if function == "train" else 5)
+    assert "Arguments" in getattr(tokenlab, function).__doc__

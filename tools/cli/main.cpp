@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   using namespace tokenlab::cli;
   std::ios::sync_with_stdio(false);
   // Under an MPI launcher every rank runs this program; only rank 0 speaks.
-  const bool mpi_ranks = started_as_mpi_ranks();
-  if (mpi_ranks && launcher_rank() != 0) std::cerr.rdbuf(nullptr);
+  const bool mpi_ranks = tokenlab::app::started_as_mpi_ranks();
+  if (mpi_ranks && tokenlab::app::launcher_rank() != 0) std::cerr.rdbuf(nullptr);
   if (argc < 2) {
     usage(std::cerr);
     return kExitUsage;

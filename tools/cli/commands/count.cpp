@@ -154,13 +154,13 @@ int cmd_count(const std::vector<std::string>& args) {
   if (!spill_dir.empty() && max_memory.empty()) throw UsageError("--spill-dir needs --max-memory");
   check_output_path(output);
   check_not_an_input(output, concat(corpus, merge));
-  if (started_as_mpi_ranks()) {
+  if (app::started_as_mpi_ranks()) {
     if (!merge.empty()) throw UsageError("count --merge runs as one process, not across MPI ranks");
     if (!max_memory.empty())
       throw UsageError(
           "--max-memory is for one process: across MPI ranks each rank holds only its share of "
           "the words; use more ranks");
-    return count_across_ranks(corpus, pipeline, output);
+    return app::count_across_ranks(corpus, pipeline, output);
   }
   const auto start = std::chrono::steady_clock::now();
   const CountSummary summary =

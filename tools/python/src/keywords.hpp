@@ -83,8 +83,8 @@ template <class T>
 /// A number from an int, a float or a str (as the CLI parses it), range-checked.
 template <class T>
 T number_of(py::handle value, const OptionInfo& info) {
-  if (py::isinstance<py::bool_>(value))
-    throw KeywordTypeError(argument(info) + " must be a number, not bool");
+  // True is not a count: refused as the CLI refuses "--vocab-size true".
+  if (py::isinstance<py::bool_>(value)) out_of_range<T>(py::str(value), info);
   const T min = app::bound_as<T>(info.min);
   const T max = app::bound_as<T>(info.max);
   if (py::isinstance<py::str>(value)) {
