@@ -150,18 +150,6 @@ void resolve_separate_evaluation(ExperimentRequest& request, const NoteFn& note)
                   options);
 }
 
-void make_report_dir(const std::string& report_dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(report_dir, ec);
-  if (ec || !std::filesystem::is_directory(report_dir))
-    throw Error(report_dir + ": cannot create report directory" +
-                (ec ? ": " + ec.message() : std::string()));
-  // Before any training: an unwritable directory would otherwise fail at the end.
-  if (::access(report_dir.c_str(), W_OK) != 0)
-    throw Error(report_dir + ": report directory is not writable");
-  check_writable(std::filesystem::path(report_dir) / "report.html");
-}
-
 // The report files (CSV, JSON, Markdown, HTML, SVG) must not replace an input.
 void check_inputs_outside_report(const ExperimentRequest& request) {
   const std::string& report_dir = request.report_dir;
@@ -184,6 +172,18 @@ void check_inputs_outside_report(const ExperimentRequest& request) {
 }
 
 }  // namespace
+
+void make_report_dir(const std::string& report_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(report_dir, ec);
+  if (ec || !std::filesystem::is_directory(report_dir))
+    throw Error(report_dir + ": cannot create report directory" +
+                (ec ? ": " + ec.message() : std::string()));
+  // Before any training: an unwritable directory would otherwise fail at the end.
+  if (::access(report_dir.c_str(), W_OK) != 0)
+    throw Error(report_dir + ": report directory is not writable");
+  check_writable(std::filesystem::path(report_dir) / "report.html");
+}
 
 void resolve_experiment(ExperimentRequest& request, const PluginRegistry& registry,
                         const NoteFn& note) {

@@ -146,6 +146,47 @@ void run_lab_sweep(const PluginRegistry& registry, const std::string& corpus,
   }
 }
 
+// The models (-m) and real tokenizers (--tokenizer NAME=FILE) the lab was given.
+std::vector<lab::LabTokenizer> read_given(const LabArgs& lab, const PluginRegistry& registry) {
+  std::vector<lab::LabTokenizer> given;
+  for (const std::string& path : lab.models) {
+    const AnyModel model = load_any_model(path, registry);
+    const std::string name = fs::path(path).stem().string();
+    if (model.trained)
+      given.emplace_back(name, model.trained->segmenter().name(), model.trained);
+    else
+      given.emplace_back(name, model.pretrained);
+  }
+  for (const std::string& spec : lab.tokenizers) {
+    const auto [name, file] = parse_key_value(spec, "tokenizer");
+    given.emplace_back(
+        name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file)));
+  }
+  return given;
+}
+
+// The real tokenizers tools/scripts/fetch-references cached, unless the catalog
+// has one of that name already.
+void add_cached_pretrained(lab::LabCatalog& catalog) {
+  // Read in parallel: Gemma 3's tokenizer.json alone is 33 MB.
+  std::vector<std::pair<std::string, std::future<std::shared_ptr<const PretrainedTokenizer>>>>
+      reading;
+  for (const auto& [name, file] : cached_pretrained()) {
+    if (catalog.find(name)) continue;
+    reading.emplace_back(
+        name, std::async(std::launch::async, [file = file] {
+          return std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file));
+        }));
+  }
+  for (auto& [name, future] : reading) {
+    try {
+      catalog.add(lab::LabTokenizer(name, future.get()));
+    } catch (const std::exception& e) {
+      std::cerr << "lab: skipped the cached tokenizer " << name << ": " << e.what() << '\n';
+    }
+  }
+}
+
 }  // namespace
 
 int cmd_lab(const std::vector<std::string>& args) {
@@ -191,41 +232,10 @@ int cmd_lab(const std::vector<std::string>& args) {
                                  : std::string();
   // The files given are read before any training: a bad one fails at once, not
   // after the built-in segmenters are trained. They are listed after those.
-  std::vector<lab::LabTokenizer> given;
-  for (const std::string& path : lab.models) {
-    const AnyModel model = load_any_model(path, registry);
-    const std::string name = fs::path(path).stem().string();
-    if (model.trained)
-      given.emplace_back(name, model.trained->segmenter().name(), model.trained);
-    else
-      given.emplace_back(name, model.pretrained);
-  }
-  for (const std::string& spec : lab.tokenizers) {
-    const auto [name, file] = parse_key_value(spec, "--tokenizer");
-    given.emplace_back(
-        name, std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file)));
-  }
+  std::vector<lab::LabTokenizer> given = read_given(lab, registry);
   if (lab.models.empty()) train_built_in(registry, corpus, lab.vocab_size, threads, catalog);
   for (auto& tokenizer : given) catalog.add(std::move(tokenizer));
-  if (lab.pretrained) {
-    // Read in parallel: Gemma 3's tokenizer.json alone is 33 MB.
-    std::vector<std::pair<std::string, std::future<std::shared_ptr<const PretrainedTokenizer>>>>
-        reading;
-    for (const auto& [name, file] : cached_pretrained()) {
-      if (catalog.find(name)) continue;
-      reading.emplace_back(
-          name, std::async(std::launch::async, [file = file] {
-            return std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file));
-          }));
-    }
-    for (auto& [name, future] : reading) {
-      try {
-        catalog.add(lab::LabTokenizer(name, future.get()));
-      } catch (const std::exception& e) {
-        std::cerr << "lab: skipped the cached tokenizer " << name << ": " << e.what() << '\n';
-      }
-    }
-  }
+  if (lab.pretrained) add_cached_pretrained(catalog);
 
   lab::SweepState sweep;
   std::atomic<bool> stop_sweep = false;

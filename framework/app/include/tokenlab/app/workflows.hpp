@@ -75,6 +75,10 @@ struct ExportedModel {
 ExportedModel export_tokenizer(const Tokenizer& tokenizer, const ExportRequest& request,
                                const std::string& output, const NoteFn& note);
 
+/// Creates a report directory (and its parents) and checks, before any long
+/// work, that report files can be written there; Error naming it otherwise.
+void make_report_dir(const std::string& report_dir);
+
 /// Turns what the request names into request.options, before any training:
 /// the protocol, the algorithms and their options (checked against registry),
 /// the real tokenizers and earlier models read, the corpora found (the bundled
