@@ -162,7 +162,8 @@ TEST_CASE("The HTML report renders in headless Chromium", "[reports][browser]") 
   std::string chromium;
   for (const char* c : candidates)
     if (fs::exists(c)) chromium = c;
-  if (chromium.empty()) TOKENLAB_SKIP("chromium is not installed (tools/scripts/check installs it)");
+  if (chromium.empty())
+    TOKENLAB_SKIP("chromium is not installed (tools/scripts/check installs it)");
   const fs::path dir = fresh_dir("browser");
   write_compare_reports(dir, fixture_result());
   const fs::path shot = dir / "report.png";

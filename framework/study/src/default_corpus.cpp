@@ -161,7 +161,8 @@ fs::path ensure_default_corpus() {
     throw Error(
         "the default corpus (World English Bible) needs Debian's packages diatheke and "
         "sword-text-web: "
-        "run tools/scripts/demo, or 'sudo apt-get install diatheke sword-text-web', or pass --corpus FILE");
+        "run tools/scripts/demo, or 'sudo apt-get install diatheke sword-text-web', or pass "
+        "--corpus FILE");
   std::istringstream in(raw);
   write_file_atomically(path, [&](std::ostream& out) { clean_diatheke_output(in, out); });
   return path;
