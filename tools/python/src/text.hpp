@@ -25,7 +25,7 @@ inline py::str text(std::string_view bytes) {
 }
 
 // The UTF-8 of a str argument, without a copy (valid while the object lives).
-std::string_view utf8_of(py::handle object, const char* what) {
+inline std::string_view utf8_of(py::handle object, const char* what) {
   if (!PyUnicode_Check(object.ptr()))
     throw py::type_error(std::string(what) + " must be str, not " +
                          std::string(py::str(py::type::handle_of(object).attr("__name__"))));
@@ -39,7 +39,7 @@ std::string_view utf8_of(py::handle object, const char* what) {
 // size, shared instead of making one per token (ints are immutable).
 // The UTF-8 of a non-ASCII str from its characters, without the GIL (the str
 // must be kept alive). False for a surrogate code point, which has no UTF-8.
-bool python_utf8(PyObject* str, std::string& out) {
+inline bool python_utf8(PyObject* str, std::string& out) {
   out.clear();
   const int kind = PyUnicode_KIND(str);
   const void* data = PyUnicode_DATA(str);
