@@ -67,6 +67,212 @@ std::string describe_protocol(const EvaluationProtocol& p) {
          (p.squeeze_spaces ? "; runs of spaces collapsed and lines trimmed" : "");
 }
 
+// Multilingual: the premium column is there, with '-' and premium_note's reason
+// where it cannot be computed, rather than missing without a word.
+bool has_premium(const CompareResult& result) {
+  return result.languages.size() > 1;
+}
+
+bool has_nsl(const CompareResult& result) {
+  return !result.options.baseline.empty();
+}
+
+// ---- the comparison table's columns, left to right --------------------------------
+
+// What the text costs in tokens, and how much of it the vocabulary misses.
+std::vector<ReportColumn> metric_columns(const CompareResult& result) {
+  return {
+      {"vocab", ColumnKind::integer, "vocabulary size reached, special tokens included"},
+      {"tokens", ColumnKind::integer, "tokens produced on the held-out text"},
+      {"tok/word", ColumnKind::real,
+       whitespace_words(result)
+           ? "fertility: tokens per whitespace-separated word (--words whitespace)"
+           : "fertility: tokens per pre-tokenized word (--words pretokenizer)"},
+      {"tok/line", ColumnKind::real, "tokens per non-empty evaluation line"},
+      {"chars/tok", ColumnKind::real, "compression: characters per token"},
+      {"bytes/tok", ColumnKind::real, "UTF-8 bytes per token"},
+      {"split%", ColumnKind::real, "words split into 2+ tokens, percent"},
+      {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
+      {"unk chr%", ColumnKind::real, "characters under unknown tokens / characters, percent"},
+      {"unk word%", ColumnKind::real, "words containing an unknown token / words, percent"},
+      {"byte fb%", ColumnKind::real,
+       "byte-fallback tokens (<0xNN>, standing for characters outside the alphabet) / tokens, "
+       "percent"},
+      {"used%", ColumnKind::real,
+       "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
+      {"renyi", ColumnKind::real,
+       "Renyi efficiency of the token distribution, alpha 2.5 (Zouhar et al. 2023)"},
+  };
+}
+
+// The distribution panel (TokenDistribution), in the files: entropies in bits,
+// efficiencies over log V ("eff") and over log(types seen) ("eff seen").
+std::vector<ReportColumn> distribution_columns() {
+  return {
+      {"shannon bits", ColumnKind::real, "Shannon entropy of the token distribution, bits", false},
+      {"shannon eff", ColumnKind::real, "Shannon entropy / log2 V", false},
+      {"shannon eff seen", ColumnKind::real, "Shannon entropy / log2(types seen)", false},
+      {"renyi2 eff", ColumnKind::real, "Renyi entropy, alpha 2, / log2 V", false},
+      {"renyi2 eff seen", ColumnKind::real, "Renyi entropy, alpha 2, / log2(types seen)", false},
+      {"renyi2.5 eff seen", ColumnKind::real,
+       "Renyi entropy, alpha 2.5, / log2(types seen) (tokenization-scorer's normaliser)", false},
+      {"renyi3 eff", ColumnKind::real, "Renyi entropy, alpha 3, / log2 V", false},
+      {"renyi3 eff seen", ColumnKind::real, "Renyi entropy, alpha 3, / log2(types seen)", false},
+      {"ttr", ColumnKind::real, "type-token ratio: types seen / tokens", false},
+      {"avg rank", ColumnKind::real,
+       "mean rank of the tokens in the text's own frequency order (1 = most frequent)", false},
+      {"uniform bits/byte", ColumnKind::real,
+       "bits per byte under a uniform code over the vocabulary: tokens x log2 V / bytes", false}};
+}
+
+// Each row's tokens against another row's on the same text: the premium
+// against the reference language, the NSL against the baseline.
+void add_ratio_columns(std::vector<ReportColumn>& columns, const CompareResult& result) {
+  if (has_premium(result))
+    columns.push_back({"premium", ColumnKind::real,
+                       "the token premium: tokens / tokens of the reference language on the "
+                       "same aligned segments; '-' on text that is not aligned"});
+  if (has_nsl(result)) {
+    columns.push_back({"nsl", ColumnKind::real,
+                       "normalized sequence length: tokens / tokens of " + result.options.baseline +
+                           " on the same text"});
+    columns.push_back(
+        {"nsl 95% CI", ColumnKind::text, "paired bootstrap interval of nsl over lines", false});
+  }
+}
+
+// What the vocabulary means for a model: the text that fits in its context,
+// and its embedding's size at each --d-model width.
+void add_model_columns(std::vector<ReportColumn>& columns, const CompareResult& result) {
+  const std::string context = std::to_string(result.options.context_tokens / 1000) + "k";
+  columns.push_back({"ctx chars " + context, ColumnKind::integer,
+                     "characters of this text that fit in a context of " +
+                         std::to_string(result.options.context_tokens) + " tokens",
+                     false});
+  columns.push_back({"ctx words " + context, ColumnKind::integer,
+                     "words of this text that fit in a context of " +
+                         std::to_string(result.options.context_tokens) + " tokens"});
+  for (const std::size_t d : result.options.d_models) {
+    const std::string ds = std::to_string(d);
+    columns.push_back({"emb" + ds + " M", ColumnKind::real,
+                       "embedding parameters V x " + ds + " (tied), millions"});
+    columns.push_back({"untied" + ds + " M", ColumnKind::real,
+                       "input + output embeddings 2 x V x " + ds + " (untied), millions", false});
+    columns.push_back({"bf16 " + ds + " MB", ColumnKind::real,
+                       "tied embedding bytes at bf16 (untied: twice this), MB", false});
+  }
+}
+
+// What the run itself cost (these vary from run to run), and the note.
+void add_run_columns(std::vector<ReportColumn>& columns) {
+  columns.push_back({"train s", ColumnKind::real, "training wall time, seconds"});
+  columns.push_back({"peak MiB", ColumnKind::real,
+                     "peak resident memory of the process during this training, shared word "
+                     "counts included (measured with --jobs 1)"});
+  columns.push_back({"enc MB/s", ColumnKind::real, "held-out encoding throughput, all threads"});
+  // The note is long prose: files carry it, the terminal prints it under the table.
+  columns.push_back({"note", ColumnKind::text, "error or remark", false});
+}
+
+std::vector<ReportColumn> comparison_columns(const CompareResult& result) {
+  std::vector<ReportColumn> columns = {
+      {"segmenter", ColumnKind::text,
+       "plugin name, or NAME (pretrained) for a real model's tokenizer given with "
+       "--tokenizer"}};
+  if (result.languages.size() > 1)
+    columns.push_back({"lang", ColumnKind::text, "language of the held-out text"});
+  const std::vector<ReportColumn> metrics = metric_columns(result);
+  columns.insert(columns.end(), metrics.begin(), metrics.end());
+  const std::vector<ReportColumn> distribution = distribution_columns();
+  columns.insert(columns.end(), distribution.begin(), distribution.end());
+  add_ratio_columns(columns, result);
+  add_model_columns(columns, result);
+  add_run_columns(columns);
+  return columns;
+}
+
+// ---- the comparison table's cells, in the columns' order --------------------------
+
+void add_metric_cells(std::vector<std::string>& cells, const CompareResult& result,
+                      const CompareRow& row) {
+  const auto& m = row.metrics;
+  cells.push_back(std::to_string(m.vocabulary_size));
+  cells.push_back(std::to_string(m.tokens));
+  cells.push_back(fixed(tokens_per_word(result, m), 3));
+  cells.push_back(fixed(m.tokens_per_line(), 3));
+  cells.push_back(fixed(m.characters_per_token(), 3));
+  cells.push_back(fixed(m.bytes_per_token(), 3));
+  // A pretrained tokenizer's tokens do not map onto tokenlab's words.
+  cells.push_back(row.pretrained ? "-" : fixed(100 * m.continued_word_rate(), 2));
+  cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
+  cells.push_back(fixed(100 * m.unknown_character_rate(), 3));
+  cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
+  cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
+  cells.push_back(fixed(100 * m.vocabulary_utilization(), 1));
+  cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
+}
+
+void add_distribution_cells(std::vector<std::string>& cells, const TokenDistribution& spread) {
+  cells.push_back(fixed(spread.shannon_bits, 3));
+  cells.push_back(fixed(spread.renyi_vocabulary[0], 4));
+  cells.push_back(fixed(spread.renyi_seen[0], 4));
+  cells.push_back(fixed(spread.renyi_vocabulary[1], 4));
+  cells.push_back(fixed(spread.renyi_seen[1], 4));
+  cells.push_back(fixed(spread.renyi_seen[2], 4));
+  cells.push_back(fixed(spread.renyi_vocabulary[3], 4));
+  cells.push_back(fixed(spread.renyi_seen[3], 4));
+  cells.push_back(fixed(spread.type_token_ratio, 4));
+  cells.push_back(fixed(spread.average_token_rank, 1));
+  cells.push_back(fixed(spread.uniform_bits_per_byte, 3));
+}
+
+void add_ratio_cells(std::vector<std::string>& cells, const CompareResult& result,
+                     const CompareRow& row) {
+  if (has_premium(result)) cells.push_back(row.premium ? fixed(*row.premium, 3) : "-");
+  if (has_nsl(result)) {
+    cells.push_back(row.nsl ? fixed(*row.nsl, 3) : "-");
+    cells.push_back(interval(row.nsl_interval, 3));
+  }
+}
+
+void add_model_cells(std::vector<std::string>& cells, const CompareResult& result,
+                     const SegmentationMetrics& m) {
+  const double ctx = static_cast<double>(result.options.context_tokens);
+  cells.push_back(
+      m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx * m.characters_per_token())) : "-");
+  cells.push_back(m.tokens
+                      ? std::to_string(static_cast<std::uint64_t>(ctx / tokens_per_word(result, m)))
+                      : "-");
+  for (const std::size_t d : result.options.d_models) {
+    const EmbeddingCost cost = embedding_cost(m.vocabulary_size, d);
+    cells.push_back(millions(cost.tied_parameters));
+    cells.push_back(millions(cost.untied_parameters));
+    cells.push_back(fixed(static_cast<double>(cost.tied_bf16_bytes()) / 1e6, 1));
+  }
+}
+
+void add_run_cells(std::vector<std::string>& cells, const CompareRow& row) {
+  cells.push_back(row.pretrained || row.train_seconds < 0 ? "-" : fixed(row.train_seconds, 2));
+  cells.push_back(row.train_peak_mib >= 0 ? fixed(row.train_peak_mib, 1) : "-");
+  cells.push_back(fixed(row.encode_mb_per_second, 1));
+  cells.push_back(row.note);
+}
+
+void add_comparison_row(ReportTable& table, const CompareResult& result, const CompareRow& row) {
+  std::vector<std::string> cells{row.pretrained ? row.algorithm + " (pretrained)" : row.algorithm};
+  if (result.languages.size() > 1) cells.push_back(row.language);
+  if (!row.error.empty()) {
+    add_error_row(table, std::move(cells), row.error);
+    return;
+  }
+  add_metric_cells(cells, result, row);
+  add_distribution_cells(cells, row.metrics.distribution);
+  add_ratio_cells(cells, result, row);
+  add_model_cells(cells, result, row.metrics);
+  add_run_cells(cells, row);
+  table.rows.push_back(std::move(cells));
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResult& result) {
@@ -125,153 +331,10 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
 }
 
 ReportTable comparison_table(const CompareResult& result) {
-  const bool multilingual = result.languages.size() > 1;
-  // Multilingual: the premium column is there, with '-' and premium_note's reason
-  // where it cannot be computed, rather than missing without a word.
-  const bool premium = multilingual;
-  const std::string context = std::to_string(result.options.context_tokens / 1000) + "k";
   ReportTable t;
   t.title = "tokenlab compare";
-  t.columns = {{"segmenter", ColumnKind::text,
-                "plugin name, or NAME (pretrained) for a real model's tokenizer given with "
-                "--tokenizer"}};
-  if (multilingual)
-    t.columns.push_back({"lang", ColumnKind::text, "language of the held-out text"});
-  const std::vector<ReportColumn> metrics = {
-      {"vocab", ColumnKind::integer, "vocabulary size reached, special tokens included"},
-      {"tokens", ColumnKind::integer, "tokens produced on the held-out text"},
-      {"tok/word", ColumnKind::real,
-       whitespace_words(result)
-           ? "fertility: tokens per whitespace-separated word (--words whitespace)"
-           : "fertility: tokens per pre-tokenized word (--words pretokenizer)"},
-      {"tok/line", ColumnKind::real, "tokens per non-empty evaluation line"},
-      {"chars/tok", ColumnKind::real, "compression: characters per token"},
-      {"bytes/tok", ColumnKind::real, "UTF-8 bytes per token"},
-      {"split%", ColumnKind::real, "words split into 2+ tokens, percent"},
-      {"unk tok%", ColumnKind::real, "unknown tokens / tokens, percent"},
-      {"unk chr%", ColumnKind::real, "characters under unknown tokens / characters, percent"},
-      {"unk word%", ColumnKind::real, "words containing an unknown token / words, percent"},
-      {"byte fb%", ColumnKind::real,
-       "byte-fallback tokens (<0xNN>, standing for characters outside the alphabet) / tokens, "
-       "percent"},
-      {"used%", ColumnKind::real,
-       "vocabulary utilization: distinct tokens seen / vocabulary size, percent"},
-      {"renyi", ColumnKind::real,
-       "Renyi efficiency of the token distribution, alpha 2.5 (Zouhar et al. 2023)"},
-  };
-  t.columns.insert(t.columns.end(), metrics.begin(), metrics.end());
-  // The distribution panel (TokenDistribution), in the files: entropies in bits,
-  // efficiencies over log V ("eff") and over log(types seen) ("eff seen").
-  const std::vector<ReportColumn> distribution = {
-      {"shannon bits", ColumnKind::real, "Shannon entropy of the token distribution, bits", false},
-      {"shannon eff", ColumnKind::real, "Shannon entropy / log2 V", false},
-      {"shannon eff seen", ColumnKind::real, "Shannon entropy / log2(types seen)", false},
-      {"renyi2 eff", ColumnKind::real, "Renyi entropy, alpha 2, / log2 V", false},
-      {"renyi2 eff seen", ColumnKind::real, "Renyi entropy, alpha 2, / log2(types seen)", false},
-      {"renyi2.5 eff seen", ColumnKind::real,
-       "Renyi entropy, alpha 2.5, / log2(types seen) (tokenization-scorer's normaliser)", false},
-      {"renyi3 eff", ColumnKind::real, "Renyi entropy, alpha 3, / log2 V", false},
-      {"renyi3 eff seen", ColumnKind::real, "Renyi entropy, alpha 3, / log2(types seen)", false},
-      {"ttr", ColumnKind::real, "type-token ratio: types seen / tokens", false},
-      {"avg rank", ColumnKind::real,
-       "mean rank of the tokens in the text's own frequency order (1 = most frequent)", false},
-      {"uniform bits/byte", ColumnKind::real,
-       "bits per byte under a uniform code over the vocabulary: tokens x log2 V / bytes", false}};
-  t.columns.insert(t.columns.end(), distribution.begin(), distribution.end());
-  if (premium)
-    t.columns.push_back({"premium", ColumnKind::real,
-                         "the token premium: tokens / tokens of the reference language on the "
-                         "same aligned segments; '-' on text that is not aligned"});
-  const bool nsl = !result.options.baseline.empty();
-  if (nsl) {
-    t.columns.push_back({"nsl", ColumnKind::real,
-                         "normalized sequence length: tokens / tokens of " +
-                             result.options.baseline + " on the same text"});
-    t.columns.push_back(
-        {"nsl 95% CI", ColumnKind::text, "paired bootstrap interval of nsl over lines", false});
-  }
-  t.columns.push_back({"ctx chars " + context, ColumnKind::integer,
-                       "characters of this text that fit in a context of " +
-                           std::to_string(result.options.context_tokens) + " tokens",
-                       false});
-  t.columns.push_back({"ctx words " + context, ColumnKind::integer,
-                       "words of this text that fit in a context of " +
-                           std::to_string(result.options.context_tokens) + " tokens"});
-  for (const std::size_t d : result.options.d_models) {
-    const std::string ds = std::to_string(d);
-    t.columns.push_back({"emb" + ds + " M", ColumnKind::real,
-                         "embedding parameters V x " + ds + " (tied), millions"});
-    t.columns.push_back({"untied" + ds + " M", ColumnKind::real,
-                         "input + output embeddings 2 x V x " + ds + " (untied), millions", false});
-    t.columns.push_back({"bf16 " + ds + " MB", ColumnKind::real,
-                         "tied embedding bytes at bf16 (untied: twice this), MB", false});
-  }
-  t.columns.push_back({"train s", ColumnKind::real, "training wall time, seconds"});
-  t.columns.push_back({"peak MiB", ColumnKind::real,
-                       "peak resident memory of the process during this training, shared word "
-                       "counts included (measured with --jobs 1)"});
-  t.columns.push_back({"enc MB/s", ColumnKind::real, "held-out encoding throughput, all threads"});
-  // The note is long prose: files carry it, the terminal prints it under the table.
-  t.columns.push_back({"note", ColumnKind::text, "error or remark", false});
-  for (const auto& row : result.rows) {
-    std::vector<std::string> cells{row.pretrained ? row.algorithm + " (pretrained)"
-                                                  : row.algorithm};
-    if (multilingual) cells.push_back(row.language);
-    if (!row.error.empty()) {
-      add_error_row(t, std::move(cells), row.error);
-      continue;
-    }
-    const auto& m = row.metrics;
-    cells.push_back(std::to_string(m.vocabulary_size));
-    cells.push_back(std::to_string(m.tokens));
-    cells.push_back(fixed(tokens_per_word(result, m), 3));
-    cells.push_back(fixed(m.tokens_per_line(), 3));
-    cells.push_back(fixed(m.characters_per_token(), 3));
-    cells.push_back(fixed(m.bytes_per_token(), 3));
-    // A pretrained tokenizer's tokens do not map onto tokenlab's words.
-    cells.push_back(row.pretrained ? "-" : fixed(100 * m.continued_word_rate(), 2));
-    cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
-    cells.push_back(fixed(100 * m.unknown_character_rate(), 3));
-    cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
-    cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
-    cells.push_back(fixed(100 * m.vocabulary_utilization(), 1));
-    cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
-    const TokenDistribution& spread = m.distribution;
-    cells.push_back(fixed(spread.shannon_bits, 3));
-    cells.push_back(fixed(spread.renyi_vocabulary[0], 4));
-    cells.push_back(fixed(spread.renyi_seen[0], 4));
-    cells.push_back(fixed(spread.renyi_vocabulary[1], 4));
-    cells.push_back(fixed(spread.renyi_seen[1], 4));
-    cells.push_back(fixed(spread.renyi_seen[2], 4));
-    cells.push_back(fixed(spread.renyi_vocabulary[3], 4));
-    cells.push_back(fixed(spread.renyi_seen[3], 4));
-    cells.push_back(fixed(spread.type_token_ratio, 4));
-    cells.push_back(fixed(spread.average_token_rank, 1));
-    cells.push_back(fixed(spread.uniform_bits_per_byte, 3));
-    if (premium) cells.push_back(row.premium ? fixed(*row.premium, 3) : "-");
-    if (nsl) {
-      cells.push_back(row.nsl ? fixed(*row.nsl, 3) : "-");
-      cells.push_back(interval(row.nsl_interval, 3));
-    }
-    const double ctx = static_cast<double>(result.options.context_tokens);
-    cells.push_back(m.tokens
-                        ? std::to_string(static_cast<std::uint64_t>(ctx * m.characters_per_token()))
-                        : "-");
-    cells.push_back(
-        m.tokens ? std::to_string(static_cast<std::uint64_t>(ctx / tokens_per_word(result, m)))
-                 : "-");
-    for (const std::size_t d : result.options.d_models) {
-      const EmbeddingCost cost = embedding_cost(m.vocabulary_size, d);
-      cells.push_back(millions(cost.tied_parameters));
-      cells.push_back(millions(cost.untied_parameters));
-      cells.push_back(fixed(static_cast<double>(cost.tied_bf16_bytes()) / 1e6, 1));
-    }
-    cells.push_back(row.pretrained || row.train_seconds < 0 ? "-" : fixed(row.train_seconds, 2));
-    cells.push_back(row.train_peak_mib >= 0 ? fixed(row.train_peak_mib, 1) : "-");
-    cells.push_back(fixed(row.encode_mb_per_second, 1));
-    cells.push_back(row.note);
-    t.rows.push_back(std::move(cells));
-  }
+  t.columns = comparison_columns(result);
+  for (const auto& row : result.rows) add_comparison_row(t, result, row);
   t.metadata = run_metadata(result);
   return t;
 }

@@ -11,6 +11,153 @@
 namespace tokenlab::sentencepiece_detail {
 namespace {
 
+// ---- n-best: the lattice and the A* search of unigram_model.cc --------------------
+
+// Lattice::Node (sentencepiece's unigram_model.h): a piece over bytes
+// [begin, begin + length), its score, and backtrace, the best score of a path
+// from BOS up to and including it.
+struct LatticeNode {
+  std::uint32_t begin;
+  std::uint32_t length;  // bytes
+  TokenId id;
+  float score;
+  float backtrace = 0.0f;
+};
+
+// Lattice (unigram_model.cc): every node, and the nodes that begin and end at
+// each byte position, as indices into nodes. Node 0 is BOS, eos the last node.
+struct Lattice {
+  std::vector<LatticeNode> nodes;
+  std::vector<std::vector<std::uint32_t>> begins;
+  std::vector<std::vector<std::uint32_t>> ends;
+  std::uint32_t eos = 0;
+
+  [[nodiscard]] std::size_t bytes() const { return begins.size() - 1; }
+  // Lattice::Insert: the node goes into both begin_nodes and end_nodes.
+  void insert(std::size_t begin, std::size_t length, TokenId id, float score) {
+    ends[begin + length].push_back(static_cast<std::uint32_t>(nodes.size()));
+    begins[begin].push_back(static_cast<std::uint32_t>(nodes.size()));
+    nodes.push_back(
+        {static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(length), id, score});
+  }
+};
+
+// BOS and EOS carry no piece.
+constexpr TokenId kBoundary = PretrainedModel::kNoToken;
+
+// Lattice::SetSentence: the lattice of a text of size bytes with only BOS, which
+// ends at 0 and begins nowhere; the pieces are inserted next, and EOS last.
+Lattice lattice_with_bos(std::size_t size) {
+  Lattice lattice;
+  lattice.begins.resize(size + 1);
+  lattice.ends.resize(size + 1);
+  lattice.insert(0, 0, kBoundary, 0.0f);
+  lattice.begins[0].clear();
+  return lattice;
+}
+
+// Lattice::SetSentence's EOS: it begins at the end of the text and ends nowhere.
+void add_eos(Lattice& lattice, std::size_t size) {
+  lattice.eos = static_cast<std::uint32_t>(lattice.nodes.size());
+  lattice.nodes.push_back({static_cast<std::uint32_t>(size), 0, kBoundary, 0.0f});
+  lattice.begins[size].push_back(lattice.eos);
+}
+
+// Lattice::Viterbi's forward pass (unigram_model.cc): each node's best score
+// from BOS, its own included, in float as there. It is the exact heuristic h(x)
+// of the A* search below.
+void fill_backtrace_scores(Lattice& lattice) {
+  auto& nodes = lattice.nodes;
+  for (std::size_t pos = 0; pos < lattice.begins.size(); ++pos) {
+    for (const std::uint32_t r : lattice.begins[pos]) {
+      bool found = false;
+      float best = 0.0f;
+      for (const std::uint32_t l : lattice.ends[pos]) {
+        const float score = nodes[l].backtrace + nodes[r].score;
+        if (!found || score > best) {
+          best = score;
+          found = true;
+        }
+      }
+      nodes[r].backtrace = best;
+    }
+  }
+}
+
+// Lattice::NBest's Hypothesis: a partial path from EOS back to node; gx is the
+// score of its nodes, fx = gx + h(node) its priority.
+struct Hypothesis {
+  std::uint32_t node;
+  std::int32_t next;  // index into the hypotheses, -1 at EOS
+  float fx;
+  float gx;
+};
+
+// Lattice::NBest's HypothesisComparator: the agenda is a std::priority_queue
+// on fx, as there, so that paths of equal score come out in its order.
+struct ByFx {
+  const std::vector<Hypothesis>* hypotheses;
+  bool operator()(std::uint32_t a, std::uint32_t b) const {
+    return (*hypotheses)[a].fx < (*hypotheses)[b].fx;
+  }
+};
+using Agenda = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, ByFx>;
+
+constexpr std::size_t kMaxAgendaSize = 100000;
+constexpr std::size_t kMinAgendaSize = 1000;
+
+// Lattice::NBest, on reaching BOS: the path's pieces, BOS and EOS left out, and
+// its score fx.
+PretrainedModel::Segmentation whole_path(const SpmVocabulary& vocabulary,
+                                         std::string_view normalized, const Lattice& lattice,
+                                         const std::vector<Hypothesis>& hypotheses,
+                                         const Hypothesis& bos) {
+  thread_local std::vector<Segment> segments;
+  segments.clear();
+  for (std::int32_t h = bos.next; hypotheses[static_cast<std::size_t>(h)].next != -1;
+       h = hypotheses[static_cast<std::size_t>(h)].next) {
+    const LatticeNode& n = lattice.nodes[hypotheses[static_cast<std::size_t>(h)].node];
+    segments.push_back({n.begin, n.length, n.id});
+  }
+  PretrainedModel::Segmentation result;
+  result.score = bos.fx;
+  append_ids(vocabulary, normalized, segments, result.ids);
+  return result;
+}
+
+// Lattice::NBest's "expands new node ending at node->pos": one hypothesis for
+// each node that ends where hypothesis top's node begins.
+void expand(const Lattice& lattice, std::uint32_t top, std::size_t k,
+            std::vector<Hypothesis>& hypotheses, Agenda& agenda) {
+  const Hypothesis here = hypotheses[top];
+  for (const std::uint32_t l : lattice.ends[lattice.nodes[here.node].begin]) {
+    // SentencePiece's pool grows without bound (the agenda is pruned, the
+    // hypotheses are not): 'the' x 1000 at k = 100,000 took 5 GB.
+    if (hypotheses.size() >= kMaxNBestHypotheses)
+      throw Error("n-best: the " + std::to_string(k) + " best segmentations of a piece of " +
+                  std::to_string(lattice.bytes()) + " bytes need more than " +
+                  std::to_string(kMaxNBestHypotheses) +
+                  " search states; ask for fewer, or for a shorter text");
+    const LatticeNode& node = lattice.nodes[l];
+    hypotheses.push_back(
+        {l, static_cast<std::int32_t>(top), node.backtrace + here.gx, node.score + here.gx});
+    agenda.push(static_cast<std::uint32_t>(hypotheses.size() - 1));
+  }
+}
+
+// As SentencePiece's Lattice::NBest: a huge agenda keeps only its best entries.
+void shrink_agenda(Agenda& agenda, std::size_t k) {
+  if (agenda.size() < kMaxAgendaSize) return;
+  const std::size_t keep = std::min(kMinAgendaSize, k * 10);
+  std::vector<std::uint32_t> kept;
+  for (std::size_t i = 0; i < keep && !agenda.empty(); ++i) {
+    kept.push_back(agenda.top());
+    agenda.pop();
+  }
+  while (!agenda.empty()) agenda.pop();
+  for (const std::uint32_t h : kept) agenda.push(h);
+}
+
 // unigram::Model::EncodeOptimized: Viterbi over byte positions, the best path
 // ending at each one kept. Scores are floats, user-defined pieces score
 // length * max_score - 0.1 (a double), and the comparisons mix the two exactly
@@ -104,35 +251,50 @@ class SpmUnigramModel final : public SpmModel {
 
   // unigram::Model::NBestEncode: the lattice of ModelBase::PopulateNodes, Viterbi
   // for each node's best score from the start, then Lattice::NBest's A* search
-  // from the end, with SentencePiece's float arithmetic and its agenda (a
-  // std::priority_queue on fx), so that paths of equal score come out in its order.
+  // from the end (sentencepiece's unigram_model.cc), with SentencePiece's float
+  // arithmetic and its agenda.
   [[nodiscard]] std::vector<Segmentation> nbest(std::string_view normalized,
                                                 std::size_t k) const override {
     std::vector<Segmentation> results;
     k = std::min(k, kMaxNBest);  // SentencePiece clamps nbest_size to 1024 too
     if (normalized.empty() || k == 0) return results;
+    Lattice lattice = populated_lattice(normalized);
+    fill_backtrace_scores(lattice);
+    // Lattice::NBest: A* from EOS towards BOS; each hypothesis popped at BOS is
+    // the next best whole path.
+    std::vector<Hypothesis> hypotheses;
+    Agenda agenda(ByFx{&hypotheses});
+    const LatticeNode& eos = lattice.nodes[lattice.eos];
+    hypotheses.push_back({lattice.eos, -1, eos.score, eos.score});
+    agenda.push(0);
+    while (!agenda.empty()) {
+      const std::uint32_t top = agenda.top();
+      agenda.pop();
+      if (hypotheses[top].node == 0) {  // BOS: a whole path
+        results.push_back(
+            whole_path(*vocabulary_, normalized, lattice, hypotheses, hypotheses[top]));
+        if (results.size() == k) break;
+        continue;
+      }
+      expand(lattice, top, k, hypotheses, agenda);
+      shrink_agenda(agenda, k);
+    }
+    return results;
+  }
+
+ private:
+  struct Entry {
+    float score;
+    PieceType type;
+  };
+
+  // ModelBase::PopulateNodes (unigram_model.cc): BOS, a node for every piece
+  // that starts at each character, an unknown node where no piece is one
+  // character long, and EOS.
+  [[nodiscard]] Lattice populated_lattice(std::string_view normalized) const {
     const SpmVocabulary& v = *vocabulary_;
-    struct Node {
-      std::uint32_t begin;
-      std::uint32_t length;  // bytes
-      TokenId id;
-      float score;
-      float backtrace = 0.0f;
-    };
     const std::size_t size = normalized.size();
-    std::vector<Node> nodes;
-    std::vector<std::vector<std::uint32_t>> begins(size + 1);
-    std::vector<std::vector<std::uint32_t>> ends(size + 1);
-    const auto insert = [&](std::size_t begin, std::size_t length, TokenId id, float score) {
-      ends[begin + length].push_back(static_cast<std::uint32_t>(nodes.size()));
-      begins[begin].push_back(static_cast<std::uint32_t>(nodes.size()));
-      nodes.push_back(
-          {static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(length), id, score});
-    };
-    constexpr TokenId kBoundary = kNoToken;
-    insert(0, 0, kBoundary, 0.0f);  // BOS: the one node that ends at 0
-    // Lattice::Insert puts a node in begin_nodes and end_nodes; BOS only ends at 0.
-    begins[0].clear();
+    Lattice lattice = lattice_with_bos(size);
     for (std::size_t begin = 0; begin < size;) {
       const std::size_t char_length = char_length_at(normalized, begin);
       bool single_character = false;
@@ -153,96 +315,16 @@ class SpmUnigramModel final : public SpmModel {
             entries_[id].type == PieceType::user_defined
                 ? static_cast<float>(static_cast<float>(characters) * max_score_ - 0.1)
                 : entries_[id].score;
-        insert(begin, key_pos - begin, id, score);
+        lattice.insert(begin, key_pos - begin, id, score);
         if (key_pos - begin == char_length) single_character = true;
       }
-      if (!single_character) insert(begin, char_length, v.unknown, unknown_score_);
+      if (!single_character) lattice.insert(begin, char_length, v.unknown, unknown_score_);
       begin += char_length;
     }
-    const auto eos = static_cast<std::uint32_t>(nodes.size());
-    nodes.push_back({static_cast<std::uint32_t>(size), 0, kBoundary, 0.0f});
-    begins[size].push_back(eos);
-    // Lattice::Viterbi: each node's best score from BOS, its own included.
-    for (std::size_t pos = 0; pos <= size; ++pos) {
-      for (const std::uint32_t r : begins[pos]) {
-        bool found = false;
-        float best = 0.0f;
-        for (const std::uint32_t l : ends[pos]) {
-          const float score = nodes[l].backtrace + nodes[r].score;
-          if (!found || score > best) {
-            best = score;
-            found = true;
-          }
-        }
-        nodes[r].backtrace = best;
-      }
-    }
-    struct Hypothesis {
-      std::uint32_t node;
-      std::int32_t next;  // index into hypotheses, -1 at EOS
-      float fx;
-      float gx;
-    };
-    std::vector<Hypothesis> hypotheses;
-    const auto by_fx = [&](std::uint32_t a, std::uint32_t b) {
-      return hypotheses[a].fx < hypotheses[b].fx;
-    };
-    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(by_fx)> agenda(by_fx);
-    hypotheses.push_back({eos, -1, nodes[eos].score, nodes[eos].score});
-    agenda.push(0);
-    constexpr std::size_t kMaxAgendaSize = 100000;
-    constexpr std::size_t kMinAgendaSize = 1000;
-    while (!agenda.empty()) {
-      const std::uint32_t top = agenda.top();
-      agenda.pop();
-      const Hypothesis here = hypotheses[top];
-      if (here.node == 0) {  // BOS: a whole path
-        thread_local std::vector<Segment> segments;
-        segments.clear();
-        for (std::int32_t h = here.next; hypotheses[static_cast<std::size_t>(h)].next != -1;
-             h = hypotheses[static_cast<std::size_t>(h)].next) {
-          const Node& n = nodes[hypotheses[static_cast<std::size_t>(h)].node];
-          segments.push_back({n.begin, n.length, n.id});
-        }
-        Segmentation result;
-        result.score = here.fx;
-        append_ids(v, normalized, segments, result.ids);
-        results.push_back(std::move(result));
-        if (results.size() == k) break;
-        continue;
-      }
-      for (const std::uint32_t l : ends[nodes[here.node].begin]) {
-        // SentencePiece's pool grows without bound (the agenda is pruned, the
-        // hypotheses are not): 'the' x 1000 at k = 100,000 took 5 GB.
-        if (hypotheses.size() >= kMaxNBestHypotheses)
-          throw Error("n-best: the " + std::to_string(k) + " best segmentations of a piece of " +
-                      std::to_string(size) + " bytes need more than " +
-                      std::to_string(kMaxNBestHypotheses) +
-                      " search states; ask for fewer, or for a shorter text");
-        hypotheses.push_back({l, static_cast<std::int32_t>(top), nodes[l].backtrace + here.gx,
-                              nodes[l].score + here.gx});
-        agenda.push(static_cast<std::uint32_t>(hypotheses.size() - 1));
-      }
-      // As SentencePiece: a huge agenda keeps only its best entries.
-      if (agenda.size() >= kMaxAgendaSize) {
-        const std::size_t keep = std::min(kMinAgendaSize, k * 10);
-        std::vector<std::uint32_t> kept;
-        for (std::size_t i = 0; i < keep && !agenda.empty(); ++i) {
-          kept.push_back(agenda.top());
-          agenda.pop();
-        }
-        while (!agenda.empty()) agenda.pop();
-        for (const std::uint32_t h : kept) agenda.push(h);
-      }
-    }
-    return results;
+    add_eos(lattice, size);
+    return lattice;
   }
 
- private:
-  struct Entry {
-    float score;
-    PieceType type;
-  };
   std::vector<Entry> entries_;
   float min_score_ = 0.0f;
   float max_score_ = 0.0f;
