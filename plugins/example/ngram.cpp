@@ -13,7 +13,9 @@
 // `tokenlab compare --plugin-dir build --algorithms bpe,ngram` shows what that costs.
 //
 // VocabularySegmenter does the rest: it owns the vocabulary and the special tokens,
-// decodes, checks ids, and saves and loads a checked, tagged payload. To write your
+// decodes, checks ids, and saves and loads a checked, tagged payload (a
+// Boost.Serialization binary archive that checks every length before allocating,
+// tokenlab/payload.hpp). To write your
 // own segmenter, run `tokenlab new-plugin NAME`, or copy this directory, rename the
 // class and kName (and PLUGIN_NAME in CMakeLists.txt), and replace train() and
 // encode().
@@ -41,19 +43,24 @@ class NgramSegmenter final : public VocabularySegmenter<NgramSegmenter> {
       "Greedy longest match over frequent character n-grams (example plugin)";
   static constexpr Capabilities kCapabilities = kCapabilityTrace;
   // Bump when save_fields() writes something different: load() refuses the rest.
-  static constexpr std::uint32_t kFormatVersion = 3;
+  // (4: the fields in a payload archive.)
+  static constexpr std::uint32_t kFormatVersion = 4;
 
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;
   void encode(std::string_view word, std::vector<TokenId>& out) const override;
 
  protected:
-  // The one field beyond the vocabulary. load_fields() validates without touching
-  // members and returns what commits it, once the whole payload is known good.
-  void save_fields(PayloadWriter& writer) const override { writer.scalar(max_length_); }
-  std::function<void()> load_fields(PayloadReader& reader, const Vocabulary&) override {
-    const auto max_length = reader.scalar<std::uint64_t>("max_length");
-    if (max_length < 1 || max_length > 16) reader.fail("bad max_length");
+  // The one field beyond the vocabulary, through the payload archive (names show in
+  // error messages). load_fields() validates without touching members and returns
+  // what commits it, once the whole payload is known good.
+  void save_fields(PayloadOArchive& ar) const override {
+    ar << boost::serialization::make_nvp("max_length", max_length_);
+  }
+  std::function<void()> load_fields(PayloadIArchive& ar, const Vocabulary&) override {
+    std::uint64_t max_length = 0;
+    ar >> BOOST_SERIALIZATION_NVP(max_length);
+    if (max_length < 1 || max_length > 16) ar.fail("bad max_length");
     return [this, max_length] { max_length_ = max_length; };
   }
 
@@ -108,6 +115,12 @@ void NgramSegmenter::train(const WordCounts& counts, const TrainOptions& options
           {"piece", step + 1, {{"piece", std::string(text)}, {"score", std::to_string(score)}}});
     ++step;
   }
+  // Fewer entries than asked for, and not for max_steps: say why (compare shows it).
+  if (observer != nullptr && vocabulary.size() < options.vocab_size &&
+      (options.max_steps == 0 || step < options.max_steps))
+    observer->on_message("ngram: stopped at vocabulary size " + std::to_string(vocabulary.size()) +
+                         " of " + std::to_string(options.vocab_size) +
+                         ": no other n-gram occurs twice or more (or min_frequency times)");
   // Commit only at the end: a throwing train() leaves the previous model intact.
   set_vocabulary(std::move(vocabulary));
   max_length_ = max_length;

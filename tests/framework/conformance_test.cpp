@@ -5,9 +5,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "tokenlab/conformance.hpp"
+#include "tokenlab/plugin_checks.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
@@ -72,7 +74,7 @@ class Faulty final : public tokenlab::Segmenter {
   std::string version() const override { return kVersion; }
 
   void train(const tokenlab::WordCounts& counts, const tokenlab::TrainOptions& options,
-             tokenlab::TrainingObserver*) override {
+             tokenlab::TrainingObserver* observer) override {
     if (F == Fault::train_throws) throw tokenlab::Error("this segmenter never trains");
     if (F != Fault::options_accepted) tokenlab::OptionReader(kName, options.extra, {});
     tokenlab::Vocabulary v;
@@ -81,6 +83,8 @@ class Faulty final : public tokenlab::Segmenter {
     for (const auto& e : counts.entries())
       for (const auto c : tokenlab::utf8::split_code_points(e.word))
         if (v.size() < options.vocab_size) v.add_or_find(std::string(c));
+    if (observer != nullptr && v.size() < options.vocab_size)
+      observer->on_message("every character kept: " + std::to_string(v.size()) + " entries");
     vocabulary_ = std::move(v);
     lowercase_ = true;
   }
@@ -117,14 +121,15 @@ class Faulty final : public tokenlab::Segmenter {
 
   const tokenlab::Vocabulary& vocabulary() const override { return vocabulary_; }
   void save(std::ostream& out) const override {
-    tokenlab::PayloadWriter w(out, kName, 1);
-    w.vocabulary(vocabulary_);
+    tokenlab::PayloadOArchive ar(out, kName, 1);
+    ar << boost::serialization::make_nvp("vocabulary", vocabulary_);
   }
   void load(std::istream& in) override {
     if (F == Fault::load_accepts_garbage && in.peek() != 'T') return;  // not a payload: ignored
-    tokenlab::PayloadReader r(in, kName, 1);
-    tokenlab::Vocabulary v = r.vocabulary();
-    r.finish();
+    tokenlab::PayloadIArchive ar(in, kName, 1);
+    tokenlab::Vocabulary v;
+    ar >> boost::serialization::make_nvp("vocabulary", v);
+    ar.finish();
     vocabulary_ = std::move(v);
     lowercase_ = F != Fault::load_forgets;
   }
@@ -285,4 +290,34 @@ TEST_CASE("conformance: a crashing plugin is a failed check naming the signal", 
       CHECK(r.passed);
     }
   }
+}
+
+TEST_CASE("describe_exception names an exception by its demangled type and its message",
+          "[conformance]") {
+  std::optional<int> none;
+  try {
+    (void)none.value();
+    FAIL("value() of an empty optional did not throw");
+  } catch (const std::exception& e) {
+    CHECK(tokenlab::describe_exception(e) == "std::bad_optional_access: bad optional access");
+  }
+  CHECK(tokenlab::describe_exception(tokenlab::Error("no such option")) ==
+        "tokenlab::Error: no such option");
+}
+
+TEST_CASE("check_vocabulary_size refuses more entries than requested, naming plugin and sizes",
+          "[conformance]") {
+  Faulty<Fault::none> segmenter;
+  tokenlab::TrainOptions options;
+  options.vocab_size = 40;
+  tokenlab::WordCounts counts;
+  counts.add("\u2581abcdefghijklmnopqrstuvwxyz", 3);
+  counts.add("\u2581ABCDEFGHIJKLMNOPQRSTUVWXYZ", 2);
+  segmenter.train(counts, options, nullptr);
+  REQUIRE(segmenter.vocabulary().size() == 40);
+  CHECK_NOTHROW(tokenlab::check_vocabulary_size(segmenter, 40));
+  CHECK_NOTHROW(tokenlab::check_vocabulary_size(segmenter, 1000));
+  CHECK_THROWS_WITH(tokenlab::check_vocabulary_size(segmenter, 39),
+                    Catch::Contains("plugin 'good' made a vocabulary of 40 entries, more than "
+                                    "the 39 requested"));
 }

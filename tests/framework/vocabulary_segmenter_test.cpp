@@ -33,11 +33,14 @@ class Chars final : public tokenlab::VocabularySegmenter<Chars<Format>> {
   std::uint64_t bonus_ = 0;
 
  protected:
-  void save_fields(tokenlab::PayloadWriter& w) const override { w.scalar(bonus_); }
-  std::function<void()> load_fields(tokenlab::PayloadReader& r,
+  void save_fields(tokenlab::PayloadOArchive& ar) const override {
+    ar << boost::serialization::make_nvp("bonus", bonus_);
+  }
+  std::function<void()> load_fields(tokenlab::PayloadIArchive& ar,
                                     const tokenlab::Vocabulary&) override {
-    const auto bonus = r.scalar<std::uint64_t>("bonus");
-    if (bonus > 100) r.fail("bad bonus");
+    std::uint64_t bonus = 0;
+    ar >> BOOST_SERIALIZATION_NVP(bonus);
+    if (bonus > 100) ar.fail("bad bonus");
     return [this, bonus] { bonus_ = bonus; };
   }
 };

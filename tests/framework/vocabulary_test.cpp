@@ -1,11 +1,10 @@
 // Vocabulary: the dense id <-> piece table every segmenter shares.
 #include <catch2/catch.hpp>
 
-#include <boost/archive/binary_iarchive.hpp>
-#include <boost/archive/binary_oarchive.hpp>
 #include <sstream>
 
 #include "tokenlab/error.hpp"
+#include "tokenlab/payload.hpp"
 #include "tokenlab/vocabulary.hpp"
 
 using tokenlab::Error;
@@ -79,14 +78,15 @@ TEST_CASE("serialization round-trips pieces, specials and the unknown token", "[
   const Vocabulary original = sample_vocabulary();
   std::stringstream buffer;
   {
-    boost::archive::binary_oarchive out(buffer);
-    out << original;
+    tokenlab::PayloadOArchive out(buffer, "test", 1);
+    out << boost::serialization::make_nvp("vocabulary", original);
   }
   Vocabulary loaded;
   loaded.add("stale content that load must replace");
   {
-    boost::archive::binary_iarchive in(buffer);
-    in >> loaded;
+    tokenlab::PayloadIArchive in(buffer, "test", 1);
+    in >> boost::serialization::make_nvp("vocabulary", loaded);
+    in.finish();
   }
   CHECK(loaded.pieces() == original.pieces());
   CHECK(loaded.special_count() == original.special_count());

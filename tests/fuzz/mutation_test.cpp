@@ -127,9 +127,10 @@ std::string mutate(const std::string& file, std::size_t payload, std::mt19937_64
   const std::size_t span = file.size() - payload;
   const int count = 1 + static_cast<int>(rng() % 4);
   for (int k = 0; k < count; ++k) {
-    // Half the mutations land in the first 64 bytes: the tag and the fixed fields.
+    // Half the mutations land in the first 128 bytes: the tag, Boost's archive
+    // header, the class information and the first fields.
     const std::size_t at =
-        payload + (rng() % 2 == 0 ? rng() % std::min<std::size_t>(span, 64) : rng() % span);
+        payload + (rng() % 2 == 0 ? rng() % std::min<std::size_t>(span, 128) : rng() % span);
     out[at] = static_cast<char>(rng() % 3 == 0 ? static_cast<unsigned char>(rng())
                                                : kValues[rng() % sizeof kValues]);
   }

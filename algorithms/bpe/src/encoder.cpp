@@ -16,8 +16,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include <boost/archive/binary_oarchive.hpp>
-
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/option_reader.hpp"

@@ -16,13 +16,12 @@
 #include <unordered_map>
 #include <utility>
 
-#include <boost/archive/binary_oarchive.hpp>
-
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/parallel.hpp"
+#include "tokenlab/payload.hpp"
 #include "tokenlab/random.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/utf8.hpp"
@@ -171,68 +170,48 @@ std::string BpeSegmenter::display_piece(TokenId id) const {
   return bytes_display(piece);
 }
 
-// The payload is written field by field with PayloadWriter, every variable-length
-// part preceded by its length, so that load() can check each length against the
-// bytes actually left before allocating: a corrupt length must fail, not request
-// gigabytes.
+void BpeSegmenter::Model::save(PayloadOArchive& ar, unsigned /*version*/) const {
+  const auto units_code = static_cast<std::uint8_t>(units);
+  const auto tie_break_code = static_cast<std::uint8_t>(tie_break);
+  std::vector<std::uint32_t> merge_ids;
+  merge_ids.reserve(merges.size() * 3);
+  for (const MergeRule& r : merges) merge_ids.insert(merge_ids.end(), {r.left, r.right, r.result});
+  using boost::serialization::make_nvp;
+  ar << make_nvp("units", units_code) << BOOST_SERIALIZATION_NVP(byte_fallback)
+     << make_nvp("tie_break", tie_break_code) << BOOST_SERIALIZATION_NVP(dropout)
+     << BOOST_SERIALIZATION_NVP(vocab) << make_nvp("merges", merge_ids)
+     << BOOST_SERIALIZATION_NVP(base_ids) << BOOST_SERIALIZATION_NVP(fallback_ids);
+}
+
+void BpeSegmenter::Model::load(PayloadIArchive& ar, unsigned /*version*/) {
+  std::uint8_t units_code = 0;
+  std::uint8_t tie_break_code = 0;
+  std::vector<std::uint32_t> merge_ids;
+  using boost::serialization::make_nvp;
+  ar >> make_nvp("units", units_code) >> BOOST_SERIALIZATION_NVP(byte_fallback) >>
+      make_nvp("tie_break", tie_break_code) >> BOOST_SERIALIZATION_NVP(dropout) >>
+      BOOST_SERIALIZATION_NVP(vocab) >> make_nvp("merges", merge_ids) >>
+      BOOST_SERIALIZATION_NVP(base_ids) >> BOOST_SERIALIZATION_NVP(fallback_ids);
+  if (units_code > 1 || tie_break_code > 1) ar.fail("bad settings");
+  if (!(dropout >= 0.0 && dropout <= 1.0)) ar.fail("bad dropout");
+  if (merge_ids.size() % 3 != 0) ar.fail("truncated merge list");
+  units = static_cast<Units>(units_code);
+  tie_break = static_cast<TieBreak>(tie_break_code);
+  merges.clear();
+  for (std::size_t k = 0; k < merge_ids.size(); k += 3)
+    merges.push_back({merge_ids[k], merge_ids[k + 1], merge_ids[k + 2]});
+}
+
 void BpeSegmenter::save(std::ostream& out) const {
-  const Model& m = *model_;
-  std::vector<std::uint32_t> flat;
-  flat.reserve(m.merges.size() * 3);
-  for (const MergeRule& r : m.merges) {
-    flat.push_back(r.left);
-    flat.push_back(r.right);
-    flat.push_back(r.result);
-  }
-  PayloadWriter writer(out, "bpe", kFormatVersion);
-  writer.scalar<std::uint8_t>(static_cast<std::uint8_t>(m.units));
-  writer.flag(m.byte_fallback);
-  writer.scalar<std::uint8_t>(static_cast<std::uint8_t>(m.tie_break));
-  writer.scalar<double>(m.dropout);
-  writer.scalar<std::uint64_t>(m.vocab.size());
-  writer.scalar<std::uint64_t>(m.vocab.special_count());
-  writer.scalar<std::uint32_t>(m.vocab.unknown_id().value_or(kNone));
-  for (const std::string& piece : m.vocab.pieces()) writer.text(piece);
-  writer.array<std::uint32_t>(flat);
-  writer.array<std::uint32_t>(m.base_ids);
-  writer.array<std::uint32_t>(m.fallback_ids);
+  PayloadOArchive ar(out, "bpe", kFormatVersion);
+  ar << boost::serialization::make_nvp("model", *model_);
 }
 
 void BpeSegmenter::load(std::istream& in) {
-  PayloadReader reader(in, "bpe", kFormatVersion);
+  PayloadIArchive ar(in, "bpe", kFormatVersion);
   auto model = std::make_unique<Model>();
-  const auto units = reader.scalar<std::uint8_t>("units");
-  const bool fallback = reader.flag("byte_fallback");
-  const auto tie = reader.scalar<std::uint8_t>("tie_break");
-  model->dropout = reader.scalar<double>("dropout");
-  if (units > 1 || tie > 1) reader.fail("bad settings");
-  if (!(model->dropout >= 0.0 && model->dropout <= 1.0)) reader.fail("bad dropout");
-  model->units = static_cast<Units>(units);
-  model->byte_fallback = fallback;
-  model->tie_break = static_cast<TieBreak>(tie);
-
-  // Each piece takes at least its 8-byte length.
-  const std::uint64_t pieces = reader.length(sizeof(std::uint64_t), "vocabulary");
-  const auto specials = reader.scalar<std::uint64_t>("special token count");
-  const auto unknown = reader.scalar<std::uint32_t>("unknown token id");
-  if (specials > pieces) reader.fail("more special tokens than pieces");
-  if (unknown != kNone && unknown >= specials) reader.fail("the unknown token is not special");
-  for (std::uint64_t i = 0; i < pieces; ++i) {
-    std::string piece = reader.text("piece", Vocabulary::kMaxPieceBytes);
-    if (i < specials)
-      model->vocab.add_special(std::move(piece));
-    else
-      model->vocab.add(std::move(piece));
-  }
-  if (unknown != kNone) model->vocab.set_unknown(unknown);
-
-  const std::vector<std::uint32_t> flat = reader.array<std::uint32_t>("merge list");
-  if (flat.size() % 3 != 0) reader.fail("truncated merge list");
-  for (std::size_t k = 0; k < flat.size(); k += 3)
-    model->merges.push_back({flat[k], flat[k + 1], flat[k + 2]});
-  model->base_ids = reader.array<std::uint32_t>("base unit list");
-  model->fallback_ids = reader.array<std::uint32_t>("byte fallback list");
-  reader.finish();
+  ar >> boost::serialization::make_nvp("model", *model);
+  ar.finish();
   model->derive();
   model_ = std::move(model);
 }

@@ -11,6 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/serialization/split_member.hpp>
+#include <boost/serialization/version.hpp>
+
 #include "tokenlab/bpe/bpe_segmenter.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/types.hpp"
@@ -23,8 +26,9 @@ inline constexpr TokenId kNone = std::numeric_limits<TokenId>::max();
 // Stands where a character outside the alphabet was dropped, so that no merge spans
 // it (training never saw such a pair either).
 inline constexpr TokenId kBarrier = kNone;
-// 2: tagged PayloadWriter layout (1 had no plugin tag).
-inline constexpr std::uint32_t kFormatVersion = 2;
+// 3: Model in a payload archive (payload.hpp); 2 was a hand-written tagged layout,
+// 1 had no plugin tag.
+inline constexpr std::uint32_t kFormatVersion = 3;
 inline constexpr std::size_t kBuildChunkWords = 8192;
 
 struct BpeSegmenter::Model {
@@ -37,6 +41,13 @@ struct BpeSegmenter::Model {
   std::vector<MergeRule> merges;
   std::vector<TokenId> base_ids;      // chars: one per alphabet character; bytes: by byte value
   std::vector<TokenId> fallback_ids;  // 256 <0xNN> tokens, or none
+
+  // The learned data as the payload holds it (units and tie_break as a byte, the
+  // merges as left, right, result ids); the class version is below. load() checks
+  // the settings, derive() the rest.
+  void save(PayloadOArchive& ar, unsigned version) const;
+  void load(PayloadIArchive& ar, unsigned version);
+  BOOST_SERIALIZATION_SPLIT_MEMBER()
 
   // Derived by derive().
   std::uint64_t serial = 0;
@@ -110,3 +121,6 @@ struct BpeSegmenter::Model {
 };
 
 }  // namespace tokenlab::bpe
+
+// Bump when the saved fields change, and have Model::load() read the older versions too.
+BOOST_CLASS_VERSION(tokenlab::bpe::BpeSegmenter::Model, 0)

@@ -18,10 +18,29 @@
 
 namespace tokenlab::character {
 
+// The model payload: what save() writes and load() validates before committing.
+struct Payload {
+  std::uint8_t units = 0;  // 0 code points, 1 graphemes
+  Vocabulary vocabulary;
+
+  template <class Archive>
+  void serialize(Archive& ar, unsigned /*version*/) {
+    ar& BOOST_SERIALIZATION_NVP(units) & BOOST_SERIALIZATION_NVP(vocabulary);
+  }
+};
+
+}  // namespace tokenlab::character
+
+// Bump when Payload's fields change, and have serialize() read the older versions too.
+BOOST_CLASS_VERSION(tokenlab::character::Payload, 0)
+
+namespace tokenlab::character {
+
 namespace {
 
-// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
-constexpr std::uint32_t kFormatVersion = 2;
+// 3: a payload archive (payload.hpp); 2 was a hand-written tagged layout, 1 a bare
+// Boost archive.
+constexpr std::uint32_t kFormatVersion = 3;
 
 void split_graphemes(std::string_view word, std::vector<std::string_view>& out) {
   thread_local std::unique_ptr<icu::BreakIterator> iterator;
@@ -174,20 +193,21 @@ std::string CharacterSegmenter::decode(std::span<const TokenId> ids) const {
 }
 
 void CharacterSegmenter::save(std::ostream& out) const {
-  PayloadWriter writer(out, "character", kFormatVersion);
-  writer.scalar<std::uint8_t>(units_ == UnitKind::graphemes ? 1 : 0);
-  writer.vocabulary(vocabulary_);
+  const Payload payload{.units = static_cast<std::uint8_t>(units_ == UnitKind::graphemes ? 1 : 0),
+                        .vocabulary = vocabulary_};
+  PayloadOArchive ar(out, "character", kFormatVersion);
+  ar << boost::serialization::make_nvp("model", payload);
 }
 
 void CharacterSegmenter::load(std::istream& in) {
-  PayloadReader reader(in, "character", kFormatVersion);
-  const auto units = reader.scalar<std::uint8_t>("unit kind");
-  if (units > 1) reader.fail("bad unit kind " + std::to_string(units));
-  Vocabulary vocabulary = reader.vocabulary();
-  reader.finish();
-  if (!vocabulary.unknown_id()) reader.fail("no unknown token");
-  units_ = units == 1 ? UnitKind::graphemes : UnitKind::code_points;
-  vocabulary_ = std::move(vocabulary);
+  PayloadIArchive ar(in, "character", kFormatVersion);
+  Payload payload;
+  ar >> boost::serialization::make_nvp("model", payload);
+  ar.finish();
+  if (payload.units > 1) ar.fail("bad unit kind " + std::to_string(payload.units));
+  if (!payload.vocabulary.unknown_id()) ar.fail("no unknown token");
+  units_ = payload.units == 1 ? UnitKind::graphemes : UnitKind::code_points;
+  vocabulary_ = std::move(payload.vocabulary);
 }
 
 void CharacterSegmenter::export_model(std::ostream& out, const std::string& format) const {

@@ -6,10 +6,6 @@
 #include <cstring>
 #include <functional>
 
-#include <boost/archive/binary_oarchive.hpp>
-#include <boost/serialization/string.hpp>
-#include <boost/serialization/vector.hpp>
-
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_description.hpp"
@@ -21,10 +17,32 @@
 
 namespace tokenlab::unigram {
 
+// The model payload: what save() writes and load() validates before committing.
+struct Payload {
+  Vocabulary vocabulary;
+  std::vector<double> scores;  // one per piece
+  bool byte_fallback = false;
+  std::uint32_t byte_base = 0;  // id of <0x00> when byte_fallback
+
+  template <class Archive>
+  void serialize(Archive& ar, unsigned /*version*/) {
+    ar& BOOST_SERIALIZATION_NVP(vocabulary) & BOOST_SERIALIZATION_NVP(scores) &
+        BOOST_SERIALIZATION_NVP(byte_fallback) & BOOST_SERIALIZATION_NVP(byte_base);
+  }
+};
+
+}  // namespace tokenlab::unigram
+
+// Bump when Payload's fields change, and have serialize() read the older versions too.
+BOOST_CLASS_VERSION(tokenlab::unigram::Payload, 0)
+
+namespace tokenlab::unigram {
+
 namespace {
 
-// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
-constexpr std::uint32_t kFormatVersion = 2;
+// 3: a payload archive (payload.hpp); 2 was a hand-written tagged layout, 1 a bare
+// Boost archive.
+constexpr std::uint32_t kFormatVersion = 3;
 constexpr double kUnknownPenalty = 10.0;
 
 // Recent words, per thread and model (tokenlab/word_cache.hpp).
@@ -331,36 +349,37 @@ std::string UnigramSegmenter::decode(std::span<const TokenId> ids) const {
 }
 
 void UnigramSegmenter::save(std::ostream& out) const {
-  PayloadWriter writer(out, "unigram", kFormatVersion);
-  writer.vocabulary(vocabulary_);
-  writer.array<double>(scores_);
-  writer.flag(byte_fallback_);
-  writer.scalar<std::uint32_t>(byte_base_);
+  const Payload payload{.vocabulary = vocabulary_,
+                        .scores = scores_,
+                        .byte_fallback = byte_fallback_,
+                        .byte_base = byte_base_};
+  PayloadOArchive ar(out, "unigram", kFormatVersion);
+  ar << boost::serialization::make_nvp("model", payload);
 }
 
 void UnigramSegmenter::load(std::istream& in) {
-  PayloadReader reader(in, "unigram", kFormatVersion);
-  Vocabulary vocabulary = reader.vocabulary();
-  std::vector<double> scores = reader.array<double>("scores");
-  const bool byte_fallback = reader.flag("byte_fallback");
-  const auto byte_base = reader.scalar<std::uint32_t>("byte base");
-  reader.finish();
+  PayloadIArchive ar(in, "unigram", kFormatVersion);
+  Payload payload;
+  ar >> boost::serialization::make_nvp("model", payload);
+  ar.finish();
+  Vocabulary& vocabulary = payload.vocabulary;
+  std::vector<double>& scores = payload.scores;
+  const bool byte_fallback = payload.byte_fallback;
+  const std::uint32_t byte_base = payload.byte_base;
   if (scores.size() != vocabulary.size())
-    throw Error("malformed unigram model payload: " + std::to_string(scores.size()) +
-                " scores for " + std::to_string(vocabulary.size()) + " pieces");
-  if (!vocabulary.unknown_id()) throw Error("malformed unigram model payload: no unknown token");
+    ar.fail(std::to_string(scores.size()) + " scores for " + std::to_string(vocabulary.size()) +
+            " pieces");
+  if (!vocabulary.unknown_id()) ar.fail("no unknown token");
   if (byte_fallback) {
     if (byte_base != vocabulary.special_count() || vocabulary.size() < byte_base + 256ull)
-      throw Error("malformed unigram model payload: byte tokens missing");
+      ar.fail("byte tokens missing");
     for (unsigned b = 0; b < 256; ++b)
       if (vocabulary.piece(byte_base + b) != byte_fallback_piece(b))
-        throw Error("malformed unigram model payload: byte token " + byte_fallback_piece(b) +
-                    " misplaced");
+        ar.fail("byte token " + byte_fallback_piece(b) + " misplaced");
   }
   for (std::size_t id = vocabulary.special_count(); id < vocabulary.size(); ++id)
     if (!std::isfinite(scores[id]) || vocabulary.piece(static_cast<TokenId>(id)).empty())
-      throw Error("malformed unigram model payload: bad piece or score at id " +
-                  std::to_string(id));
+      ar.fail("bad piece or score at id " + std::to_string(id));
   vocabulary_ = std::move(vocabulary);
   scores_ = std::move(scores);
   byte_fallback_ = byte_fallback;

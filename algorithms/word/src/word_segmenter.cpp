@@ -12,8 +12,9 @@
 namespace tokenlab::word {
 
 namespace {
-// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
-constexpr std::uint32_t kFormatVersion = 2;
+// 3: the vocabulary in a payload archive (payload.hpp); 2 was a hand-written tagged
+// layout, 1 a bare Boost archive.
+constexpr std::uint32_t kFormatVersion = 3;
 }  // namespace
 
 void WordSegmenter::train(const WordCounts& counts, const TrainOptions& options,
@@ -59,15 +60,16 @@ std::string WordSegmenter::decode(std::span<const TokenId> ids) const {
 }
 
 void WordSegmenter::save(std::ostream& out) const {
-  PayloadWriter writer(out, "word", kFormatVersion);
-  writer.vocabulary(vocabulary_);
+  PayloadOArchive ar(out, "word", kFormatVersion);
+  ar << boost::serialization::make_nvp("vocabulary", vocabulary_);
 }
 
 void WordSegmenter::load(std::istream& in) {
-  PayloadReader reader(in, "word", kFormatVersion);
-  Vocabulary vocabulary = reader.vocabulary();
-  reader.finish();
-  if (!vocabulary.unknown_id()) reader.fail("no unknown token");
+  PayloadIArchive ar(in, "word", kFormatVersion);
+  Vocabulary vocabulary;
+  ar >> boost::serialization::make_nvp("vocabulary", vocabulary);
+  ar.finish();
+  if (!vocabulary.unknown_id()) ar.fail("no unknown token");
   vocabulary_ = std::move(vocabulary);
 }
 

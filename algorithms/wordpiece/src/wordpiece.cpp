@@ -8,9 +8,6 @@
 #include <istream>
 #include <ostream>
 
-#include <boost/serialization/string.hpp>
-#include <boost/serialization/vector.hpp>
-
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
@@ -21,10 +18,38 @@
 
 namespace tokenlab::wordpiece {
 
+// The model payload: what save() writes and load() validates (install()) before
+// committing.
+struct Payload {
+  Vocabulary vocabulary;
+  std::string prefix;  // the continuation prefix, "##"
+  std::uint64_t max_chars = 0;
+  bool bert_spacing = false;
+  bool bert_lookup = false;
+  std::uint32_t unknown = 0;
+  std::vector<std::uint32_t> reserved;
+
+  template <class Archive>
+  void serialize(Archive& ar, unsigned /*version*/) {
+    ar& BOOST_SERIALIZATION_NVP(vocabulary) & BOOST_SERIALIZATION_NVP(prefix) &
+        BOOST_SERIALIZATION_NVP(max_chars) & BOOST_SERIALIZATION_NVP(bert_spacing) &
+        BOOST_SERIALIZATION_NVP(bert_lookup) & BOOST_SERIALIZATION_NVP(unknown) &
+        BOOST_SERIALIZATION_NVP(reserved);
+  }
+};
+
+}  // namespace tokenlab::wordpiece
+
+// Bump when Payload's fields change, and have serialize() read the older versions too.
+BOOST_CLASS_VERSION(tokenlab::wordpiece::Payload, 0)
+
+namespace tokenlab::wordpiece {
+
 namespace {
 
-// 2: tagged PayloadWriter layout (1 was a bare Boost archive).
-constexpr std::uint32_t kFormatVersion = 2;
+// 3: a payload archive (payload.hpp); 2 was a hand-written tagged layout, 1 a bare
+// Boost archive.
+constexpr std::uint32_t kFormatVersion = 3;
 constexpr std::string_view kVocabTxtFormat = "vocab.txt";
 constexpr std::uint64_t kMaxCharsLimit = 1u << 20;
 
@@ -215,33 +240,30 @@ std::string WordPieceSegmenter::decode(std::span<const TokenId> ids) const {
 
 void WordPieceSegmenter::save(std::ostream& out) const {
   if (!tries_) throw Error("wordpiece: no model to save");
-  PayloadWriter writer(out, "wordpiece", kFormatVersion);
-  writer.vocabulary(vocabulary_);
-  writer.text(prefix_);
-  writer.scalar<std::uint64_t>(max_chars_);
-  writer.flag(bert_spacing_);
-  writer.flag(bert_lookup_);
-  writer.scalar<std::uint32_t>(*unknown_);
-  writer.array<std::uint32_t>(reserved_);
+  const Payload payload{.vocabulary = vocabulary_,
+                        .prefix = prefix_,
+                        .max_chars = max_chars_,
+                        .bert_spacing = bert_spacing_,
+                        .bert_lookup = bert_lookup_,
+                        .unknown = *unknown_,
+                        .reserved = reserved_};
+  PayloadOArchive ar(out, "wordpiece", kFormatVersion);
+  ar << boost::serialization::make_nvp("model", payload);
   if (!out) throw Error("wordpiece: write error while saving the model");
 }
 
 void WordPieceSegmenter::load(std::istream& in) {
-  PayloadReader reader(in, "wordpiece", kFormatVersion);
-  Vocabulary vocabulary = reader.vocabulary();
-  std::string prefix = reader.text("continuation prefix", Vocabulary::kMaxPieceBytes);
-  const auto max_chars = reader.scalar<std::uint64_t>("max chars");
-  const bool bert_spacing = reader.flag("bert_spacing");
-  const bool bert_lookup = reader.flag("bert_lookup");
-  const auto unknown = reader.scalar<std::uint32_t>("unknown token id");
-  std::vector<TokenId> reserved = reader.array<std::uint32_t>("reserved ids");
-  reader.finish();
-  if (max_chars == 0 || max_chars > kMaxCharsLimit) reader.fail("bad max chars");
+  PayloadIArchive ar(in, "wordpiece", kFormatVersion);
+  Payload payload;
+  ar >> boost::serialization::make_nvp("model", payload);
+  ar.finish();
+  if (payload.max_chars == 0 || payload.max_chars > kMaxCharsLimit) ar.fail("bad max chars");
   try {
-    install(std::move(vocabulary), std::move(prefix), static_cast<std::size_t>(max_chars),
-            bert_spacing, bert_lookup, unknown, std::move(reserved));
+    install(std::move(payload.vocabulary), std::move(payload.prefix),
+            static_cast<std::size_t>(payload.max_chars), payload.bert_spacing, payload.bert_lookup,
+            payload.unknown, std::move(payload.reserved));
   } catch (const Error& e) {
-    reader.fail(e.what());
+    ar.fail(e.what());
   }
   merges_.clear();
 }

@@ -13,6 +13,7 @@
 #include "tokenlab/default_corpus.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_description.hpp"
+#include "tokenlab/plugin_checks.hpp"
 #include "tokenlab/pretrained/rank_merges.hpp"
 #include "tokenlab/pretrained/sentencepiece_writer.hpp"
 #include "tokenlab/pretrained/tiktoken_writer.hpp"
@@ -87,6 +88,8 @@ Tokenizer train_tokenizer(const std::shared_ptr<Segmenter>& segmenter, const Tra
   validate(request.train);
   if (const std::string text = describe(leave_out_long_words(counts)); !text.empty()) note(text);
   segmenter->train(counts, request.train, observer);
+  // Whatever plugin made it: more entries than asked is refused (CLI and Python).
+  check_vocabulary_size(*segmenter, request.train.vocab_size);
   return Tokenizer(request.pipeline.normalizer(), request.pipeline.pre_tokenizer_options(),
                    segmenter);
 }

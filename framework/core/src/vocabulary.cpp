@@ -1,6 +1,9 @@
 #include "tokenlab/vocabulary.hpp"
 
+#include <limits>
+
 #include "tokenlab/error.hpp"
+#include "tokenlab/payload.hpp"
 
 namespace tokenlab {
 
@@ -42,14 +45,37 @@ void Vocabulary::clear() {
   unknown_id_.reset();
 }
 
-void Vocabulary::throw_malformed(const char* what) {
-  throw Error(std::string("malformed vocabulary in model payload: implausible ") + what);
+void Vocabulary::save(PayloadOArchive& ar, unsigned /*version*/) const {
+  const std::uint64_t special_count = special_count_;
+  const bool has_unknown = unknown_id_.has_value();
+  const TokenId unknown_id = unknown_id_.value_or(0);
+  ar << boost::serialization::make_nvp("pieces", pieces_) << BOOST_SERIALIZATION_NVP(special_count)
+     << BOOST_SERIALIZATION_NVP(has_unknown) << BOOST_SERIALIZATION_NVP(unknown_id);
+}
+
+void Vocabulary::load(PayloadIArchive& ar, unsigned /*version*/) {
+  std::vector<std::string> pieces;
+  std::uint64_t special_count = 0;
+  bool has_unknown = false;
+  TokenId unknown_id = 0;
+  ar >> boost::serialization::make_nvp("pieces", pieces) >>
+      BOOST_SERIALIZATION_NVP(special_count) >> BOOST_SERIALIZATION_NVP(has_unknown) >>
+      BOOST_SERIALIZATION_NVP(unknown_id);
+  if (pieces.size() > std::numeric_limits<TokenId>::max())
+    ar.fail(std::to_string(pieces.size()) + " pieces do not fit 32-bit ids");
+  try {
+    rebuild(std::move(pieces), static_cast<std::size_t>(special_count),
+            has_unknown ? std::optional<TokenId>(unknown_id) : std::nullopt);
+  } catch (const Error& e) {
+    ar.fail(e.what());
+  }
 }
 
 void Vocabulary::rebuild(std::vector<std::string> pieces, std::size_t special_count,
                          std::optional<TokenId> unknown) {
-  if (special_count > pieces.size()) throw Error("malformed vocabulary: more specials than pieces");
-  if (unknown && *unknown >= special_count) throw Error("malformed vocabulary: bad unknown id");
+  if (special_count > pieces.size()) throw Error("more special tokens than pieces");
+  if (unknown && *unknown >= special_count)
+    throw Error("the unknown token id " + std::to_string(*unknown) + " is not a special token");
   clear();
   ids_.reserve(pieces.size());
   for (auto& p : pieces) add(std::move(p));

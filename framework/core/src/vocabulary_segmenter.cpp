@@ -67,24 +67,25 @@ std::optional<TokenId> VocabularySegmenterBase::find_piece(std::string_view text
   return id;
 }
 
-void VocabularySegmenterBase::save_fields(PayloadWriter&) const {}
+void VocabularySegmenterBase::save_fields(PayloadOArchive&) const {}
 
-std::function<void()> VocabularySegmenterBase::load_fields(PayloadReader&, const Vocabulary&) {
+std::function<void()> VocabularySegmenterBase::load_fields(PayloadIArchive&, const Vocabulary&) {
   return {};
 }
 
 void VocabularySegmenterBase::save(std::ostream& out) const {
-  PayloadWriter writer(out, name(), format_version());
-  writer.vocabulary(vocabulary_);
-  save_fields(writer);
+  PayloadOArchive ar(out, name(), format_version());
+  ar << boost::serialization::make_nvp("vocabulary", vocabulary_);
+  save_fields(ar);
 }
 
 void VocabularySegmenterBase::load(std::istream& in) {
-  PayloadReader reader(in, name(), format_version());
-  Vocabulary vocabulary = reader.vocabulary();
-  if (!vocabulary.unknown_id()) reader.fail("the vocabulary has no unknown token");
-  const std::function<void()> commit = load_fields(reader, vocabulary);
-  reader.finish();
+  PayloadIArchive ar(in, name(), format_version());
+  Vocabulary vocabulary;
+  ar >> boost::serialization::make_nvp("vocabulary", vocabulary);
+  if (!vocabulary.unknown_id()) ar.fail("the vocabulary has no unknown token");
+  const std::function<void()> commit = load_fields(ar, vocabulary);
+  ar.finish();
   vocabulary_ = std::move(vocabulary);
   if (commit) commit();
 }

@@ -7,6 +7,8 @@
 
 #include "compare_internal.hpp"
 #include "tokenlab/alphabet.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/plugin_checks.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/train_options.hpp"
 
@@ -70,6 +72,7 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     const bool can_measure = measure_memory && reset_peak_memory();
     const auto train_start = Clock::now();
     segmenter->train(counts, train_options, &observer);
+    check_vocabulary_size(*segmenter, options.training.vocab_size);  // the row's error if larger
     const double train_seconds = seconds_since(train_start);
     const long peak = can_measure ? read_status_kib("VmHWM") : -1;
     const std::size_t vocab = segmenter->vocabulary().size();
@@ -93,7 +96,12 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     }
     if (pooled) out.pooled = pooled_row(rows.front(), *pooled);
   } catch (const std::exception& e) {
-    for (auto& row : rows) row.error = e.what();
+    // An Error names what failed; anything else a plugin threw is named by its type.
+    const std::string error =
+        dynamic_cast<const Error*>(&e) != nullptr
+            ? std::string(e.what())
+            : "plugin '" + task.algorithm + "' threw " + describe_exception(e);
+    for (auto& row : rows) row.error = error;
   } catch (...) {
     for (auto& row : rows) row.error = "the plugin threw an exception that is not a std::exception";
   }

@@ -25,16 +25,20 @@ int cmd_check_plugin(const std::vector<std::string>& args) {
   std::cout.flush();  // the suite runs in a child process; nothing buffered twice
   std::size_t failed = 0;
   std::size_t skipped = 0;
+  std::size_t warnings = 0;
   const auto results = run_conformance_isolated(registry, info.name);
   for (const auto& r : results) {
     std::cout << (r.skipped ? "  SKIP  " : r.passed ? "  PASS  " : "  FAIL  ") << r.check;
     if (!r.detail.empty()) std::cout << "  (" << r.detail << ")";
     std::cout << '\n';
+    if (!r.warning.empty()) std::cout << "  WARN  " << r.warning << '\n';
     failed += !r.passed && !r.skipped;
     skipped += r.skipped;
+    warnings += !r.warning.empty();
   }
   std::cout << results.size() - failed - skipped << " passed, " << failed << " failed";
   if (skipped > 0) std::cout << ", " << skipped << " skipped";
+  if (warnings > 0) std::cout << ", " << warnings << (warnings == 1 ? " warning" : " warnings");
   std::cout << '\n';
   if (failed > 0) {
     std::cerr << "error: " << info.name << " failed " << failed << " conformance check(s)\n";

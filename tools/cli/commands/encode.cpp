@@ -11,6 +11,7 @@
 #include "commands/line_source.hpp"
 #include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/plugin_checks.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/text_encoder.hpp"
@@ -70,27 +71,41 @@ int cmd_encode(const std::vector<std::string>& args) {
     std::vector<std::string> batch;
     std::string line;
     std::string text;
+    // Line i of the batch failed with e: the line's place, and the plugin when it
+    // threw something other than an Error (which names what failed itself).
+    const auto failed_line = [&](std::size_t i, const std::exception& e) {
+      const std::uint64_t line_number = source.line_number() - batch.size() + 1 + i;
+      const std::string who =
+          loaded.trained ? "plugin '" + loaded.kind + "'" : "the " + loaded.kind + " model";
+      return Error(source.name() + ":" + std::to_string(line_number) + ": " +
+                   (dynamic_cast<const Error*>(&e) != nullptr
+                        ? std::string(e.what())
+                        : who + " threw " + describe_exception(e) + " encoding this line"));
+    };
     const auto flush = [&] {
       std::vector<std::vector<TokenId>> encoded;
       if (sampling) {
-        for (const auto& l : batch) {
+        for (std::size_t i = 0; i < batch.size(); ++i) {
           encoded.emplace_back();
-          loaded.trained->for_each_word(l, [&](std::string_view w) {
-            loaded.trained->segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
-          });
+          try {
+            loaded.trained->for_each_word(batch[i], [&](std::string_view w) {
+              loaded.trained->segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
+            });
+          } catch (const std::exception& e) {
+            throw failed_line(i, e);
+          }
         }
       } else {
         try {
           encoded = encoder.encode_batch(batch, threads);
-        } catch (const Error&) {
-          // A batch's error (a regex over its time limit, say) does not know its
-          // line: find it by encoding the batch's lines one at a time.
-          const std::uint64_t first = source.line_number() - batch.size() + 1;
+        } catch (const std::exception&) {
+          // A batch's error (a regex over its time limit, a plugin that threw) does
+          // not know its line: find it by encoding the batch's lines one at a time.
           for (std::size_t i = 0; i < batch.size(); ++i) {
             try {
               (void)encoder.encode_batch(std::span<const std::string>(&batch[i], 1), 1);
-            } catch (const Error& e) {
-              throw Error(source.name() + ":" + std::to_string(first + i) + ": " + e.what());
+            } catch (const std::exception& e) {
+              throw failed_line(i, e);
             }
           }
           throw;

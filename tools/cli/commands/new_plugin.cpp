@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "plugin_template.hpp"
 #include "tokenlab/atomic_file.hpp"
+#include "tokenlab/conformance.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plugin_registry.hpp"
 
@@ -45,13 +46,25 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+// The example's description replaced by a placeholder that says to replace it
+// (check-plugin warns while it is there); text without one is returned as it is.
+std::string placeholder_description(std::string text, const std::string& name) {
+  const std::size_t key = text.find("kDescription =");
+  const std::size_t open = key == std::string::npos ? key : text.find('"', key);
+  const std::size_t close = open == std::string::npos ? open : text.find('"', open + 1);
+  if (close == std::string::npos) return text;
+  return text.replace(open, close + 1 - open,
+                      "\"TODO: say in one line what " + name + " does (" +
+                          std::string(kNewPluginPlaceholder) + ")\"");
+}
+
 // The example with its names replaced: class, namespace, then every "ngram".
 std::string rename(std::string_view text, const std::string& name) {
   std::string out(text);
   out = replace_all(out, "NgramSegmenter", camel_case(name) + "Segmenter");
   out = replace_all(out, "ngram_example", name + "_plugin");
-  out = replace_all(out, "(example plugin)", "(made by tokenlab new-plugin)");
-  return replace_all(out, "ngram", name);
+  out = replace_all(out, "ngram", name);
+  return placeholder_description(std::move(out), name);
 }
 
 std::string readme(const std::string& name) {
@@ -63,7 +76,9 @@ std::string readme(const std::string& name) {
          "frequent character n-grams). Replace `train()` and `encode()` in `" +
          name +
          ".cpp` with your\nalgorithm; `VocabularySegmenter` does the rest (vocabulary, special "
-         "tokens, decoding,\nchecked save and load). See tokenlab's docs/writing-a-plugin.md.\n\n"
+         "tokens, decoding,\nchecked save and load). Replace `kDescription`'s placeholder too, "
+         "with one line saying\nwhat it does (check-plugin warns until you do). See tokenlab's "
+         "docs/writing-a-plugin.md.\n\n"
          "```sh\n"
          "cmake -S . -B build -DCMAKE_PREFIX_PATH=<tokenlab install prefix>\n"
          "cmake --build build\n"

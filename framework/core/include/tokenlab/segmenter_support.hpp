@@ -3,12 +3,9 @@
 //
 //   add_special_tokens(vocab, options, {"<unk>"}, "<unk>", "bpe");
 //   std::string text = decode_pieces(vocab, ids);
-//   load_archive(in, "bpe", [&](boost::archive::binary_iarchive& ar) { ar >> model; });
+//   PayloadIArchive ar(in, "bpe", kFormatVersion);  // payload.hpp, included here
 #pragma once
 
-#include <boost/archive/archive_exception.hpp>
-#include <boost/archive/binary_iarchive.hpp>
-#include <istream>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,19 +31,5 @@ TOKENLAB_API void add_special_tokens(Vocabulary& vocabulary, const TrainOptions&
 /// Concatenates pieces; the unknown token becomes kUnknownSurface and other special
 /// tokens vanish (they have no surface text).
 TOKENLAB_API std::string decode_pieces(const Vocabulary& vocabulary, std::span<const TokenId> ids);
-
-/// Opens a binary archive written with boost::archive::no_header and runs body on it;
-/// any archive or standard exception becomes an Error naming the plugin.
-template <class Body>
-void load_archive(std::istream& in, const std::string& plugin, Body&& body) {
-  try {
-    boost::archive::binary_iarchive archive(in, boost::archive::no_header);
-    body(archive);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error("malformed " + plugin + " model payload: " + e.what());
-  }
-}
 
 }  // namespace tokenlab

@@ -12,6 +12,9 @@
 // number of concurrent readers is fine.
 #pragma once
 
+#include <boost/serialization/access.hpp>
+#include <boost/serialization/split_member.hpp>
+#include <boost/serialization/version.hpp>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -20,12 +23,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include <cstdint>
-
 #include "tokenlab/export.hpp"
 #include "tokenlab/types.hpp"
 
 namespace tokenlab {
+
+class PayloadIArchive;
+class PayloadOArchive;
 
 /// Transparent hash so unordered containers can be probed with a string_view.
 struct StringHash {
@@ -64,66 +68,16 @@ class TOKENLAB_API Vocabulary {
 
   void clear();
 
-  /// Longest piece a saved vocabulary may hold; load() rejects larger lengths
-  /// before allocating, so a corrupt payload cannot request absurd memory.
-  static constexpr std::uint64_t kMaxPieceBytes = std::uint64_t{1} << 26;
-
-  // Boost.Serialization, for plugins that use Boost archives. Pieces are written as
-  // explicit lengths plus raw bytes, not as Boost strings: Boost would allocate
-  // whatever length a corrupt payload claims before reading. A Boost archive cannot
-  // tell how many bytes remain, so each piece is bounded only by kMaxPieceBytes;
-  // PayloadReader::vocabulary (payload.hpp) reads the same bytes and checks every
-  // length against the bytes that remain, and is what built-in plugins use.
-  template <class Archive>
-  void save(Archive& ar, unsigned /*version*/) const {
-    const std::uint64_t count = pieces_.size();
-    ar << count;
-    for (const auto& piece : pieces_) {
-      const std::uint64_t length = piece.size();
-      ar << length;
-      ar.save_binary(piece.data(), piece.size());
-    }
-    const std::uint64_t specials = special_count_;
-    ar << specials;
-    const std::uint8_t has_unknown = unknown_id_.has_value() ? 1 : 0;  // not bool: see load()
-    ar << has_unknown;
-    const TokenId unknown = unknown_id_.value_or(0);
-    ar << unknown;
-  }
-  template <class Archive>
-  void load(Archive& ar, unsigned /*version*/) {
-    std::uint64_t count = 0;
-    ar >> count;
-    if (count > 0xFFFFFFFFu) throw_malformed("vocabulary size");
-    std::vector<std::string> pieces;
-    for (std::uint64_t i = 0; i < count; ++i) {  // no reserve: the stream ends first on garbage
-      std::uint64_t length = 0;
-      ar >> length;
-      if (length > kMaxPieceBytes) throw_malformed("piece length");
-      std::string piece(length, '\0');
-      ar.load_binary(piece.data(), length);
-      pieces.push_back(std::move(piece));
-    }
-    std::uint64_t special_count = 0;
-    // A byte, not a bool: loading any value but 0 or 1 into a bool is undefined.
-    std::uint8_t has_unknown = 0;
-    TokenId unknown = 0;
-    ar >> special_count >> has_unknown >> unknown;
-    if (has_unknown > 1) throw_malformed("unknown-token flag");
-    rebuild(std::move(pieces), static_cast<std::size_t>(special_count),
-            has_unknown != 0 ? std::optional<TokenId>(unknown) : std::nullopt);
-  }
-  template <class Archive>
-  void serialize(Archive& ar, unsigned version) {
-    if constexpr (Archive::is_saving::value)
-      save(ar, version);
-    else
-      load(ar, version);
-  }
+  // Boost.Serialization, through the payload archives only (payload.hpp): a stock
+  // binary archive would allocate whatever size a corrupt payload claims. load()
+  // checks the pieces (no duplicates) and the special count and unknown id (in
+  // range) before anything is replaced. The class version is below the class.
+  BOOST_SERIALIZATION_SPLIT_MEMBER()
 
  private:
-  friend class PayloadReader;
-  [[noreturn]] static void throw_malformed(const char* what);
+  friend class boost::serialization::access;
+  void save(PayloadOArchive& ar, unsigned version) const;
+  void load(PayloadIArchive& ar, unsigned version);
   // Validates and indexes loaded data; throws Error on duplicates or bad ids.
   void rebuild(std::vector<std::string> pieces, std::size_t special_count,
                std::optional<TokenId> unknown);
@@ -135,3 +89,6 @@ class TOKENLAB_API Vocabulary {
 };
 
 }  // namespace tokenlab
+
+// Bump when the serialized fields change, and have load() read the older versions too.
+BOOST_CLASS_VERSION(tokenlab::Vocabulary, 0)

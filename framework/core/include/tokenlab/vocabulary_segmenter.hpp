@@ -11,10 +11,11 @@
 //     "⁇", other specials vanish), after checking every id is in range;
 //   * display_piece(): the piece, after the same check;
 //   * check_ids(): throws an Error naming the plugin and the first bad id;
-//   * save()/load(): a checked payload (PayloadWriter/PayloadReader) tagged with
-//     name() and kFormatVersion: a payload of another plugin or format version is
-//     refused with a message naming both. The subclass adds its own fields through
-//     save_fields()/load_fields(). load() commits nothing unless all of it is valid.
+//   * save()/load(): a checked payload (PayloadOArchive/PayloadIArchive, Boost
+//     binary archives) tagged with name() and kFormatVersion: a payload of another
+//     plugin or format version is refused with a message naming both. The subclass
+//     adds its own fields through save_fields()/load_fields(). load() commits
+//     nothing unless all of it is valid.
 //   * with VocabularySegmenter<Derived>: name(), version() and capabilities() from
 //     Derived's static constants, which TOKENLAB_DEFINE_PLUGIN(Derived) reads too.
 //
@@ -33,7 +34,7 @@
 // (no mutable caches without their own synchronisation). train() and load() need
 // exclusive access.
 //
-// This header is the SDK in one include (Segmenter, PayloadReader/Writer,
+// This header is the SDK in one include (Segmenter, PayloadIArchive/OArchive,
 // OptionReader, utf8, WordCounts, TOKENLAB_DEFINE_PLUGIN). Example (a whole
 // plugin, minus the algorithm):
 //
@@ -118,12 +119,14 @@ class TOKENLAB_API VocabularySegmenterBase : public Segmenter {
   /// Throws Error naming this plugin and the first id out of range.
   void check_ids(std::span<const TokenId> ids) const;
 
-  /// Hooks for fields beyond the vocabulary. load_fields() reads and validates them
-  /// (reader.fail("why") on bad values) without touching members, and returns what
-  /// commits them: it runs only once the whole payload is known to be valid.
+  /// Hooks for fields beyond the vocabulary, written and read with the archive
+  /// (ar << value, ar >> value; names through boost::serialization::make_nvp show
+  /// in error messages). load_fields() reads and validates them (ar.fail("why") on
+  /// bad values) without touching members, and returns what commits them: it runs
+  /// only once the whole payload is known to be valid.
   [[nodiscard]] virtual std::uint32_t format_version() const { return 1; }
-  virtual void save_fields(PayloadWriter& writer) const;
-  [[nodiscard]] virtual std::function<void()> load_fields(PayloadReader& reader,
+  virtual void save_fields(PayloadOArchive& ar) const;
+  [[nodiscard]] virtual std::function<void()> load_fields(PayloadIArchive& ar,
                                                           const Vocabulary& vocabulary);
 
  private:

@@ -6,7 +6,9 @@
 // conformance_checks() lists the checks in order; docs/writing-a-plugin.md says
 // what each one catches. A failed check's detail says what was expected and what
 // happened. After a fatal failure (no segmenter, no training, encode() does not
-// append) the remaining checks are reported as skipped, not silently dropped.
+// append) the remaining checks are reported as skipped, not silently dropped. A
+// passing check may carry a warning: something a user will see that looks
+// unfinished (the description new-plugin wrote, still unchanged).
 //
 // The suite runs plugin code in this process: a plugin that crashes kills the
 // caller. tokenlab check-plugin therefore runs it in a child process
@@ -16,6 +18,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tokenlab/export.hpp"
@@ -29,7 +32,13 @@ struct ConformanceCheck {
   bool passed = false;
   std::string detail;
   bool skipped = false;  // not run, after a fatal failure (then passed is false too)
+  std::string warning;   // set on a passing check that found something to fix all the same
 };
+
+/// What the description tokenlab new-plugin writes says, so that check-plugin can
+/// warn about a plugin that ships it unchanged.
+inline constexpr std::string_view kNewPluginPlaceholder =
+    "placeholder written by tokenlab new-plugin";
 
 /// The names of every check, in the order they run.
 TOKENLAB_API const std::vector<std::string>& conformance_checks();
