@@ -31,25 +31,51 @@ using tokenlab::PayloadIArchive;
 using tokenlab::PayloadOArchive;
 
 // The largest single allocation while an AllocationWatch is alive: this test binary
-// replaces the global operator new to see it.
+// replaces the global operator new to see it. Every form that is not aligned is
+// replaced, with malloc and free, so that sanitizers see matching pairs.
 namespace {
 std::atomic<bool> g_watching{false};
 std::atomic<std::size_t> g_largest{0};
-}  // namespace
 
-void* operator new(std::size_t size) {
+void* watched_malloc(std::size_t size) noexcept {
   if (g_watching.load(std::memory_order_relaxed)) {
     std::size_t seen = g_largest.load(std::memory_order_relaxed);
     while (size > seen && !g_largest.compare_exchange_weak(seen, size)) {
     }
   }
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  return std::malloc(size == 0 ? 1 : size);
+}
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (void* p = watched_malloc(size)) return p;
   throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  return operator new(size);
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return watched_malloc(size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return watched_malloc(size);
 }
 void operator delete(void* p) noexcept {
   std::free(p);
 }
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
 void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
   std::free(p);
 }
 
