@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "bpe_test_support.hpp"
-#include "tokenlab/bpe/bpe_segmenter.hpp"
+#include "tokenlab/bpe/bpe_model.hpp"
 #include "tokenlab/error.hpp"
 
 using namespace tokenlab;

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenlab/bpe/bpe_segmenter.hpp"
+#include "tokenlab/bpe/bpe_model.hpp"
 #include "tokenlab/training_observer.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/word_counts.hpp"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bpe_test_support.hpp"
-#include "tokenlab/bpe/bpe_segmenter.hpp"
-#include "tokenlab/bpe/merge_trainer.hpp"
+#include "tokenlab/bpe/bpe_model.hpp"
+#include "tokenlab/bpe/bpe_trainer.hpp"
 #include "tokenlab/utf8.hpp"
 
 using namespace tokenlab;

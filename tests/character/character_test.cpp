@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tokenlab/character/character_segmenter.hpp"
+#include "tokenlab/character/character_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/word_counts.hpp"

@@ -417,3 +417,22 @@ TEST_CASE("compare counts a literal U+2581 in the held-out text as an unknown ch
   REQUIRE(static_cast<std::size_t>(column) < row.size());
   CHECK(std::stod(row[static_cast<std::size_t>(column)]) > 0.0);
 }
+
+TEST_CASE("trace --encode names the characters a vocabulary without an unknown token drops",
+          "[cli][trace]") {
+  const RunResult r =
+      run_tokenlab({"trace", "--algorithm", "bpe", "--words", "low:5 lower:2 newest:6 widest:3",
+                    "--merges", "5", "--encode", "fastest", "lowest"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // f and a never occur in the corpus: BPE (as HF's without unk_token) drops them.
+  CHECK(r.out.find("fastest -> ▁ + s + t + est   (dropped, not in the vocabulary and no unknown "
+                   "token: f a)\n") != std::string::npos);
+  CHECK(r.out.find("lowest -> ▁low + est\n") != std::string::npos);
+  // With an unknown token they show as it, and nothing is said.
+  const RunResult with_unknown =
+      run_tokenlab({"trace", "--algorithm", "bpe", "--words", "low:5 lower:2 newest:6 widest:3",
+                    "--merges", "5", "--special-tokens", "<unk>", "--encode", "fastest"});
+  REQUIRE(with_unknown.exit_code == 0);
+  CHECK(with_unknown.out.find("dropped") == std::string::npos);
+}

@@ -6,7 +6,7 @@
 
 #include "test_support.hpp"
 #include "tokenlab/atomic_file.hpp"
-#include "tokenlab/character/character_segmenter.hpp"
+#include "tokenlab/character/character_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/model_file.hpp"
 #include "tokenlab/plugin_registry.hpp"

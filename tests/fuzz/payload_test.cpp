@@ -23,7 +23,7 @@
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/vocabulary.hpp"
 #include "tokenlab/word_counts.hpp"
-#include "tokenlab/wordpiece/wordpiece.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
 
 using boost::serialization::make_nvp;
 using tokenlab::Error;

@@ -14,7 +14,7 @@
 #include "fuzz_support.hpp"
 #include "pretrained_fuzz_support.hpp"
 #include "tokenlab/plugin_registry.hpp"
-#include "tokenlab/wordpiece/wordpiece.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
 
 namespace fs = std::filesystem;
 using tokenlab::test::read_bytes;

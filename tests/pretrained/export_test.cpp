@@ -12,14 +12,14 @@
 
 #include "export_support.hpp"
 #include "pretrained_support.hpp"
-#include "tokenlab/bpe/bpe_segmenter.hpp"
-#include "tokenlab/character/character_segmenter.hpp"
+#include "tokenlab/bpe/bpe_model.hpp"
+#include "tokenlab/character/character_model.hpp"
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/pretrained/exported_tokenizer_json.hpp"
 #include "tokenlab/pretrained/tokenizer_json_writer.hpp"
-#include "tokenlab/unigram/unigram_segmenter.hpp"
-#include "tokenlab/word/word_segmenter.hpp"
-#include "tokenlab/wordpiece/wordpiece.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
+#include "tokenlab/word/word_model.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
 
 using namespace tokenlab;
 using test::test_lines;

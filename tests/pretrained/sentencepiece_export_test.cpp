@@ -11,11 +11,11 @@
 
 #include "export_support.hpp"
 #include "pretrained_support.hpp"
-#include "tokenlab/bpe/bpe_segmenter.hpp"
+#include "tokenlab/bpe/bpe_model.hpp"
 #include "tokenlab/pretrained/rank_merges.hpp"
 #include "tokenlab/pretrained/sentencepiece_writer.hpp"
-#include "tokenlab/unigram/unigram_segmenter.hpp"
-#include "tokenlab/wordpiece/wordpiece.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
 
 using namespace tokenlab;
 

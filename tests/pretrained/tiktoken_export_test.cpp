@@ -11,12 +11,12 @@
 
 #include "export_support.hpp"
 #include "pretrained_support.hpp"
-#include "tokenlab/bpe/bpe_segmenter.hpp"
+#include "tokenlab/bpe/bpe_model.hpp"
 #include "tokenlab/pretrained/formats.hpp"
 #include "tokenlab/pretrained/rank_merges.hpp"
 #include "tokenlab/pretrained/tiktoken_writer.hpp"
 #include "tokenlab/regex.hpp"
-#include "tokenlab/unigram/unigram_segmenter.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
 
 using namespace tokenlab;
 

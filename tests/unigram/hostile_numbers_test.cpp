@@ -11,7 +11,7 @@
 
 #include "support.hpp"
 #include "tokenlab/error.hpp"
-#include "tokenlab/unigram/unigram_segmenter.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
 
 using namespace tokenlab;
 using namespace tokenlab::unigram;

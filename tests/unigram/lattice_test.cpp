@@ -8,8 +8,8 @@
 #include "support.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/piece_trie.hpp"
-#include "tokenlab/unigram/lattice.hpp"
-#include "tokenlab/unigram/unigram_segmenter.hpp"
+#include "tokenlab/unigram/unigram_lattice.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
 
 using namespace tokenlab;
 using namespace tokenlab::unigram;

@@ -9,8 +9,8 @@
 
 #include "support.hpp"
 #include "tokenlab/error.hpp"
-#include "tokenlab/unigram/trainer.hpp"
-#include "tokenlab/unigram/unigram_segmenter.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
+#include "tokenlab/unigram/unigram_trainer.hpp"
 #include "tokenlab/utf8.hpp"
 
 using namespace tokenlab;

@@ -8,7 +8,7 @@
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/types.hpp"
-#include "tokenlab/word/word_segmenter.hpp"
+#include "tokenlab/word/word_model.hpp"
 #include "tokenlab/word_counts.hpp"
 
 using tokenlab::TokenId;

@@ -2,7 +2,7 @@
 // step recounts every unit and every pair from scratch with std::map, scores
 // all pairs, merges the best one everywhere. Quadratic, obviously correct.
 //
-// It follows the same published rules as the fast trainer (see trainer.hpp):
+// It follows the same published rules as the fast trainer (see wordpiece_trainer.hpp):
 // continuation units carry the prefix from the start; ties go to the pair that
 // appeared first (a pair keeps the rank it got the first time a scan met it,
 // scanning words in order, left to right); a merge whose string exists already

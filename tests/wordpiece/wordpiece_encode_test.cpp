@@ -10,8 +10,8 @@
 #include "tokenlab/random.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/word_counts.hpp"
-#include "tokenlab/wordpiece/vocab_txt.hpp"
-#include "tokenlab/wordpiece/wordpiece.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
+#include "tokenlab/wordpiece/wordpiece_vocab_txt.hpp"
 
 using tokenlab::TokenId;
 using tokenlab::TrainOptions;

@@ -13,8 +13,8 @@
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/training_observer.hpp"
 #include "tokenlab/word_counts.hpp"
-#include "tokenlab/wordpiece/trainer.hpp"
-#include "tokenlab/wordpiece/wordpiece.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
+#include "tokenlab/wordpiece/wordpiece_trainer.hpp"
 
 using tokenlab::TrainOptions;
 using tokenlab::WordCounts;
@@ -213,13 +213,20 @@ TEST_CASE("The vocabulary holds specials, then the alphabet, then merges", "[wor
     CHECK(custom.vocabulary().special_count() == 2);
     CHECK(custom.vocabulary().unknown_id() == tokenlab::TokenId{1});
   }
-  SECTION("special tokens without an unknown token get [UNK] appended") {
+  SECTION("special tokens without an unknown token get [UNK] first, as every trainer does") {
     WordPieceSegmenter custom;
     Recorder recorder;
     custom.train(to_counts(textbook()), testing::Options(30).specials({"<s>"}), &recorder);
-    CHECK(custom.vocabulary().piece(1) == "[UNK]");
-    CHECK(custom.vocabulary().unknown_id() == tokenlab::TokenId{1});
+    CHECK(custom.vocabulary().piece(0) == "[UNK]");
+    CHECK(custom.vocabulary().piece(1) == "<s>");
+    CHECK(custom.vocabulary().unknown_id() == tokenlab::TokenId{0});
     CHECK(!recorder.messages.empty());
+  }
+  SECTION("the vocabulary must have room beyond the special tokens") {
+    WordPieceSegmenter custom;
+    CHECK_THROWS_WITH(custom.train(to_counts(textbook()), testing::Options(5), nullptr),
+                      "wordpiece: vocabulary size 5 is too small: the 5 special tokens need it to "
+                      "be at least 6");
   }
 }
 
@@ -347,7 +354,7 @@ TEST_CASE("The vocabulary never exceeds vocab_size, even when the alphabet does 
     alphabet.push_back(s);
   }
   const Corpus corpus = random_corpus(11, 400, alphabet, 4);
-  const std::size_t vocab_size = GENERATE(5, 6, 30, 60, 90);
+  const std::size_t vocab_size = GENERATE(6, 7, 30, 60, 90);
   CAPTURE(vocab_size);
   WordPieceSegmenter segmenter;
   segmenter.train(to_counts(corpus), testing::Options(vocab_size).coverage(1.0), nullptr);

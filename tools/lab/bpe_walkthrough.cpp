@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "tokenlab/app/requests.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/segmenter_source.hpp"
@@ -145,13 +146,8 @@ BpeWalkthrough walk_bpe(const SegmenterSource& plugins, const std::string& text,
     for (std::size_t i = 0; i + 1 < w.symbols.size(); ++i) word += w.symbols[i];
     counts.add(word + std::string(kBoundaryMarker), w.count);
   }
-  // As `tokenlab trace bpe --merges N`: no specials, every character kept.
-  TrainOptions options;
-  options.special_tokens = std::vector<std::string>();
-  options.vocab_size = std::size_t{1} << 30;
-  options.max_steps = merges;
-  options.character_coverage = 1.0;
-  options.threads = 1;
+  // As `tokenlab trace bpe --merges N`: the same request.
+  const TrainOptions options = app::TraceRequest{.steps = merges, .threads = 1}.train_options();
   StepRecorder recorder;
   auto segmenter = plugins.create("bpe");
   segmenter->train(counts, options, &recorder);

@@ -11,6 +11,19 @@
 
 namespace tokenlab::app {
 
+TrainOptions TraceRequest::train_options() const {
+  TrainOptions options;
+  options.special_tokens = special_tokens;
+  options.vocab_size = vocab_size > 0 ? vocab_size : std::size_t{1} << 30;
+  options.max_steps = steps;
+  options.min_frequency = min_frequency;
+  options.character_coverage = 1.0;
+  options.threads = threads;
+  options.extra = extra;
+  validate(options);
+  return options;
+}
+
 void PipelineOptions::resolve() {
   threads = capped_threads(threads);
 }

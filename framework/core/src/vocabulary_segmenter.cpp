@@ -2,10 +2,9 @@
 
 #include <utility>
 
-#include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/segmenter_support.hpp"
-#include "tokenlab/utf8.hpp"
+#include "tokenlab/vocabulary_layout.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab {
@@ -36,23 +35,15 @@ std::string VocabularySegmenterBase::display_piece(TokenId id) const {
 }
 
 Vocabulary VocabularySegmenterBase::new_vocabulary(const TrainOptions& options) const {
-  Vocabulary vocabulary;
-  add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", name());
-  return vocabulary;
+  return lay_out_vocabulary(WordCounts{}, options, {.plugin = name(), .base = BaseUnits::none},
+                            nullptr)
+      .vocabulary;
 }
 
 Vocabulary VocabularySegmenterBase::new_vocabulary(const TrainOptions& options,
-                                                   const WordCounts& counts) const {
-  Vocabulary vocabulary = new_vocabulary(options);
-  const Alphabet alphabet = select_alphabet(counts, options.character_coverage, options.threads,
-                                            options.vocab_size - vocabulary.size());
-  std::string text;
-  for (const char32_t c : alphabet.characters) {
-    text.clear();
-    utf8::append(text, c);
-    if (!vocabulary.contains(text)) vocabulary.add(text);  // a special may spell a character
-  }
-  return vocabulary;
+                                                   const WordCounts& counts,
+                                                   TrainingObserver* observer) const {
+  return lay_out_vocabulary(counts, options, {.plugin = name()}, observer).vocabulary;
 }
 
 void VocabularySegmenterBase::set_vocabulary(Vocabulary vocabulary) {

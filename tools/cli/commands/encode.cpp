@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,101 @@
 #include "tokenlab/vocabulary_segmenter.hpp"
 
 namespace tokenlab::cli {
+
+namespace {
+
+// Encodes batches of lines with a loaded model (sampled when asked) and writes
+// each line's ids or pieces; an error names the input line that caused it.
+class LineEncoder {
+ public:
+  LineEncoder(const AnyModel& loaded, bool pieces, unsigned threads)
+      : loaded_(loaded), encoder_(*loaded.encoder), pieces_(pieces), threads_(threads) {}
+
+  void sample_with(const SamplingOptions& options, std::uint64_t seed) {
+    if (!loaded_.trained || !(loaded_.trained->segmenter().capabilities() & kCapabilitySampling))
+      throw Error("'" + loaded_.kind + "' does not support sampling");
+    sampling_ = options;
+    rng_ = seed;
+  }
+
+  // Encodes the batch (the lines just read from source) and writes it.
+  void flush(std::vector<std::string>& batch, const LineSource& source, std::ostream& out) {
+    source_ = &source;
+    write(sampling_ ? encode_sampled(batch) : encode(batch), out);
+    batch.clear();
+  }
+
+ private:
+  std::vector<std::vector<TokenId>> encode_sampled(const std::vector<std::string>& batch) {
+    std::vector<std::vector<TokenId>> encoded;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      encoded.emplace_back();
+      try {
+        loaded_.trained->for_each_word(batch[i], [&](std::string_view w) {
+          loaded_.trained->segmenter().encode_sampled(w, *sampling_, rng_, encoded.back());
+        });
+      } catch (const std::exception& e) {
+        throw failed_line(batch, i, e);
+      }
+    }
+    return encoded;
+  }
+
+  std::vector<std::vector<TokenId>> encode(const std::vector<std::string>& batch) const {
+    try {
+      return encoder_.encode_batch(batch, threads_);
+    } catch (const std::exception&) {
+      // A batch's error (a regex over its time limit, a plugin that threw) does not
+      // know its line: find it by encoding the batch's lines one at a time.
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        try {
+          (void)encoder_.encode_batch(std::span<const std::string>(&batch[i], 1), 1);
+        } catch (const std::exception& e) {
+          throw failed_line(batch, i, e);
+        }
+      }
+      throw;
+    }
+  }
+
+  void write(const std::vector<std::vector<TokenId>>& encoded, std::ostream& out) {
+    const std::size_t vocabulary_size = encoder_.vocabulary_size();
+    for (const auto& ids : encoded) {
+      check_ids(ids, vocabulary_size, loaded_.kind);
+      text_.clear();
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (i) text_ += ' ';
+        text_ += pieces_ ? encoder_.display_piece(ids[i]) : std::to_string(ids[i]);
+      }
+      text_ += '\n';
+      out.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+    }
+  }
+
+  // Line i of the batch failed with e: the line's place, and the plugin when it
+  // threw something other than an Error (which names what failed itself).
+  [[nodiscard]] Error failed_line(const std::vector<std::string>& batch, std::size_t i,
+                                  const std::exception& e) const {
+    const std::uint64_t line_number = source_->line_number() - batch.size() + 1 + i;
+    const std::string who =
+        loaded_.trained ? "plugin '" + loaded_.kind + "'" : "the " + loaded_.kind + " model";
+    return Error(source_->name() + ":" + std::to_string(line_number) + ": " +
+                 (dynamic_cast<const Error*>(&e) != nullptr
+                      ? std::string(e.what())
+                      : who + " threw " + describe_exception(e) + " encoding this line"));
+  }
+
+  const AnyModel& loaded_;
+  const TextEncoder& encoder_;
+  const LineSource* source_ = nullptr;
+  bool pieces_;
+  unsigned threads_;
+  std::optional<SamplingOptions> sampling_;
+  std::uint64_t rng_ = 0;
+  std::string text_;
+};
+
+}  // namespace
 
 int cmd_encode(const std::vector<std::string>& args) {
   std::string model;
@@ -57,80 +153,24 @@ int cmd_encode(const std::vector<std::string>& args) {
   check_output_path(output);
   check_not_an_input(output, {model, input});
   const AnyModel loaded = load_any_model(model, registry, format);
-  const TextEncoder& encoder = *loaded.encoder;
-  const bool sampling = vm.count("dropout") > 0 || vm.count("alpha") > 0;
-  if (sampling &&
-      (!loaded.trained || !(loaded.trained->segmenter().capabilities() & kCapabilitySampling)))
-    throw Error("'" + loaded.kind + "' does not support sampling");
-  SamplingOptions sampling_options;
-  if (vm.count("dropout") > 0) sampling_options.dropout = dropout;
-  if (vm.count("alpha") > 0) sampling_options.alpha = alpha;
-  std::uint64_t rng = seed;
+  LineEncoder encoder(loaded, pieces, threads);
+  if (vm.count("dropout") > 0 || vm.count("alpha") > 0) {
+    SamplingOptions sampling;
+    if (vm.count("dropout") > 0) sampling.dropout = dropout;
+    if (vm.count("alpha") > 0) sampling.alpha = alpha;
+    encoder.sample_with(sampling, seed);
+  }
   LineSource source(input);
   with_output(output, [&](std::ostream& out) {
     std::vector<std::string> batch;
     std::string line;
-    std::string text;
-    // Line i of the batch failed with e: the line's place, and the plugin when it
-    // threw something other than an Error (which names what failed itself).
-    const auto failed_line = [&](std::size_t i, const std::exception& e) {
-      const std::uint64_t line_number = source.line_number() - batch.size() + 1 + i;
-      const std::string who =
-          loaded.trained ? "plugin '" + loaded.kind + "'" : "the " + loaded.kind + " model";
-      return Error(source.name() + ":" + std::to_string(line_number) + ": " +
-                   (dynamic_cast<const Error*>(&e) != nullptr
-                        ? std::string(e.what())
-                        : who + " threw " + describe_exception(e) + " encoding this line"));
-    };
-    const auto flush = [&] {
-      std::vector<std::vector<TokenId>> encoded;
-      if (sampling) {
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-          encoded.emplace_back();
-          try {
-            loaded.trained->for_each_word(batch[i], [&](std::string_view w) {
-              loaded.trained->segmenter().encode_sampled(w, sampling_options, rng, encoded.back());
-            });
-          } catch (const std::exception& e) {
-            throw failed_line(i, e);
-          }
-        }
-      } else {
-        try {
-          encoded = encoder.encode_batch(batch, threads);
-        } catch (const std::exception&) {
-          // A batch's error (a regex over its time limit, a plugin that threw) does
-          // not know its line: find it by encoding the batch's lines one at a time.
-          for (std::size_t i = 0; i < batch.size(); ++i) {
-            try {
-              (void)encoder.encode_batch(std::span<const std::string>(&batch[i], 1), 1);
-            } catch (const std::exception& e) {
-              throw failed_line(i, e);
-            }
-          }
-          throw;
-        }
-      }
-      const std::size_t vocabulary_size = encoder.vocabulary_size();
-      for (const auto& ids : encoded) {
-        check_ids(ids, vocabulary_size, loaded.kind);
-        text.clear();
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-          if (i) text += ' ';
-          text += pieces ? encoder.display_piece(ids[i]) : std::to_string(ids[i]);
-        }
-        text += '\n';
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-      }
-      batch.clear();
-    };
     while (source.next(line)) {
       if (auto bad = utf8::find_invalid(line))
         throw Error(source.where() + ": invalid UTF-8 at byte offset " + std::to_string(*bad));
       batch.push_back(line);
-      if (batch.size() == 8192) flush();
+      if (batch.size() == 8192) encoder.flush(batch, source, out);
     }
-    flush();
+    encoder.flush(batch, source, out);
   });
   return kExitOk;
 }

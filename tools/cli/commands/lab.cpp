@@ -12,6 +12,8 @@
 #include "lab/lab_catalog.hpp"
 #include "lab/lab_server.hpp"
 #include "tokenlab/app/any_model.hpp"
+#include "tokenlab/app/requests.hpp"
+#include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/corpus.hpp"
 #include "tokenlab/counting.hpp"
@@ -47,25 +49,28 @@ struct LabArgs {
   std::vector<std::string> plugin_dirs;
 };
 
-// The five built-in segmenters trained on one count of corpus.
+// The five built-in segmenters trained on one count of corpus, each through the
+// same request and workflow as tokenlab train (defaults but vocab_size).
 void train_built_in(const PluginRegistry& registry, const std::string& corpus,
                     std::size_t vocab_size, unsigned threads, lab::LabCatalog& catalog) {
-  const NormalizerOptions normalizer;
-  const PreTokenizerOptions pre_tokenizer;
   const auto start = std::chrono::steady_clock::now();
-  CorpusReader reader({corpus});
-  const WordCounts counts = count_words(reader, Normalizer(normalizer), PreTokenizer(pre_tokenizer),
-                                        CountOptions{.threads = threads});
-  std::cerr << "lab: counted " << counts.size() << " distinct words of " << corpus << '\n';
+  app::PipelineOptions pipeline;
+  pipeline.threads = threads;
+  pipeline.resolve();
+  const auto counts =
+      std::make_shared<const WordCounts>(app::count_corpus_files({corpus}, pipeline));
+  std::cerr << "lab: counted " << counts->size() << " distinct words of " << corpus << '\n';
   for (const std::string& algorithm : kBuiltIn) {
     if (!registry.has(algorithm)) continue;
-    auto segmenter = registry.create(algorithm);
-    TrainOptions options;
-    options.vocab_size = vocab_size;
-    options.threads = threads;
-    segmenter->train(counts, options, nullptr);
+    app::TrainRequest request;
+    request.algorithm = algorithm;
+    request.given_counts = counts;
+    request.train.vocab_size = vocab_size;
+    request.pipeline = pipeline;
+    auto segmenter = app::prepare_training(registry, request);
+    WordCounts training = *counts;
     auto tokenizer = std::make_shared<const Tokenizer>(
-        normalizer, pre_tokenizer, std::shared_ptr<Segmenter>(std::move(segmenter)));
+        app::train_tokenizer(segmenter, request, training, nullptr, app::note_to_stderr));
     catalog.add(lab::LabTokenizer(algorithm, algorithm, std::move(tokenizer)));
   }
   const double seconds =

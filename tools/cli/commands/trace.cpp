@@ -132,6 +132,17 @@ void print_encodings(std::ostream& out, const Segmenter& segmenter,
     out << w << " ->";
     for (std::size_t i = 0; i < ids.size(); ++i)
       out << (i ? " + " : " ") << show(segmenter.display_piece(ids[i]), marker);
+    // A vocabulary without an unknown token (a textbook trace has no specials)
+    // drops characters it has never seen, as HF's BPE does without unk_token:
+    // say so rather than print a segmentation that silently lost them.
+    if (!segmenter.vocabulary().unknown_id()) {
+      std::string dropped;
+      for (const auto c : utf8::split_code_points(w))
+        if (!segmenter.vocabulary().contains(c) && dropped.find(c) == std::string::npos)
+          dropped += (dropped.empty() ? "" : " ") + std::string(c);
+      if (!dropped.empty())
+        out << "   (dropped, not in the vocabulary and no unknown token: " << dropped << ')';
+    }
     out << '\n';
   }
 }
@@ -179,21 +190,15 @@ struct TraceArgs {
   }
 
   [[nodiscard]] TrainOptions train_options() const {
-    TrainOptions options;
-    options.special_tokens = std::vector<std::string>();
+    app::TraceRequest request{.steps = merges,
+                              .vocab_size = vocab_size,
+                              .min_frequency = min_frequency,
+                              .threads = pipeline.threads};
     std::istringstream special_list(specials);
     for (std::string s; std::getline(special_list, s, ',');)
-      if (!s.empty()) options.special_tokens->push_back(s);
-    // --merges counts steps, whatever the algorithm's starting alphabet (WordPiece
-    // starts with two forms of each character): the size limit is then lifted.
-    options.vocab_size = vocab_size > 0 ? vocab_size : std::size_t{1} << 30;
-    options.max_steps = merges;
-    options.min_frequency = min_frequency;
-    options.threads = pipeline.threads;
-    options.character_coverage = 1.0;
-    for (const auto& kv : raw_options) add_key_value(options.extra, kv, "option");
-    validate(options);
-    return options;
+      if (!s.empty()) request.special_tokens.push_back(s);
+    for (const auto& kv : raw_options) add_key_value(request.extra, kv, "option");
+    return request.train_options();
   }
 };
 

@@ -159,17 +159,18 @@ std::vector<std::string> export_model(const PyTokenizer& t, const std::string& p
 
 }  // namespace
 
-void bind_tokenizer(py::module_& m) {
-  py::class_<PyTokenizer, TokenizerPtr>(
-      m, "Tokenizer",
-      "A tokenizer: trained by tokenlab.train, or read by tokenlab.load (a .tkl model or a real "
-      "model's tokenizer file). Immutable and safe to use from many threads.")
-      .def(
-          "encode",
-          [](const PyTokenizer& t, const py::handle& line) {
-            return t.ids(encode_one(t, utf8_of(line, "text")));
-          },
-          py::arg("text"), "The token ids of one line of text (no special tokens added).")
+namespace {
+
+using TokenizerClass = py::class_<PyTokenizer, TokenizerPtr>;
+
+// Text to ids and back: encode, tokens, decode, batches, sampling and n-best.
+void bind_encoding(TokenizerClass& c) {
+  c.def(
+       "encode",
+       [](const PyTokenizer& t, const py::handle& line) {
+         return t.ids(encode_one(t, utf8_of(line, "text")));
+       },
+       py::arg("text"), "The token ids of one line of text (no special tokens added).")
       .def(
           "tokens",
           [](const PyTokenizer& t, const py::handle& line) {
@@ -205,9 +206,33 @@ void bind_tokenizer(py::module_& m) {
             return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           },
           py::arg("lines"), py::arg("threads") = 0)
-      .def_property_readonly(
-          "vocab_size", [](const PyTokenizer& t) { return t.encoder().vocabulary_size(); },
-          "One past the largest id: the rows of an embedding matrix.")
+      .def(
+          "sample",
+          [](const PyTokenizer& t, const py::handle& line, std::optional<double> dropout,
+             std::optional<double> alpha, std::uint64_t seed) {
+            return t.ids(sample(t, utf8_of(line, "text"), dropout, alpha, seed));
+          },
+          py::arg("text"), py::arg("dropout") = py::none(), py::arg("alpha") = py::none(),
+          py::arg("seed") = 0,
+          "A sampled segmentation of text, as 'tokenlab encode --dropout/--alpha --seed': "
+          "BPE-dropout probability dropout (BPE), inverse temperature alpha (unigram). Needs the "
+          "sampling capability.")
+      .def(
+          "nbest",
+          [](const PyTokenizer& t, const py::handle& word, std::size_t k) {
+            return nbest(t, utf8_of(word, "word"), k);
+          },
+          py::arg("word"), py::arg("k") = 5,
+          "The k best segmentations of one word as (ids, score) pairs, best first, as "
+          "'tokenlab nbest'. Needs the nbest capability (unigram, SentencePiece unigram).");
+}
+
+// What the model is and where it goes: its size, kind, capabilities,
+// vocabulary, save and export.
+void bind_model(TokenizerClass& c) {
+  c.def_property_readonly(
+       "vocab_size", [](const PyTokenizer& t) { return t.encoder().vocabulary_size(); },
+       "One past the largest id: the rows of an embedding matrix.")
       .def_property_readonly(
           "kind", [](const PyTokenizer& t) { return t.model.kind; },
           "The plugin that trained it ('bpe', ...) or the real tokenizer's format.")
@@ -220,10 +245,10 @@ void bind_tokenizer(py::module_& m) {
                 caps.emplace_back("nbest");
               return caps;
             }
-            const Capabilities c = t.model.trained->segmenter().capabilities();
-            if (c & kCapabilitySampling) caps.emplace_back("sampling");
-            if (c & kCapabilityNBest) caps.emplace_back("nbest");
-            if (c & kCapabilityTrace) caps.emplace_back("trace");
+            const Capabilities bits = t.model.trained->segmenter().capabilities();
+            if (bits & kCapabilitySampling) caps.emplace_back("sampling");
+            if (bits & kCapabilityNBest) caps.emplace_back("nbest");
+            if (bits & kCapabilityTrace) caps.emplace_back("trace");
             return caps;
           })
       .def_property_readonly("unknown_id",
@@ -259,29 +284,21 @@ void bind_tokenizer(py::module_& m) {
           "approximate writes a BPE as tiktoken or sentencepiece even where their merge rule may "
           "encode some text differently; dropout writes a BPE's default dropout into "
           "tokenizer.json.")
-      .def(
-          "sample",
-          [](const PyTokenizer& t, const py::handle& line, std::optional<double> dropout,
-             std::optional<double> alpha, std::uint64_t seed) {
-            return t.ids(sample(t, utf8_of(line, "text"), dropout, alpha, seed));
-          },
-          py::arg("text"), py::arg("dropout") = py::none(), py::arg("alpha") = py::none(),
-          py::arg("seed") = 0,
-          "A sampled segmentation of text, as 'tokenlab encode --dropout/--alpha --seed': "
-          "BPE-dropout probability dropout (BPE), inverse temperature alpha (unigram). Needs the "
-          "sampling capability.")
-      .def(
-          "nbest",
-          [](const PyTokenizer& t, const py::handle& word, std::size_t k) {
-            return nbest(t, utf8_of(word, "word"), k);
-          },
-          py::arg("word"), py::arg("k") = 5,
-          "The k best segmentations of one word as (ids, score) pairs, best first, as "
-          "'tokenlab nbest'. Needs the nbest capability (unigram, SentencePiece unigram).")
       .def("__repr__", [](const PyTokenizer& t) {
         return "<tokenlab.Tokenizer " + t.model.kind + ", " +
                std::to_string(t.encoder().vocabulary_size()) + " ids>";
       });
+}
+
+}  // namespace
+
+void bind_tokenizer(py::module_& m) {
+  TokenizerClass c(
+      m, "Tokenizer",
+      "A tokenizer: trained by tokenlab.train, or read by tokenlab.load (a .tkl model or a real "
+      "model's tokenizer file). Immutable and safe to use from many threads.");
+  bind_encoding(c);
+  bind_model(c);
   m.def("load", &load, py::arg("path"), py::arg("format"), py::arg("plugin_dirs"));
   m.def("train", &train, py::arg("arguments"), py::arg("progress"));
 }

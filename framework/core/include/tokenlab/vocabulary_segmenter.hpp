@@ -5,8 +5,9 @@
 // What the base does (VocabularySegmenterBase):
 //   * owns the Vocabulary; new_vocabulary(options) starts one with the special
 //     tokens (options.special_tokens, or "<unk>"), the unknown token marked;
-//     new_vocabulary(options, counts) adds the shared base alphabet (select_alphabet),
-//     so that a comparison with the built-in algorithms is fair;
+//     new_vocabulary(options, counts) adds the shared base alphabet, so that a
+//     comparison with the built-in algorithms is fair. Both follow the layout rule
+//     of vocabulary_layout.hpp, the one every built-in trainer uses;
 //   * decode(): concatenates the pieces (decode_pieces: the unknown token becomes
 //     "⁇", other specials vanish), after checking every id is in range;
 //   * display_piece(): the piece, after the same check;
@@ -101,14 +102,17 @@ class TOKENLAB_API VocabularySegmenterBase : public Segmenter {
   void load(std::istream& in) final;
 
  protected:
-  /// An empty vocabulary holding the special tokens (options.special_tokens, else
-  /// "<unk>"), with "<unk>" marked unknown. Throws if vocab_size cannot hold them.
+  /// The vocabulary before training, by the rule every built-in trainer follows
+  /// (vocabulary_layout.hpp): the special tokens (options.special_tokens, else
+  /// "<unk>"; "<unk>" is added first when missing, and marked unknown). Throws
+  /// Error if vocab_size leaves no room beyond them.
   [[nodiscard]] Vocabulary new_vocabulary(const TrainOptions& options) const;
-  /// The same, then the base alphabet every tokenlab trainer starts from:
-  /// select_alphabet(counts, options.character_coverage), one piece per character
-  /// in code point order, as many as vocab_size leaves room for (most frequent).
-  [[nodiscard]] Vocabulary new_vocabulary(const TrainOptions& options,
-                                          const WordCounts& counts) const;
+  /// The same, then the base alphabet: one piece per character of
+  /// select_alphabet(counts, options.character_coverage), in code point order,
+  /// the most frequent ones when vocab_size has no room for all (said through
+  /// observer, if given). Comparisons with the built-ins are fair from this start.
+  [[nodiscard]] Vocabulary new_vocabulary(const TrainOptions& options, const WordCounts& counts,
+                                          TrainingObserver* observer = nullptr) const;
   /// Replaces the model's vocabulary (call at the end of train()). Throws Error if it
   /// has no unknown token.
   void set_vocabulary(Vocabulary vocabulary);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +77,25 @@ struct TrainRequest {
 
   /// Checks the sources (UsageError), caps threads and copies them into train.
   void resolve();
+};
+
+/// tokenlab trace and the lab's "BPE by hand": training as a textbook shows it,
+/// step by step. One declaration of what that means, so that the page and the
+/// command agree: no special tokens unless given (the layout rule may still add
+/// the unknown token), every character kept (coverage 1), and with steps > 0 the
+/// size limit lifted (vocab_size 0), so that steps counts steps beyond the base alphabet
+/// (WordPiece starts with two forms of each character) and no byte pieces are
+/// added.
+struct TraceRequest {
+  std::size_t steps = 0;       // --merges; 0: train up to vocab_size
+  std::size_t vocab_size = 0;  // 0: no limit (with steps)
+  std::uint64_t min_frequency = 0;
+  std::vector<std::string> special_tokens{};
+  std::map<std::string, std::string> extra{};  // the algorithm's options
+  unsigned threads = 0;
+
+  /// The trainer's options, validated (Error on bad values).
+  [[nodiscard]] TrainOptions train_options() const;
 };
 
 /// What compare and sweep share. options holds the study's settings; the

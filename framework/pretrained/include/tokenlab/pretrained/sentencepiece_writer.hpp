@@ -14,7 +14,7 @@
 // Anything else is refused with the setting and the nearest exportable choice.
 //
 // Pieces keep their ids. Unigram scores are written as floats, as the format
-// holds them; trained scores lie on a 1/256 grid (unigram/trainer.hpp), so they
+// holds them; trained scores lie on a 1/256 grid (unigram/unigram_trainer.hpp), so they
 // are exact in float and SentencePiece's float sums break ties as tokenlab's
 // double sums do. BPE pieces score -id, so
 // the rank order is the merge order. SentencePiece's BPE merges by the rank of

@@ -1,5 +1,5 @@
 // The BPE model: its invariants (derive), decoding, display and the file format.
-#include "model.hpp"
+#include "bpe_model_data.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// File: vocab_txt.hpp
+// File: wordpiece_vocab_txt.hpp
 // The BERT vocab.txt format: one token per line, UTF-8, id = line number from 0.
 //
 //   std::ifstream in("vocab.txt");

@@ -1,7 +1,7 @@
 // Internal: the likelihood trainer's state and steps, shared by its three files:
-//   segmentation.cpp  the alphabet and each word's initial units;
-//   merging.cpp       pair statistics, the indexed heap, the merge loop;
-//   trainer.cpp       the automatic min_frequency search and the entry point.
+//   wordpiece_trainer_alphabet.cpp  the alphabet and each word's initial units;
+//   wordpiece_trainer_merges.cpp    pair statistics, the indexed heap, the merge loop;
+//   wordpiece_trainer.cpp           the automatic min_frequency search and the entry point.
 //
 //
 // State (all flat arrays, indexed by small integers):
@@ -36,7 +36,7 @@
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary.hpp"
 #include "tokenlab/word_counts.hpp"
-#include "tokenlab/wordpiece/trainer.hpp"
+#include "tokenlab/wordpiece/wordpiece_trainer.hpp"
 
 namespace tokenlab::wordpiece::detail {
 
@@ -83,7 +83,7 @@ inline void char_keys(std::string_view word, std::vector<std::uint32_t>& keys) {
 }
 
 // Where the boundary marker is glued to its neighbour in the initial
-// segmentation (see trainer.hpp). Keys of glued units: kind << 32 | character.
+// segmentation (see wordpiece_trainer.hpp). Keys of glued units: kind << 32 | character.
 enum GlueKind : std::uint64_t {
   kGluePrefix = 1,
   kGlueSuffixContinuation = 2,

@@ -14,7 +14,7 @@
 #include <boost/serialization/split_member.hpp>
 #include <boost/serialization/version.hpp>
 
-#include "tokenlab/bpe/bpe_segmenter.hpp"
+#include "tokenlab/bpe/bpe_model.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"

@@ -1,6 +1,6 @@
 // WordPiece training, step 1: the alphabet (both forms of every kept character,
 // the glued boundary-marker units) and each word's initial segmentation.
-#include "likelihood_trainer.hpp"
+#include "wordpiece_trainer_state.hpp"
 
 #include <algorithm>
 #include <array>

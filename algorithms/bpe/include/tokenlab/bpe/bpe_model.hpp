@@ -1,4 +1,4 @@
-// File: bpe_segmenter.hpp
+// File: bpe_model.hpp
 // Byte-pair encoding (Sennrich et al. 2016): a vocabulary of units plus an ordered
 // list of merges learned from word counts; a word is encoded by replaying the
 // merges, lowest rank first.
@@ -50,7 +50,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tokenlab/bpe/merge_trainer.hpp"
+#include "tokenlab/bpe/bpe_trainer.hpp"
 #include "tokenlab/segmenter.hpp"
 
 namespace tokenlab::bpe {

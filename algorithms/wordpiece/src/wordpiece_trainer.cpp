@@ -1,19 +1,24 @@
-// WordPiece training, step 3: the entry point and the automatic min_frequency
-// search, which runs the trainer (likelihood_trainer.hpp) at trial thresholds.
+// WordPiece training, step 3: the entry points (WordPieceSegmenter::train, which
+// lays out the specials and hands the rest to train_likelihood) and the automatic
+// min_frequency search, which runs the trainer (wordpiece_trainer_state.hpp) at
+// trial thresholds.
 
-#include "tokenlab/wordpiece/trainer.hpp"
+#include "tokenlab/wordpiece/wordpiece_trainer.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <optional>
 
-#include "likelihood_trainer.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/option_reader.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/training_observer.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/vocabulary_layout.hpp"
 #include "tokenlab/word_counts.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
+#include "wordpiece_trainer_state.hpp"
 
 namespace tokenlab::wordpiece {
 
@@ -197,6 +202,54 @@ TrainerResult train_likelihood(const WordCounts& counts, const TrainerConfig& co
     return trainer.run();
   }
   return ThresholdSearch(counts, config).run(observer);
+}
+
+namespace {
+
+const std::vector<std::string>& default_specials() {
+  static const std::vector<std::string> specials{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+  return specials;
+}
+
+}  // namespace
+
+void WordPieceSegmenter::train(const WordCounts& counts, const TrainOptions& options,
+                               TrainingObserver* observer) {
+  const OptionReader reader(
+      "wordpiece", options.extra,
+      {{"continuation_prefix", "prefix of non-initial pieces (default ##)"},
+       {"max_input_chars_per_word", "longer words encode to [UNK] (default 100)"}});
+  TrainerConfig config;
+  config.continuation_prefix = reader.get_string("continuation_prefix", "##");
+  config.max_input_chars_per_word = static_cast<std::size_t>(
+      reader.get_uint("max_input_chars_per_word", 100, 1, kMaxInputCharsLimit));
+  config.vocab_size = options.vocab_size;
+  config.min_frequency = options.min_frequency;
+  config.max_steps = options.max_steps;
+  config.character_coverage = options.character_coverage;
+  config.threads = options.threads;
+
+  // Specials by the shared rule (vocabulary_layout.hpp): BERT's five by default;
+  // the unknown token is "[UNK]" or "<unk>", and BERT's encoding needs one, so
+  // "[UNK]" is added first when a given list has neither. The alphabet is the
+  // trainer's (both forms of each character), so none is placed here.
+  Vocabulary vocabulary = lay_out_vocabulary(counts, options,
+                                             {.plugin = "wordpiece",
+                                              .default_specials = default_specials(),
+                                              .unknown_spellings = {"[UNK]", "<unk>"},
+                                              .base = BaseUnits::none},
+                                             observer)
+                              .vocabulary;
+  config.special_tokens = vocabulary.pieces();
+  const TokenId unknown = *vocabulary.unknown_id();
+
+  TrainerResult result = train_likelihood(counts, config, observer);
+  for (auto& piece : result.pieces) vocabulary.add(std::move(piece));
+  std::vector<TokenId> reserved(config.special_tokens.size());
+  for (TokenId id = 0; id < reserved.size(); ++id) reserved[id] = id;
+  install(std::move(vocabulary), config.continuation_prefix, config.max_input_chars_per_word, false,
+          false, unknown, std::move(reserved));
+  merges_ = std::move(result.merges);
 }
 
 }  // namespace tokenlab::wordpiece

@@ -1,4 +1,4 @@
-// File: trainer.hpp
+// File: wordpiece_trainer.hpp
 // WordPiece training by the likelihood criterion (Schuster and Nakajima 2012).
 //
 // Every word starts as its characters; every character after the first carries

@@ -1,8 +1,8 @@
-// Unigram EM and pruning over the corpus of distinct words (seeding.cpp makes
+// Unigram EM and pruning over the corpus of distinct words (unigram_trainer_seeding.cpp makes
 // the seed vocabulary).
 #include <cmath>
 
-#include "corpus.hpp"
+#include "unigram_trainer_corpus.hpp"
 
 namespace tokenlab::unigram {
 

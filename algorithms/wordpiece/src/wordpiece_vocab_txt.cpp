@@ -1,4 +1,4 @@
-#include "tokenlab/wordpiece/vocab_txt.hpp"
+#include "tokenlab/wordpiece/wordpiece_vocab_txt.hpp"
 
 #include <istream>
 #include <ostream>

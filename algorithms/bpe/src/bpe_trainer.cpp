@@ -1,5 +1,5 @@
 // BPE training: the alphabet, byte pieces, the training words and the merge loop.
-#include "model.hpp"
+#include "bpe_model_data.hpp"
 
 #include <algorithm>
 #include <array>
@@ -23,6 +23,7 @@
 #include "tokenlab/random.hpp"
 #include "tokenlab/segmenter_support.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/vocabulary_layout.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab::bpe {
@@ -215,83 +216,30 @@ class VocabularySink final : public MergeSink {
 
 // ---- training steps ---------------------------------------------------------
 
-// The vocabulary's layout before any merge, SentencePiece's: special tokens,
-// then the 256 byte pieces when byte fallback is on, then the base alphabet
-// (characters, or the 256 bytes with units=bytes), trimmed to vocab_size.
+// The vocabulary before any merge, by the rule every trainer shares
+// (vocabulary_layout.hpp): special tokens, the 256 byte pieces when byte fallback
+// is on, then the base alphabet (characters, or the 256 bytes with units=bytes).
+// BPE's part of the rule: an explicit special-token list without "<unk>" means no
+// unknown token (the textbook example has no special tokens at all), and
+// byte-level BPE has none, since every byte is a base unit.
 void lay_out_base_vocabulary(Model& model, const Settings& settings, const WordCounts& counts,
-                             const TrainOptions& options, unsigned threads,
-                             TrainingObserver* observer) {
-  // An explicit special-token list is taken as given: without "<unk>" in it there
-  // is no unknown token (the textbook example has no special tokens at all).
-  const std::string unknown_token =
-      settings.units == Units::kBytes ||
-              (options.special_tokens &&
-               std::find(options.special_tokens->begin(), options.special_tokens->end(), "<unk>") ==
-                   options.special_tokens->end())
-          ? std::string()
-          : std::string("<unk>");
-  const std::vector<std::string> default_specials = settings.units == Units::kBytes
-                                                        ? std::vector<std::string>{}
-                                                        : std::vector<std::string>{"<unk>"};
-  add_special_tokens(model.vocab, options, default_specials, unknown_token, "bpe");
-
-  if (settings.units == Units::kBytes && options.vocab_size < model.vocab.size() + 256)
-    throw Error("bpe: units=bytes needs vocab_size of at least " +
-                std::to_string(model.vocab.size() + 256) +
-                " (the special tokens and the 256 bytes), got " +
-                std::to_string(options.vocab_size));
-  std::vector<char32_t> alphabet;
-  if (settings.units == Units::kChars)
-    alphabet = select_alphabet(counts, options.character_coverage, threads).characters;
-  // SentencePiece's layout: the 256 byte pieces right after the special tokens. By
-  // default they are added when the vocabulary has room for them beside the
-  // alphabet, so that no character is ever unknown; smaller vocabularies and step-
-  // limited runs (the textbook traces) keep the plain alphabet.
-  const std::size_t with_bytes = model.vocab.size() + 256 + alphabet.size();
-  model.byte_fallback = settings.units == Units::kChars &&
-                        (settings.byte_fallback == ByteFallback::on ||
-                         (settings.byte_fallback == ByteFallback::automatic &&
-                          options.max_steps == 0 && options.vocab_size >= with_bytes));
-  if (observer != nullptr && settings.units == Units::kChars &&
-      settings.byte_fallback == ByteFallback::automatic && !model.byte_fallback &&
-      options.max_steps == 0)
-    observer->on_message("bpe: byte_fallback off: vocab_size " +
-                         std::to_string(options.vocab_size) + " is below the " +
-                         std::to_string(with_bytes) +
-                         " entries that the special tokens, 256 byte pieces and the alphabet need");
-  if (model.byte_fallback) {
-    if (options.vocab_size < model.vocab.size() + 256)
-      throw Error("bpe: byte_fallback=true needs vocab_size of at least " +
-                  std::to_string(model.vocab.size() + 256) +
-                  " (the special tokens and the 256 byte pieces), got " +
-                  std::to_string(options.vocab_size));
+                             const TrainOptions& options, TrainingObserver* observer) {
+  const bool bytes = settings.units == Units::kBytes;
+  LayoutRule rule{.plugin = "bpe"};
+  rule.default_specials = bytes ? std::vector<std::string>{} : std::vector<std::string>{"<unk>"};
+  rule.unknown = bytes ? UnknownToken::none : UnknownToken::when_listed;
+  rule.byte_pieces = bytes                                               ? BytePieces::off
+                     : settings.byte_fallback == ByteFallback::on        ? BytePieces::on
+                     : settings.byte_fallback == ByteFallback::automatic ? BytePieces::automatic
+                                                                         : BytePieces::off;
+  rule.base = bytes ? BaseUnits::bytes : BaseUnits::characters;
+  VocabularyLayout layout = lay_out_vocabulary(counts, options, rule, observer);
+  model.vocab = std::move(layout.vocabulary);
+  model.byte_fallback = layout.byte_fallback();
+  if (model.byte_fallback)
     for (unsigned b = 0; b < 256; ++b)
-      model.fallback_ids.push_back(model.vocab.add(byte_fallback_piece(b)));
-  }
-  const std::size_t room = options.vocab_size - std::min(options.vocab_size, model.vocab.size());
-  if (alphabet.size() > room) {
-    // As the other plugins do: never exceed vocab_size; keep the most frequent
-    // characters and say what it costs.
-    const std::size_t wanted = alphabet.size();
-    alphabet = select_alphabet(counts, options.character_coverage, threads, room).characters;
-    if (observer != nullptr)
-      observer->on_message(
-          "bpe: vocab_size " + std::to_string(options.vocab_size) + " keeps only the " +
-          std::to_string(alphabet.size()) + " most frequent of " + std::to_string(wanted) +
-          " characters: the alphabet needs at least " +
-          std::to_string(model.vocab.size() + wanted) + " entries; the other characters are " +
-          (model.byte_fallback ? "byte pieces" : "unknown"));
-  }
-  if (settings.units == Units::kBytes) {
-    for (unsigned b = 0; b < 256; ++b)
-      model.base_ids.push_back(model.vocab.add_or_find(std::string(1, static_cast<char>(b))));
-  } else {
-    for (const char32_t cp : alphabet) {
-      std::string piece;
-      utf8::append(piece, cp);
-      model.base_ids.push_back(model.vocab.add_or_find(std::move(piece)));
-    }
-  }
+      model.fallback_ids.push_back(static_cast<TokenId>(*layout.first_byte_piece + b));
+  model.base_ids = std::move(layout.base_ids);
 }
 
 // What training stopped on, for the observer.
@@ -363,7 +311,7 @@ void BpeSegmenter::train(const WordCounts& counts, const TrainOptions& options,
   model->tie_break = settings.tie_break;
   model->dropout = settings.dropout;
 
-  lay_out_base_vocabulary(*model, settings, counts, options, threads, observer);
+  lay_out_base_vocabulary(*model, settings, counts, options, observer);
   model->derive();  // the unit tables, needed to map the words to ids
   if (observer != nullptr && model->vocab.size() >= options.vocab_size)
     observer->on_message("bpe: the special tokens and the base alphabet already fill vocab_size " +

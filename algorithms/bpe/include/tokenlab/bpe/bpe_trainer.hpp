@@ -1,4 +1,4 @@
-// File: merge_trainer.hpp
+// File: bpe_trainer.hpp
 // The core of BPE training, independent of text: repeatedly merges the most
 // frequent adjacent pair of symbol ids in a weighted set of id sequences.
 //

@@ -1,4 +1,4 @@
-// File: lattice.hpp
+// File: unigram_lattice.hpp
 // The segmentation lattice of one word and the four dynamic programs a unigram
 // language model runs over it: Viterbi (best path), forward-backward (marginal
 // probability of every edge), forward-filtering backward-sampling (a random path

@@ -1,5 +1,5 @@
 // BPE encoding: merges applied by rank with a heap, a per-thread word cache, dropout.
-#include "model.hpp"
+#include "bpe_model_data.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// File: unigram_segmenter.hpp
+// File: unigram_model.hpp
 // The unigram language-model segmenter (Kudo 2018, "Subword Regularization"):
 // every piece has a log probability, and a word is segmented into the sequence of
 // pieces with the highest total log probability (Viterbi over the word's lattice).
@@ -34,7 +34,7 @@
 
 #include "tokenlab/piece_trie.hpp"
 #include "tokenlab/segmenter.hpp"
-#include "tokenlab/unigram/lattice.hpp"
+#include "tokenlab/unigram/unigram_lattice.hpp"
 #include "tokenlab/vocabulary.hpp"
 
 namespace tokenlab::unigram {

@@ -1,4 +1,4 @@
-// File: trainer.hpp
+// File: unigram_trainer.hpp
 // Unigram language-model training (Kudo 2018, as SentencePiece implements it),
 // on distinct words weighted by their counts.
 //

@@ -1,4 +1,4 @@
-#include "tokenlab/bpe/merge_trainer.hpp"
+#include "tokenlab/bpe/bpe_trainer.hpp"
 
 #include <algorithm>
 #include <limits>

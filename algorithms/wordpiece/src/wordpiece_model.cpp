@@ -1,4 +1,4 @@
-#include "tokenlab/wordpiece/wordpiece.hpp"
+#include "tokenlab/wordpiece/wordpiece_model.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,8 +13,9 @@
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/payload.hpp"
 #include "tokenlab/piece_trie.hpp"
+#include "tokenlab/vocabulary_layout.hpp"
 #include "tokenlab/word_cache.hpp"
-#include "tokenlab/wordpiece/vocab_txt.hpp"
+#include "tokenlab/wordpiece/wordpiece_vocab_txt.hpp"
 
 namespace tokenlab::wordpiece {
 
@@ -51,17 +52,11 @@ namespace {
 // Boost archive.
 constexpr std::uint32_t kFormatVersion = 3;
 constexpr std::string_view kVocabTxtFormat = "vocab.txt";
-constexpr std::uint64_t kMaxCharsLimit = 1u << 20;
 
 // Recent words, per thread and model (tokenlab/word_cache.hpp). Short words
 // only: longer ones are matched directly, which costs little more than a lookup.
 using Cache =
     WordCache<WordCacheShape{.max_word_bytes = 22, .max_ids = 8, .slots = 4096, .models = 2}>;
-
-const std::vector<std::string>& default_specials() {
-  static const std::vector<std::string> specials{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
-  return specials;
-}
 
 bool contains_marker(const std::vector<std::string>& pieces) {
   return std::any_of(pieces.begin(), pieces.end(), [](const std::string& p) {
@@ -93,7 +88,7 @@ void WordPieceSegmenter::install(Vocabulary vocabulary, std::string prefix, std:
                                  std::optional<TokenId> unknown, std::vector<TokenId> reserved) {
   const std::size_t size = vocabulary.size();
   if (prefix.empty()) throw Error("wordpiece: empty continuation prefix");
-  if (max_chars == 0 || max_chars > kMaxCharsLimit)
+  if (max_chars == 0 || max_chars > kMaxInputCharsLimit)
     throw Error("wordpiece: bad max_input_chars_per_word");
   if (!unknown || *unknown >= size) throw Error("wordpiece: the model has no valid unknown token");
   std::vector<std::uint8_t> is_reserved(size, 0);
@@ -138,56 +133,6 @@ void WordPieceSegmenter::install(Vocabulary vocabulary, std::string prefix, std:
   continuation_ = std::move(continuation);
   tries_ = std::move(tries);
   stamp_ = new_model_identity();
-}
-
-void WordPieceSegmenter::train(const WordCounts& counts, const TrainOptions& options,
-                               TrainingObserver* observer) {
-  const OptionReader reader(
-      "wordpiece", options.extra,
-      {{"continuation_prefix", "prefix of non-initial pieces (default ##)"},
-       {"max_input_chars_per_word", "longer words encode to [UNK] (default 100)"}});
-  TrainerConfig config;
-  config.continuation_prefix = reader.get_string("continuation_prefix", "##");
-  config.max_input_chars_per_word =
-      static_cast<std::size_t>(reader.get_uint("max_input_chars_per_word", 100, 1, kMaxCharsLimit));
-  config.vocab_size = options.vocab_size;
-  config.min_frequency = options.min_frequency;
-  config.max_steps = options.max_steps;
-  config.character_coverage = options.character_coverage;
-  config.threads = options.threads;
-  config.special_tokens = options.special_tokens.value_or(default_specials());
-
-  auto& specials = config.special_tokens;
-  auto find_special = [&](const char* s) { return std::find(specials.begin(), specials.end(), s); };
-  auto unknown_it = find_special("[UNK]");
-  if (unknown_it == specials.end()) unknown_it = find_special("<unk>");
-  std::size_t unknown_index = static_cast<std::size_t>(unknown_it - specials.begin());
-  if (unknown_it == specials.end()) {
-    // BERT's encoding needs an unknown token; add one rather than fail.
-    specials.emplace_back("[UNK]");
-    unknown_index = specials.size() - 1;
-    if (observer != nullptr) observer->on_message("wordpiece: added [UNK] to the special tokens");
-  }
-  Vocabulary vocabulary;
-  for (const auto& s : specials) {
-    if (s.empty()) throw Error("wordpiece: empty special token");
-    if (vocabulary.contains(s)) throw Error("wordpiece: duplicate special token '" + s + "'");
-    vocabulary.add_special(s);
-  }
-  if (options.vocab_size < specials.size()) {
-    throw Error("wordpiece: vocab_size " + std::to_string(options.vocab_size) +
-                " is smaller than the " + std::to_string(specials.size()) + " special tokens");
-  }
-  const auto unknown = static_cast<TokenId>(unknown_index);
-  vocabulary.set_unknown(unknown);
-
-  TrainerResult result = train_likelihood(counts, config, observer);
-  for (auto& piece : result.pieces) vocabulary.add(std::move(piece));
-  std::vector<TokenId> reserved(specials.size());
-  for (TokenId id = 0; id < reserved.size(); ++id) reserved[id] = id;
-  install(std::move(vocabulary), config.continuation_prefix, config.max_input_chars_per_word, false,
-          false, unknown, std::move(reserved));
-  merges_ = std::move(result.merges);
 }
 
 void WordPieceSegmenter::encode_uncached(std::string_view word, std::vector<TokenId>& out) const {
@@ -257,7 +202,7 @@ void WordPieceSegmenter::load(std::istream& in) {
   Payload payload;
   ar >> boost::serialization::make_nvp("model", payload);
   ar.finish();
-  if (payload.max_chars == 0 || payload.max_chars > kMaxCharsLimit) ar.fail("bad max chars");
+  if (payload.max_chars == 0 || payload.max_chars > kMaxInputCharsLimit) ar.fail("bad max chars");
   try {
     install(std::move(payload.vocabulary), std::move(payload.prefix),
             static_cast<std::size_t>(payload.max_chars), payload.bert_spacing, payload.bert_lookup,

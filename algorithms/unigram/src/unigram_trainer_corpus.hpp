@@ -1,10 +1,10 @@
 // Internal: what the unigram trainer's two stages share, the corpus of distinct
-// words and its constants (seeding.cpp builds the seed vocabulary from it, em.cpp
-// runs EM and pruning over it), as SentencePiece's unigram trainer is one model
-// and one trainer.
+// words and its constants (unigram_trainer_seeding.cpp builds the seed vocabulary from it,
+// unigram_trainer_em.cpp runs EM and pruning over it), as SentencePiece's unigram trainer is one
+// model and one trainer.
 #pragma once
 
-#include "tokenlab/unigram/trainer.hpp"
+#include "tokenlab/unigram/unigram_trainer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +20,7 @@
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/piece_trie.hpp"
 #include "tokenlab/types.hpp"
-#include "tokenlab/unigram/lattice.hpp"
+#include "tokenlab/unigram/unigram_lattice.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab::unigram::detail {

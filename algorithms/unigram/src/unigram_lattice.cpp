@@ -1,4 +1,4 @@
-#include "tokenlab/unigram/lattice.hpp"
+#include "tokenlab/unigram/unigram_lattice.hpp"
 
 #include <algorithm>
 #include <cmath>

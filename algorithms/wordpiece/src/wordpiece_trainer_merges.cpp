@@ -1,6 +1,6 @@
 // WordPiece training, step 2: pair statistics, the indexed max-heap of scores
-// and the merge loop (see likelihood_trainer.hpp for the state).
-#include "likelihood_trainer.hpp"
+// and the merge loop (see wordpiece_trainer_state.hpp for the state).
+#include "wordpiece_trainer_state.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// File: character_segmenter.hpp
+// File: character_model.hpp
 // The character baseline: one token per Unicode code point (default) or per
 // grapheme cluster (ICU), with the most frequent units as the vocabulary.
 //
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenlab/segmenter.hpp"
+#include "tokenlab/vocabulary_segmenter.hpp"
 
 namespace tokenlab::character {
 
@@ -26,7 +26,7 @@ enum class UnitKind { code_points, graphemes };
 /// Splits a word into units (views into word). Invalid UTF-8 bytes are one unit each.
 void split_units(std::string_view word, UnitKind kind, std::vector<std::string_view>& out);
 
-class CharacterSegmenter final : public DescribedSegmenter<CharacterSegmenter> {
+class CharacterSegmenter final : public VocabularySegmenter<CharacterSegmenter> {
  public:
   // Written once: DescribedSegmenter and the plugin descriptor (TOKENLAB_DEFINE_PLUGIN)
   // read them.
@@ -35,21 +35,23 @@ class CharacterSegmenter final : public DescribedSegmenter<CharacterSegmenter> {
   static constexpr const char* kDescription =
       "One token per code point (or grapheme cluster, units=graphemes)";
   static constexpr Capabilities kCapabilities = kCapabilityNone;
+  // 4: the unit kind after the vocabulary, as VocabularySegmenter lays out a
+  // payload; 3 had it before, 2 was a hand-written layout, 1 a bare Boost archive.
+  static constexpr std::uint32_t kFormatVersion = 4;
 
   void train(const WordCounts& counts, const TrainOptions& options,
              TrainingObserver* observer) override;
   void encode(std::string_view word, std::vector<TokenId>& out) const override;
-  [[nodiscard]] std::string decode(std::span<const TokenId> ids) const override;
-  [[nodiscard]] const Vocabulary& vocabulary() const override { return vocabulary_; }
-  void save(std::ostream& out) const override;
-  void load(std::istream& in) override;
   /// Format kModelDescriptionFormat: the model in neutral form, for the exporters.
   void export_model(std::ostream& out, const std::string& format) const override;
 
   [[nodiscard]] UnitKind unit_kind() const noexcept { return units_; }
 
+ protected:
+  void save_fields(PayloadOArchive& ar) const override;
+  std::function<void()> load_fields(PayloadIArchive& ar, const Vocabulary& vocabulary) override;
+
  private:
-  Vocabulary vocabulary_;
   UnitKind units_ = UnitKind::code_points;
 };
 

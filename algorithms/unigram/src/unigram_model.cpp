@@ -1,4 +1,4 @@
-#include "tokenlab/unigram/unigram_segmenter.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +11,8 @@
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/option_reader.hpp"
 #include "tokenlab/segmenter_support.hpp"
-#include "tokenlab/unigram/trainer.hpp"
+#include "tokenlab/unigram/unigram_trainer.hpp"
+#include "tokenlab/vocabulary_layout.hpp"
 #include "tokenlab/word_cache.hpp"
 #include "tokenlab/word_counts.hpp"
 
@@ -105,87 +106,11 @@ void UnigramSegmenter::rebuild() {
   model_id_ = new_model_identity();
 }
 
-void UnigramSegmenter::train(const WordCounts& counts, const TrainOptions& options,
-                             TrainingObserver* observer) {
-  OptionReader reader(
-      "unigram", options.extra,
-      {{"seed_size", "seed vocabulary size, required characters included (default 1000000)"},
-       {"max_piece_length", "longest piece in code points, 1..255 (default 16)"},
-       {"shrinking_factor", "share of pieces each pruning step keeps, in (0, 1) (default 0.75)"},
-       {"num_sub_iterations", "EM iterations between pruning steps (default 2)"},
-       {"byte_fallback",
-        "auto|true|false: characters outside the alphabet become UTF-8 byte tokens; auto "
-        "(the default) adds the 256 byte pieces when vocab_size has room for them beside the "
-        "alphabet"}});
-  TrainerConfig config;
-  config.seed_size = reader.get_uint("seed_size", 1000000, 1, 1000000000);
-  config.max_piece_length = reader.get_uint("max_piece_length", 16, 1, 255);
-  config.shrinking_factor = reader.get_double("shrinking_factor", 0.75, 0.0, 1.0);
-  if (config.shrinking_factor <= 0.0 || config.shrinking_factor >= 1.0)
-    throw Error("unigram: option shrinking_factor must be strictly between 0 and 1, got " +
-                reader.get_string("shrinking_factor", ""));
-  config.num_sub_iterations =
-      static_cast<unsigned>(reader.get_uint("num_sub_iterations", 2, 1, 1000));
-  const std::string fallback =
-      reader.get_choice("byte_fallback", {"auto", "true", "false"}, "auto");
-  if (!(options.character_coverage > 0.0 && options.character_coverage <= 1.0))
-    throw Error("unigram: character_coverage must be in (0, 1]");
-
-  Vocabulary vocabulary;
-  add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "unigram");
-  bool byte_fallback = fallback == "true";
-  if (fallback == "auto") {
-    // The same rule as BPE's: byte pieces when the vocabulary has room for them
-    // beside the alphabet.
-    const std::size_t alphabet =
-        select_alphabet(counts, options.character_coverage, options.threads).characters.size();
-    const std::size_t needed = vocabulary.size() + 256 + std::max<std::size_t>(alphabet, 1);
-    byte_fallback = options.max_steps == 0 && options.vocab_size >= needed;
-    if (!byte_fallback && options.max_steps == 0 && observer != nullptr)
-      observer->on_message("unigram: byte_fallback off: vocab_size " +
-                           std::to_string(options.vocab_size) + " is below the " +
-                           std::to_string(needed) +
-                           " entries that the special tokens, 256 byte pieces and the alphabet "
-                           "need");
-  }
-  TokenId byte_base = 0;
-  if (byte_fallback) {
-    if (options.vocab_size < vocabulary.size() + 257)
-      throw Error(
-          "unigram: vocabulary size " + std::to_string(options.vocab_size) +
-          " is too small for byte_fallback: the special tokens and 256 byte tokens need at least " +
-          std::to_string(vocabulary.size() + 257));
-    byte_base = static_cast<TokenId>(vocabulary.size());
-    for (unsigned b = 0; b < 256; ++b) vocabulary.add(byte_fallback_piece(b));
-  }
-  config.piece_target = options.vocab_size - vocabulary.size();
-  config.character_coverage = options.character_coverage;
-  config.min_frequency = options.min_frequency;
-  config.threads = resolve_threads(options.threads);
-  config.reserved = vocabulary.pieces();
-
-  const std::vector<ScoredPiece> pieces = train_pieces(counts, config, observer);
-  std::vector<double> scores(vocabulary.size(), 0.0);
-  for (const auto& p : pieces) {
-    vocabulary.add(p.piece);
-    scores.push_back(p.score);
-  }
-  vocabulary_ = std::move(vocabulary);
-  scores_ = std::move(scores);
-  byte_fallback_ = byte_fallback;
-  byte_base_ = byte_base;
-  rebuild();
-  if (observer != nullptr) observer->on_progress("unigram", 1.0);
-}
-
 void UnigramSegmenter::set_model(const std::vector<std::string>& specials,
                                  const std::vector<std::pair<std::string, double>>& pieces,
                                  bool byte_fallback) {
   Vocabulary vocabulary;
-  TrainOptions options;
-  options.special_tokens = specials;
-  options.vocab_size = static_cast<std::size_t>(-1);
-  add_special_tokens(vocabulary, options, {"<unk>"}, "<unk>", "unigram");
+  lay_out_special_tokens(vocabulary, specials, LayoutRule{.plugin = "unigram"});
   TokenId byte_base = 0;
   if (byte_fallback) {
     byte_base = static_cast<TokenId>(vocabulary.size());

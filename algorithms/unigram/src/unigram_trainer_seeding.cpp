@@ -1,6 +1,6 @@
 // Unigram seeding: the corpus of distinct words, the required characters and the
 // seed pieces from a suffix array.
-#include "corpus.hpp"
+#include "unigram_trainer_corpus.hpp"
 
 namespace tokenlab::unigram {
 

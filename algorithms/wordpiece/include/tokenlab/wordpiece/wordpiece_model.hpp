@@ -1,4 +1,4 @@
-// File: wordpiece.hpp
+// File: wordpiece_model.hpp
 // The WordPiece segmenter: likelihood-trained vocabulary, BERT-exact encoding.
 //
 //   WordPieceSegmenter wp;
@@ -41,9 +41,12 @@
 #include <vector>
 
 #include "tokenlab/segmenter.hpp"
-#include "tokenlab/wordpiece/trainer.hpp"
+#include "tokenlab/wordpiece/wordpiece_trainer.hpp"
 
 namespace tokenlab::wordpiece {
+
+/// The largest max_input_chars_per_word a model may have (train option or file).
+inline constexpr std::uint64_t kMaxInputCharsLimit = 1u << 20;
 
 class WordPieceSegmenter final : public DescribedSegmenter<WordPieceSegmenter> {
  public:
