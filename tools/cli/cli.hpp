@@ -108,5 +108,6 @@ int cmd_export(const std::vector<std::string>& args);
 int cmd_new_plugin(const std::vector<std::string>& args);
 int cmd_lab(const std::vector<std::string>& args);
 int cmd_diff_vocab(const std::vector<std::string>& args);
+int cmd_grade(const std::vector<std::string>& args);
 
 }  // namespace tokenlab::cli

@@ -29,6 +29,8 @@ const std::map<std::string, Command>& commands() {
       {"compare", {cmd_compare, "train every segmenter on one corpus and compare them"}},
       {"sweep", {cmd_sweep, "repeat compare over vocabulary sizes and plot the curves"}},
       {"check-plugin", {cmd_check_plugin, "run the conformance suite on a plugin file"}},
+      {"grade",
+       {cmd_grade, "grade a course assignment's plugin: a score and a reason per lost point"}},
       {"new-plugin", {cmd_new_plugin, "write a ready-to-build out-of-tree plugin to start from"}},
       {"diff-vocab", {cmd_diff_vocab, "the whole words only one of two vocabularies holds"}},
       {"lab", {cmd_lab, "serve the course page on 127.0.0.1: tokens live, BPE by hand, sizes"}},
