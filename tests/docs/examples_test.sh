@@ -33,7 +33,9 @@
 # The commands of one file run in order with bash, in one scratch directory that
 # holds a link "build" to NGRAM_PLUGIN_DIR (the example plugin, built in tree), with
 # the directory of TOKENLAB_BINARY first on the PATH. A file's blocks may use the
-# files its earlier blocks made.
+# files its earlier blocks made. $DOC_TEST_LINKS, when set, names more links for the
+# scratch directory, "NAME=TARGET" separated by spaces (the grading pages link
+# "tools" to the source tree's, to run tools/scripts/grade-folder as the page does).
 set -uo pipefail
 
 if (($# < 3)); then
@@ -121,6 +123,9 @@ for doc in "$@"; do
   scratch="$work/$(echo "$name" | tr '/' '_')"
   mkdir -p "$scratch"
   ln -s "$ngram_dir" "$scratch/build"
+  for link in ${DOC_TEST_LINKS:-}; do
+    ln -s "${link#*=}" "$scratch/${link%%=*}"
+  done
 
   # Split the file into blocks: "B <line> <kind> <marker>" then the block's lines,
   # each prefixed with "L ", then "E".

@@ -17,7 +17,8 @@
 #   name;
 # * every header or source file named alone in backquotes (`segmenter.hpp`,
 #   `compare.cpp`, `TokenlabPlugin.cmake`) exists somewhere in the tree (a
-#   generated file through its template, NAME.in).
+#   generated file through its template, NAME.in; a course assignment's
+#   template, `my_bpe.cpp`, under docs/).
 #
 # Every problem is printed as a FAIL line; the exit status is 1 if there is any.
 set -uo pipefail
@@ -125,7 +126,7 @@ for doc in "$@"; do
     checked=$((checked + 1))
     # A generated file counts when its template (NAME.in) exists.
     if [[ -z $(find "$root/framework" "$root/algorithms" "$root/plugins" "$root/tests" \
-      "$root/tools" \( -name "$file" -o -name "$file.in" \) -print -quit 2>/dev/null) ]]; then
+      "$root/tools" "$root/docs" \( -name "$file" -o -name "$file.in" \) -print -quit 2>/dev/null) ]]; then
       fail "$name: names \`$file\`, which is no file of the tree"
     fi
   done <<<"$files"
