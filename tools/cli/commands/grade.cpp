@@ -123,7 +123,8 @@ int cmd_grade(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("assignment", 1).add("plugin", 1);
   po::variables_map vm;
-  if (!parse("grade", "ASSIGNMENT PLUGIN.so [--json]", desc, positional, args, vm)) return kExitOk;
+  if (!parse("grade", "ASSIGNMENT PLUGIN.so [--json] [--corpus FILE]", desc, positional, args, vm))
+    return kExitOk;
   if (assignment != "bpe-training" && assignment != "new-segmenter")
     throw UsageError("unknown assignment '" + assignment +
                      "' (the assignments: bpe-training, new-segmenter)");
