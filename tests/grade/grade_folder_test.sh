@@ -15,7 +15,7 @@ cat "$work/scores.csv"
 fail() { echo "FAIL: $*"; exit 1; }
 [[ $(sed -n 1p "$work/scores.csv") == "submission,score,max,status,reasons" ]] || fail "header"
 [[ $(sed -n 2p "$work/scores.csv") == "alice,100,100,graded," ]] || fail "alice's row"
-sed -n 3p "$work/scores.csv" | grep -q '^bob,56,100,graded,"step 1: expected e + s' || fail "bob's row"
+sed -n 3p "$work/scores.csv" | grep -q '^bob,56,100,graded,"-2 step 1: expected e + s' || fail "bob's row"
 sed -n 4p "$work/scores.csv" | grep -q '^carol,0,,no-plugin,' || fail "carol's row"
 [[ -s $work/class/alice/grade.json ]] || fail "no grade.json beside alice's plugin"
 echo "ok"
