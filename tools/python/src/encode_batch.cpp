@@ -153,6 +153,9 @@ py::object lists_while_encoding(const PyTokenizer& t, PyObject** items, std::siz
       const auto& encoded_chunk = chunk(c);
       if (encoded_chunk.bad != SIZE_MAX) break;  // raised below, once the workers stop
       line = store_lists(out, line, encoded_chunk.ids, encoded_chunk.ends, ints);
+      // When the workers are ahead, this thread never waits: look for a Ctrl-C
+      // between chunks too, or it is answered only once every list is built.
+      if (signal_pending()) throw py::error_already_set();
     }
   } catch (...) {
     finish();
