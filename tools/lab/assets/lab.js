@@ -199,9 +199,11 @@ async function pollSweep() {
 // The slider is a log scale from 256 to 256,000 entries; sizes that matter to
 // the lesson (the sweep's, 32,000, 256,000, the real tokenizers') are stops it
 // snaps to when near.
-const SLIDER_MIN = 256, SLIDER_MAX = 256000, SLIDER_STEPS = 1000;
-const sliderSize = (v) => Math.exp(Math.log(SLIDER_MIN) + (v / SLIDER_STEPS) * (Math.log(SLIDER_MAX) - Math.log(SLIDER_MIN)));
-const sliderValue = (size) => Math.round(SLIDER_STEPS * (Math.log(size) - Math.log(SLIDER_MIN)) / (Math.log(SLIDER_MAX) - Math.log(SLIDER_MIN)));
+const SLIDER_MAX = 256000, SLIDER_STEPS = 1000;
+// 256, or the sweep's smallest size if it trained smaller.
+const sliderMin = () => Math.min(256, ...(state.sweep ? state.sweep.points.map((p) => p.vocab_size) : []));
+const sliderSize = (v) => Math.exp(Math.log(sliderMin()) + (v / SLIDER_STEPS) * (Math.log(SLIDER_MAX) - Math.log(sliderMin())));
+const sliderValue = (size) => Math.round(SLIDER_STEPS * (Math.log(size) - Math.log(sliderMin())) / (Math.log(SLIDER_MAX) - Math.log(sliderMin())));
 // The widths of the models some real tokenizers belong to (for "its model").
 const MODEL_WIDTHS = { gpt2: [768, "GPT-2 small"], llama3: [4096, "Llama 3 8B"] };
 
@@ -212,7 +214,7 @@ function sweepPoints() {
 }
 
 function sizeStops() {
-  const stops = new Set([SLIDER_MIN, 1000, 32000, 64000, 128000, SLIDER_MAX]);
+  const stops = new Set([sliderMin(), 1000, 32000, 64000, 128000, SLIDER_MAX]);
   for (const p of state.sweep ? state.sweep.points : []) stops.add(p.vocab_size);
   for (const t of state.tokenizers) if (t.pretrained && t.vocab_size <= SLIDER_MAX) stops.add(t.vocab_size);
   return [...stops].sort((a, b) => a - b);
@@ -261,7 +263,8 @@ function showSweep() {
   const largest = points[points.length - 1];
   $("sweep-measured").textContent = integer(p.vocab_size) + (p.vocab_size < p.requested ? ` (asked ${integer(p.requested)})` : "") +
     (size > largest.vocab_size ? ` · the largest the sweep trained: the corpus is too small for ${integer(size)} entries` :
-      p.vocab_size !== size ? " · the nearest trained size below" : "");
+      p.vocab_size > size ? " · the smallest the sweep trained" :
+        p.vocab_size !== size ? " · the nearest trained size below" : "");
   $("sweep-tokens-per-word").textContent = number(p.tokens_per_word, 3);
   $("sweep-characters-per-token").textContent = number(p.characters_per_token, 3);
   $("sweep-unknown").textContent = number(100 * p.unknown_rate, 3) + "%";
@@ -285,15 +288,15 @@ function showRealSizes(width) {
 function drawSweep(points, current, size) {
   const svg = $("sweep-plot");
   const W = 640, H = 250, left = 58, bottom = 40, top = 16, right = 24;
-  const x0 = Math.log(SLIDER_MIN), x1 = Math.log(SLIDER_MAX);
+  const lo = sliderMin(), x0 = Math.log(lo), x1 = Math.log(SLIDER_MAX);
   const ys = points.map((p) => p.tokens_per_word);
   const y0 = 1, y1 = Math.max(2, ...ys) * 1.05;
   const X = (v) => left + ((Math.log(v) - x0) / (x1 - x0)) * (W - left - right);
   const Y = (y) => H - bottom - ((y - y0) / Math.max(1e-9, y1 - y0)) * (H - top - bottom);
   const path = points.map((p, i) => `${i ? "L" : "M"}${X(p.vocab_size).toFixed(1)},${Y(p.tokens_per_word).toFixed(1)}`).join(" ");
-  const xTicks = [256, 1000, 4000, 16000, 64000, 256000].map((v, i, all) =>
+  const xTicks = [lo, ...[1000, 4000, 16000, 64000, 256000].filter((v) => v > 2 * lo)].map((v, i, all) =>
     `<line x1="${X(v)}" y1="${H - bottom}" x2="${X(v)}" y2="${H - bottom + 4}" stroke="#999"/>` +
-    `<text x="${X(v)}" y="${H - bottom + 16}" font-size="11" text-anchor="${i === 0 ? "start" : i === all.length - 1 ? "end" : "middle"}">${v >= 1000 ? v / 1000 + "k" : v}</text>`).join("");
+    `<text x="${X(v)}" y="${H - bottom + 16}" font-size="11" text-anchor="${i === 0 ? "start" : i === all.length - 1 ? "end" : "middle"}">${v >= 1000 ? Math.round(v / 1000) + "k" : v}</text>`).join("");
   const yTicks = [y0, (y0 + y1) / 2, y1].map((y) =>
     `<text x="${left - 6}" y="${Y(y) + 4}" font-size="11" text-anchor="end">${number(y, 1)}</text>`).join("");
   const real = state.tokenizers.filter((t) => t.pretrained && t.vocab_size <= SLIDER_MAX).map((t) =>
