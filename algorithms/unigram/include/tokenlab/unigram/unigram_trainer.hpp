@@ -40,6 +40,10 @@ struct TrainerConfig {
   /// Seed substrings with a lower weighted frequency are not considered (a
   /// substring must occur at least twice in any case).
   std::uint64_t min_frequency = 0;
+  /// Pruning steps after which training stops (0: until piece_target); a
+  /// step-limited run (tokenlab trace --merges) lifts the size, so it also keeps
+  /// quiet about a vocabulary smaller than requested.
+  std::size_t max_steps = 0;
   /// Worker threads (already resolved, at least 1).
   unsigned threads = 1;
   /// Strings that must never become pieces (special and byte tokens).
