@@ -754,3 +754,19 @@ TEST_CASE("lab server: cached real tokenizers are named for their model, not the
              Catch::Contains(R"("name":"mistral7b")") && Catch::Contains(R"("name":"tiny")"));
   CHECK_THAT(listed, !Catch::Contains("llama2"));
 }
+
+TEST_CASE("lab server: `tokenlab lab --access-code` and the per-client options reach the server",
+          "[lab][server][class]") {
+  const LabProcess lab(
+      1024, {"--corpus", std::string(TOKENLAB_TEST_DATA_DIR) + "/corpus/english.txt", "-v", "400",
+             "--sweep-sizes", "", "--no-pretrained", "--threads", "2", "--access-code", "tulip7",
+             "--client-rate", "0.01", "--client-burst", "4"});
+  const auto port = lab.port();
+  CHECK(status_of(round_trip(port, request(port, "GET", "/api/tokenizers"))) == 401);
+  CHECK(status_of(round_trip(port, request(port, "GET", "/api/tokenizers?code=tulip7"))) == 200);
+  CHECK(status_of(round_trip(port, request(port, "GET", "/api/tokenizers", "",
+                                           "X-Access-Code: tulip7\r\n"))) == 200);
+  CHECK(status_of(round_trip(port, request(port, "GET", "/"))) == 200);
+  // Four tokens, a token every 100 s: the fifth request is over the share.
+  CHECK(status_of(round_trip(port, request(port, "GET", "/"))) == 429);
+}
