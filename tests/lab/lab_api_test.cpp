@@ -12,6 +12,7 @@
 
 #include "lab/bpe_walkthrough.hpp"
 #include "lab_support.hpp"
+#include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
 using namespace tokenlab;
 using namespace tokenlab::lab;
@@ -62,7 +63,63 @@ TEST_CASE("lab: /api/tokenizers lists the loaded tokenizers and the opening text
   CHECK(d["tokenizers"][2]["vocab_size"].GetUint64() == 400);
   CHECK(d["tokenizers"][2]["sampling"].GetBool());
   CHECK_FALSE(d["tokenizers"][0]["sampling"].GetBool());  // character
-  REQUIRE(d["opening_texts"].Size() == 2);
+  // The page opens on English, what the fixture's models were trained on; the
+  // other languages are section 7's, English first.
+  REQUIRE(d["opening_texts"].Size() == 1);
+  REQUIRE(d["multilingual_texts"].Size() == 2);
+  CHECK(std::string(d["multilingual_texts"][0]["language"].GetString()) == "English");
+  CHECK(std::string(d["multilingual_texts"][1]["language"].GetString()) == "Hindi");
+  REQUIRE(d["fonts"].Size() == 1);
+  CHECK(std::string(d["fonts"][0].GetString()) == "Test-Regular.ttf");
+}
+
+TEST_CASE("lab: the fonts the lab was given are served, no others", "[lab]") {
+  const Response font = get("/fonts/Test-Regular.ttf");
+  CHECK(font.status == 200);
+  CHECK(font.content_type == "font/ttf");
+  CHECK(font.body == "not really a font");
+  const Response missing = get("/fonts/NotoSansDevanagari-Regular.ttf");
+  CHECK(missing.status == 404);
+  CHECK_THAT(error_of(missing), Catch::Contains("fonts-noto-core"));
+  CHECK(get("/fonts/../lab.js").status == 404);
+}
+
+TEST_CASE("lab: partial UTF-8 has one notation, <0xNN>, for real tokenizers and tokenlab's",
+          "[lab]") {
+  // A tiktoken vocabulary of the 256 bytes and one merge, E0 A4: the first two
+  // bytes of ब (E0 A4 AC), a token that ends inside a character.
+  const auto base64 = [](const std::string& bytes) {
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+      std::uint32_t n = static_cast<std::uint8_t>(bytes[i]) << 16;
+      if (i + 1 < bytes.size()) n |= static_cast<std::uint8_t>(bytes[i + 1]) << 8;
+      if (i + 2 < bytes.size()) n |= static_cast<std::uint8_t>(bytes[i + 2]);
+      out += kAlphabet[(n >> 18) & 63];
+      out += kAlphabet[(n >> 12) & 63];
+      out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
+      out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
+    }
+    return out;
+  };
+  std::string ranks;
+  for (int b = 0; b < 256; ++b)
+    ranks += base64(std::string(1, static_cast<char>(b))) + " " + std::to_string(b) + "\n";
+  ranks += base64("\xE0\xA4") + " 256\n";
+  auto real = std::make_shared<const PretrainedTokenizer>(
+      PretrainedTokenizer::from_bytes(ranks, "tiny.tiktoken", "tiktoken:gpt2"));
+  const LabTokenizer tiny("tiny", real);
+  const Chips chips = tiny.chips("aब");
+  REQUIRE(chips.tokens.size() == 3);
+  CHECK(chips.tokens[0].text == "a");
+  CHECK_FALSE(chips.tokens[0].byte_fallback);
+  CHECK(chips.tokens[1].text == "<0xE0><0xA4>");
+  CHECK(chips.tokens[1].byte_fallback);
+  CHECK(chips.tokens[2].text == "<0xAC>");
+  CHECK(chips.tokens[2].byte_fallback);
+  // `tokenlab encode --pieces` keeps its own notation.
+  CHECK(real->display_piece(chips.tokens[1].id) == "\\xE0\\xA4");
 }
 
 TEST_CASE("lab: /api/encode gives each tokenizer's chips, the ids `tokenlab encode` gives",
@@ -128,6 +185,29 @@ TEST_CASE("lab: /api/bpe steps the textbook example exactly as tokenlab trace", 
   }
   // Step 1 ties e+s with s+t and t+</w> (9 each: newest 6 + widest 3); e+s is seen first.
   CHECK(d["steps"][0]["tied"].Size() == 3);
+  // The pairs are ranked as BPE ranks them: by count, then where first seen
+  // (word, then symbol), so the first row is the pair merged next.
+  const auto& pairs = d["steps"][0]["pairs"];
+  REQUIRE(pairs.Size() >= 4);
+  const struct {
+    const char* left;
+    const char* right;
+    unsigned count;
+    const char* word;
+    unsigned position;
+  } ranked[] = {{"e", "s", 9, "newest", 4},
+                {"s", "t", 9, "newest", 5},
+                {"t", "</w>", 9, "newest", 6},
+                {"w", "e", 8, "lower", 3}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& p = pairs[static_cast<rapidjson::SizeType>(i)];
+    INFO("row " << i + 1);
+    CHECK(std::string(p["left"].GetString()) == ranked[i].left);
+    CHECK(std::string(p["right"].GetString()) == ranked[i].right);
+    CHECK(p["count"].GetUint() == ranked[i].count);
+    CHECK(std::string(p["first_word"].GetString()) == ranked[i].word);
+    CHECK(p["first_position"].GetUint() == ranked[i].position);
+  }
   const auto& last = d["steps"][7]["encoded"];
   REQUIRE(last.Size() == 2);
   CHECK(std::string(last[0].GetString()) == "low");
@@ -244,6 +324,13 @@ TEST_CASE("lab: /api/bpe caps its fields and lists the most frequent pairs of ea
               step["merged"]["left"].GetString());
       for (const auto& p : step["pairs"].GetArray())
         REQUIRE(p["count"].GetUint64() <= step["merged"]["count"].GetUint64());
+      // Ranked: the first row is the pair merged, and counts never rise.
+      REQUIRE(std::string(step["pairs"][0]["left"].GetString()) ==
+              step["merged"]["left"].GetString());
+      REQUIRE(std::string(step["pairs"][0]["right"].GetString()) ==
+              step["merged"]["right"].GetString());
+      for (rapidjson::SizeType i = 1; i < step["pairs"].Size(); ++i)
+        REQUIRE(step["pairs"][i]["count"].GetUint64() <= step["pairs"][i - 1]["count"].GetUint64());
     }
     // Late steps tie thousands of pairs at count 1.
     CHECK(d["steps"][499]["tied_total"].GetUint64() > kMaxPairsShown);

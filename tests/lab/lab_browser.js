@@ -47,10 +47,37 @@ const expect = (what, got, want) => {
     expect("bpe chips", shown.join(" "), api.tokens.map((t) => t[1]).join(" "));
     expect("bpe token count", await page.$eval('#chips .tokenizer[data-name="bpe"] .token-count', (e) => e.textContent), api.token_count);
 
-    // 3. BPE by hand: the textbook, 8 steps forward, each step as the trace has it.
+    // Section numbers are lab numbers: each link's number is its section's.
+    const sections = await page.$$eval("nav a", (as) => as.map((a) => [a.textContent.split(" ")[0],
+      document.querySelector(a.getAttribute("href") + " h2").textContent.split(" ")[0]]));
+    expect("section numbers", sections.map((s) => s[0]).join(","), "1,2,3,4,5,7,8");
+    for (const [link, heading] of sections) expect(`section ${link}'s heading`, heading, link);
+
+    // 1. The page opens on English (what the models were trained on), and the
+    // real tokenizers ticked are the labs' two, gpt4o and llama3.
+    const opening = await page.$eval("#text", (e) => e.value);
+    expect("the opening text has no Devanagari", /[\u0900-\u097F]/.test(opening), false);
+    const realCount = Number(process.env.LAB_REAL_TOKENIZERS || 0);
+    if (realCount > 0) {
+      const ticked = await page.$$eval("#tokenizer-choice input", (is) => is.filter((i) => i.checked).map((i) => i.value));
+      expect("ticked real tokenizers", ticked.filter((n) => !["character", "word", "bpe", "wordpiece", "unigram"].includes(n)).join(","), "gpt4o,llama3");
+    }
+
+    // 3. BPE by hand: the textbook, 8 steps forward, each step as the trace has
+    // it; the pair table ranks by count with the tie rule, its top row the next merge.
     await page.waitForFunction(() => document.querySelector("#bpe-status").textContent.includes("symbols at the start"));
     expect("start", await page.$eval("#bpe-status", (e) => e.textContent.split(";")[0]), "107 tokens and 11 symbols at the start");
+    const pairTable = () => page.$$eval("#bpe-pairs tbody tr", (rs) => rs.map((r) => ({
+      chosen: r.classList.contains("chosen"), cells: [...r.cells].map((c) => c.textContent) })));
+    let table = await pairTable();
+    expect("the pair table's title", await page.$eval("#bpe-pairs-title", (e) => e.textContent), "Pair counts at the start: step 1 merges the top one");
+    expect("step 1's top row", table[0].cells.join(" | "), "e + s | 9 | newest, symbol 4");
+    expect("step 1's top row is bold", table[0].chosen, true);
     for (let i = 0; i < 8; ++i) {
+      table = await pairTable();
+      const counts = table.map((r) => Number(r.cells[1]));
+      expect(`before step ${i + 1}: counts ranked`, counts.every((c, j) => j === 0 || c <= counts[j - 1]), true);
+      expect(`before step ${i + 1}: the top row is the next merge`, table[0].cells[0], trace[i].pair);
       await page.click("#bpe-forward");
       const row = trace[i];
       expect(`step ${i + 1} tokens`, await page.$eval("#bpe-tokens", (e) => e.textContent), row.tokens);
@@ -59,16 +86,65 @@ const expect = (what, got, want) => {
     }
     expect("lowest after 8 merges", await page.$$eval("#bpe-encoded .chip", (cs) => cs.map((c) => c.textContent).join(" + ")), "low + est</w>");
 
-    // 4. The slider: each position shows that sweep point's figures.
-    await page.waitForFunction(() => document.querySelector("#sweep-size").textContent !== "–", { timeout: 120000 });
-    const sweep = await page.evaluate(async () => (await (await fetch("/api/sweep")).json()).points.filter((p) => p.algorithm === "bpe"));
-    const last = sweep.length - 1;
-    await page.$eval("#vocab-slider", (s, v) => { s.value = v; s.dispatchEvent(new Event("input")); }, last);
-    expect("slider size", await page.$eval("#sweep-size", (e) => e.textContent), sweep[last].vocab_size.toLocaleString("en-US"));
+    // 4. The slider: a trained size shows that sweep point's figures; the slider
+    // reaches 256,000; the plot's labels stay inside it and apart.
+    await page.waitForFunction(() => document.querySelector("#sweep-measured").textContent !== "–", { timeout: 120000 });
+    const sweep = await page.evaluate(async () => (await (await fetch("/api/sweep")).json()).points
+      .filter((p) => p.algorithm === "bpe").sort((a, b) => a.vocab_size - b.vocab_size));
+    const last = sweep[sweep.length - 1];
+    await page.evaluate((size) => setSize(size), last.vocab_size);
+    expect("slider size", await page.$eval("#sweep-size", (e) => e.textContent), last.vocab_size.toLocaleString("en-US"));
     expect("slider tokens per word", await page.$eval("#sweep-tokens-per-word", (e) => e.textContent),
-      sweep[last].tokens_per_word.toLocaleString("en-US", { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
+      last.tokens_per_word.toLocaleString("en-US", { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
     expect("untied parameters at d=4096", await page.$eval("#sweep-untied", (e) => e.textContent),
-      (2 * sweep[last].vocab_size * 4096 / 1e6).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) + " M");
+      (2 * last.vocab_size * 4096 / 1e6).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) + " M");
+    await page.$eval("#vocab-slider", (s) => { s.value = s.max; s.dispatchEvent(new Event("input")); });
+    expect("the slider's largest size", await page.$eval("#sweep-size", (e) => e.textContent), "256,000");
+    expect("32k to 256k at d=4096", await page.$eval("#sweep-delta", (e) => e.textContent.split(" (")[0]), "+917.50 M");
+    const clipped = await page.$eval("#sweep-plot", (svg) => {
+      const box = svg.viewBox.baseVal;
+      const labels = [...svg.querySelectorAll("text")].filter((t) => !t.classList.contains("real-mark"));
+      const rects = labels.map((t) => { const r = t.getBoundingClientRect(); return [t.textContent, r]; });
+      const outer = svg.getBoundingClientRect();
+      const problems = [];
+      for (const [text, r] of rects) {
+        if (r.left < outer.left - 0.5 || r.right > outer.right + 0.5 || r.top < outer.top - 0.5 || r.bottom > outer.bottom + 0.5) problems.push(`'${text}' is clipped`);
+      }
+      for (let i = 0; i < rects.length; ++i) for (let j = i + 1; j < rects.length; ++j) {
+        const [a, ra] = rects[i], [b, rb] = rects[j];
+        if (ra.left < rb.right && rb.left < ra.right && ra.top < rb.bottom && rb.top < ra.bottom) problems.push(`'${a}' overlaps '${b}'`);
+      }
+      return problems;
+    });
+    expect("the plot's labels", clipped.join("; "), "");
+    if (realCount > 0) {
+      await page.$eval("#sweep-width", (e) => { e.value = "768"; e.dispatchEvent(new Event("input")); });
+      await page.click('#real-sizes tr[data-name="gpt2"] button');
+      expect("GPT-2's size on the slider", await page.$eval("#sweep-size", (e) => e.textContent), "50,257");
+      expect("GPT-2's embedding at d=768", await page.$eval("#sweep-tied", (e) => e.textContent), "38.60 M");
+      expect("GPT-2's row", await page.$eval('#real-sizes tr[data-name="gpt2"] td.model', (e) => e.textContent),
+        "GPT-2 small: 50,257 × 768 = 38.60 M");
+    }
+
+    // 7. Your own language: the same sentence per language, and partial UTF-8
+    // in one notation, <0xNN>, never \xNN.
+    await page.waitForSelector("#lang-table tbody tr[data-name]");
+    expect("languages compared", await page.$$eval("#lang-table thead th", (ths) => ths.length), 1 + 3 + 1);
+    await page.waitForSelector("#lang-chips[data-ready] .tokenizer");
+    await page.$eval("#lang-text", (e) => { e.value = "नमस्ते दुनिया 🙂"; e.dispatchEvent(new Event("input")); });
+    await new Promise((r) => setTimeout(r, 800));
+    const chipTexts = await page.$$eval("#lang-chips .chip", (cs) => cs.map((c) => c.textContent));
+    expect("no \\x notation", chipTexts.filter((t) => /\\x[0-9A-F]{2}/.test(t)).join(" "), "");
+    expect("byte chips in <0xNN> notation", chipTexts.some((t) => /^(<0x[0-9A-F]{2}>)+$/.test(t)), true);
+    const fonts = await page.evaluate(async () => (await (await fetch("/api/tokenizers")).json()).fonts);
+    if (fonts.includes("NotoSansDevanagari-Regular.ttf")) {
+      expect("the Devanagari font loads", await page.evaluate(async () => {
+        await document.fonts.load('15px "Lab Devanagari"', "न");
+        return document.fonts.check('15px "Lab Devanagari"', "न");
+      }), true);
+    } else {
+      expect("the note on fonts", await page.$eval("#font-note", (e) => e.textContent.includes("fonts-noto-core")), true);
+    }
 
     await page.screenshot({ path: screenshot, fullPage: true });
   } finally {

@@ -21,8 +21,19 @@ mkdir -p "$work" && cd "$work" || exit 1
 awk '/^ +[0-9]+ / { n = NF; printf "%s{\"pair\": \"%s + %s\", \"tokens\": %s, \"vocabulary\": %s}",
     (c++ ? "," : "["), $2, $4, $(n-1), $n } END { print "]" }' trace.txt > trace.json
 
+# Real tokenizers, when tools/scripts/fetch-references cached them: the default
+# ticks must be gpt4o and llama3 (not the first two by name, deepseek_v3 and
+# gpt2), and GPT-2 must be on the vocabulary-size section.
+real=()
+for name in deepseek_v3 gpt4o llama3; do
+  file=$modules/@lenml/tokenizer-$name/models/tokenizer.json
+  [[ -f $file ]] && real+=(--tokenizer "$name=$file")
+done
+[[ -f $modules/tiktoken/encoders/gpt2.json ]] && real+=(--tokenizer "gpt2=$modules/tiktoken/encoders/gpt2.json")
+export LAB_REAL_TOKENIZERS=$(( ${#real[@]} / 2 ))
+
 "$tokenlab" lab --port 0 --corpus "$corpus" -v 400 --sweep-sizes 100,200,400 --no-pretrained \
-    > lab.out 2> lab.err &
+    "${real[@]}" > lab.out 2> lab.err &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
 url=

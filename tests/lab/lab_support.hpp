@@ -58,8 +58,12 @@ inline const lab::SweepState& fixture_sweep() {
 }
 
 inline const lab::LabApi& fixture_api() {
-  static const lab::LabApi api(fixture_catalog(), lab_plugins(), fixture_sweep(),
-                               {"The children walked to the old library.", "बच्चे पुस्तकालय गए।"});
+  static const lab::LabApi api(
+      fixture_catalog(), lab_plugins(), fixture_sweep(),
+      {.opening_texts = {"The children walked to the old library."},
+       .multilingual_texts = {{"English", "The children walked to the old library."},
+                              {"Hindi", "बच्चे पुस्तकालय गए।"}},
+       .fonts = {{"Test-Regular.ttf", "font/ttf", "not really a font"}}});
   return api;
 }
 

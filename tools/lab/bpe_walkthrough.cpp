@@ -25,6 +25,7 @@ using Symbols = std::vector<std::string>;
 struct Word {
   Symbols symbols;
   std::uint64_t count = 0;
+  std::string text;  // as given
 };
 
 // "low:5 lower:2": the words in the order given, each as its characters and </w>.
@@ -46,6 +47,7 @@ std::vector<Word> parse_words(const std::string& text) {
     }
     if (word.empty()) throw Error("'" + item + "': a word before ':' is missing");
     if (utf8::find_invalid(word)) throw Error("'" + item + "' is not valid UTF-8");
+    w.text = word;
     for (const auto cp : utf8::split_code_points(word)) w.symbols.emplace_back(cp);
     w.symbols.emplace_back(kEndOfWord);
     words.push_back(std::move(w));
@@ -92,26 +94,20 @@ std::vector<PairCount> count_pairs(const std::vector<Word>& words) {
     for (std::size_t i = 0; i + 1 < w.symbols.size(); ++i) {
       const auto key = std::make_pair(w.symbols[i], w.symbols[i + 1]);
       const auto [it, fresh] = where.emplace(key, pairs.size());
-      if (fresh) pairs.push_back({key.first, key.second, 0});
+      if (fresh) pairs.push_back({key.first, key.second, 0, w.text, i + 1});
       pairs[it->second].count += w.count;
     }
   return pairs;
 }
 
-// Keeps the n most frequent pairs (the first seen first among equal counts), in
-// first-seen order.
+// The n most frequent pairs, in the order BPE ranks them: by count, and among
+// equal counts the first seen first (pairs arrive in first-seen order, and the
+// sort is stable), so the first is the pair merged next.
 std::vector<PairCount> most_frequent(std::vector<PairCount> pairs, std::size_t n) {
-  if (pairs.size() <= n) return pairs;
-  std::vector<std::size_t> order(pairs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return pairs[a].count > pairs[b].count; });
-  order.resize(n);
-  std::sort(order.begin(), order.end());
-  std::vector<PairCount> kept;
-  kept.reserve(n);
-  for (const std::size_t i : order) kept.push_back(std::move(pairs[i]));
-  return kept;
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [](const PairCount& a, const PairCount& b) { return a.count > b.count; });
+  if (pairs.size() > n) pairs.resize(n);
+  return pairs;
 }
 
 // Collects the trainer's merge steps.

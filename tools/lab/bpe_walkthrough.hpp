@@ -22,7 +22,7 @@ class SegmenterSource;
 namespace tokenlab::lab {
 
 /// Pairs listed per step, the most frequent (first seen first among equal
-/// counts): 200 words of 38 letters have thousands of pairs at every one of 500
+/// counts, BPE's tie rule): 200 words of 38 letters have thousands of pairs at every one of 500
 /// steps, 80 MB of JSON that no student reads; the textbook example has 25.
 inline constexpr std::size_t kMaxPairsShown = 32;
 
@@ -30,6 +30,11 @@ struct PairCount {
   std::string left;
   std::string right;
   std::uint64_t count = 0;
+  /// Where the pair occurs first, reading the words in order, left to right
+  /// (what breaks a tie): the word as given, and the 1-based symbol of the
+  /// word's current segmentation where the pair starts.
+  std::string first_word;
+  std::size_t first_position = 0;
 };
 
 struct BpeStep {
@@ -38,7 +43,8 @@ struct BpeStep {
   std::uint64_t tokens = 0;          // after the merge
   std::size_t vocabulary = 0;        // after the merge
   std::vector<PairCount> pairs;      // before the merge: the kMaxPairsShown most
-                                     // frequent, in first-seen order
+                                     // frequent, in the order BPE ranks them: by
+                                     // count, then first seen first (the tie rule)
   std::size_t pairs_total = 0;       // all the pairs before the merge
   std::vector<PairCount> tied;       // the pairs with the top count, first seen first
                                      // (at most kMaxPairsShown)

@@ -227,11 +227,11 @@ Response error_response(int status, const std::string& message) {
 }
 
 LabApi::LabApi(const LabCatalog& catalog, const SegmenterSource& plugins, const SweepState& sweep,
-               std::vector<std::string> opening_texts, std::size_t max_response_bytes)
+               LabContent content, std::size_t max_response_bytes)
     : catalog_(catalog),
       plugins_(plugins),
       sweep_(sweep),
-      opening_texts_(std::move(opening_texts)),
+      content_(std::move(content)),
       max_response_bytes_(max_response_bytes) {}
 
 Cost LabApi::cost(const Request& request) {
@@ -275,6 +275,13 @@ Response LabApi::handle(const Request& request) const {
       }
       return error_response(404, "no endpoint " + path);
     }
+    if (path.starts_with("/fonts/")) {
+      only("GET");
+      for (const LabFile& font : content_.fonts)
+        if (path == "/fonts/" + font.name) return {200, font.content_type, font.body};
+      return error_response(404,
+                            "the lab has no font " + path.substr(7) + " (Debian: fonts-noto-core)");
+    }
     if (const auto asset = find_asset(path)) {
       only("GET");
       return {200, std::string(asset->content_type), std::string(asset->body)};
@@ -312,7 +319,20 @@ Response LabApi::tokenizers() const {
     }
     w.EndArray();
     w.Key("opening_texts");
-    strings_json(w, opening_texts_);
+    strings_json(w, content_.opening_texts);
+    w.Key("multilingual_texts");
+    w.StartArray();
+    for (const LabText& t : content_.multilingual_texts) {
+      w.StartObject();
+      put(w, "language", t.language);
+      put(w, "text", t.text);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("fonts");
+    w.StartArray();
+    for (const LabFile& f : content_.fonts) string(w, f.name);
+    w.EndArray();
     put(w, "max_text_bytes", kMaxTextBytes);
     w.EndObject();
   });
@@ -416,7 +436,15 @@ Response LabApi::bpe(const Request& request) const {
     put(w, "vocabulary", s.vocabulary);
     w.Key("pairs");
     w.StartArray();
-    for (const auto& p : s.pairs) pair_json(w, p);
+    for (const auto& p : s.pairs) {
+      w.StartObject();
+      put(w, "left", p.left);
+      put(w, "right", p.right);
+      put(w, "count", p.count);
+      put(w, "first_word", p.first_word);
+      put(w, "first_position", std::uint64_t{p.first_position});
+      w.EndObject();
+    }
     w.EndArray();
     put(w, "pairs_total", s.pairs_total);
     w.Key("tied");

@@ -4,7 +4,9 @@
 //
 //   GET  /                  the page (index.html, lab.js, lab.css: served from
 //                           the binary, never from disk by request path)
-//   GET  /api/tokenizers    the loaded tokenizers and the page's opening texts
+//   GET  /fonts/NAME        a font the lab was given (LabContent::fonts), if any
+//   GET  /api/tokenizers    the loaded tokenizers, the page's opening texts and
+//                           the multilingual step's texts
 //   POST /api/encode        {"text", "tokenizers"?: [names]} -> chips and counts
 //   POST /api/bpe           {"words", "merges", "encode"} -> BPE by hand, step by step
 //   GET  /api/sweep         the vocabulary-size sweep (or its progress)
@@ -113,13 +115,35 @@ class SweepState {
   std::vector<SweepPoint> points_;
 };
 
+/// One sentence in one language, for the page's multilingual step.
+struct LabText {
+  std::string language;
+  std::string text;
+};
+
+/// A file the page may load besides its own (a font), read once at start.
+struct LabFile {
+  std::string name;  // served at /fonts/<name>
+  std::string content_type;
+  std::string body;
+};
+
+/// What the page shows besides the tokenizers.
+struct LabContent {
+  /// The text the page opens on: what the default models were trained for.
+  std::vector<std::string> opening_texts;
+  /// The same sentence in several languages (section 7, the multilingual cost);
+  /// the first is the reference the others are compared with.
+  std::vector<LabText> multilingual_texts;
+  /// Fonts for scripts a machine may lack (Devanagari), served at /fonts/NAME.
+  std::vector<LabFile> fonts;
+};
+
 class LabApi {
  public:
-  /// opening_texts: the sentences the page opens on (English and Hindi).
   /// max_response_bytes: the largest answer (smaller in tests).
   LabApi(const LabCatalog& catalog, const SegmenterSource& plugins, const SweepState& sweep,
-         std::vector<std::string> opening_texts,
-         std::size_t max_response_bytes = kMaxResponseBytes);
+         LabContent content, std::size_t max_response_bytes = kMaxResponseBytes);
 
   /// Never throws: every failure is an error response.
   [[nodiscard]] Response handle(const Request& request) const;
@@ -135,7 +159,7 @@ class LabApi {
   const LabCatalog& catalog_;
   const SegmenterSource& plugins_;
   const SweepState& sweep_;
-  std::vector<std::string> opening_texts_;
+  LabContent content_;
   std::size_t max_response_bytes_;
 };
 

@@ -42,6 +42,7 @@ LabTokenizer::LabTokenizer(std::string name, std::string algorithm,
 LabTokenizer::LabTokenizer(std::string name, std::shared_ptr<const PretrainedTokenizer> pretrained)
     : name_(std::move(name)),
       algorithm_(pretrained->pipeline().format),
+      pretrained_(pretrained),
       encoder_(std::move(pretrained)),
       unknown_(encoder_->unknown_id()),
       byte_ids_(encoder_->byte_fallback_ids()) {}
@@ -53,10 +54,16 @@ bool LabTokenizer::can_sample() const {
 Chip LabTokenizer::chip(TokenId id, std::size_t word) const {
   Chip c;
   c.id = id;
-  c.text = encoder_->display_piece(id);
   c.word = word;
   c.unknown = unknown_ && id == *unknown_;
   c.byte_fallback = std::binary_search(byte_ids_.begin(), byte_ids_.end(), id);
+  if (pretrained_) {
+    // One notation for partial UTF-8 on the page: <0xE0>, as byte-fallback pieces.
+    c.text = pretrained_->display_piece_as(id, PretrainedTokenizer::PartialBytes::angle);
+    c.byte_fallback = c.byte_fallback || c.text != pretrained_->display_piece(id);
+  } else {
+    c.text = encoder_->display_piece(id);
+  }
   return c;
 }
 

@@ -28,6 +28,9 @@ struct Chip {
   std::string text;      // the token as readable text (display_piece)
   std::size_t word = 0;  // index of the word it belongs to, over the whole text
   bool unknown = false;
+  /// Bytes, not whole characters: a byte-fallback piece <0xNN>, or a real
+  /// byte-level token holding part of a character's UTF-8 (its partial bytes
+  /// shown <0xNN> too, so that the page has one notation for both).
   bool byte_fallback = false;
 };
 
@@ -67,6 +70,7 @@ class LabTokenizer {
   std::string name_;
   std::string algorithm_;
   std::shared_ptr<const Tokenizer> trained_;
+  std::shared_ptr<const PretrainedTokenizer> pretrained_;
   std::shared_ptr<const TextEncoder> encoder_;
   std::optional<TokenId> unknown_;
   std::vector<TokenId> byte_ids_;

@@ -117,6 +117,7 @@ struct ServerState {
   ServerState(const LabApi& api_in, const LabServerOptions& options_in)
       : api(api_in),
         options(options_in),
+        limits(options_in.client),
         work(options_in.workers, options_in.max_queued),
         walkthroughs(options_in.walkthrough_workers, options_in.max_queued) {}
 
@@ -126,6 +127,7 @@ struct ServerState {
   std::atomic<std::size_t> open{0};
   std::mutex idle_mutex;
   std::list<std::weak_ptr<Session>> idle;  // oldest first
+  ClientLimits limits;                     // before the pools: their jobs hold slots
   WorkPool work;
   WorkPool walkthroughs;
 };
@@ -155,6 +157,11 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(tcp::socket socket, ServerState& state)
       : stream_(std::move(socket)), deadline_(stream_.get_executor()), state_(state) {
     ++state_.open;
+    beast::error_code ec;
+    auto address = stream_.socket().remote_endpoint(ec).address();
+    if (address.is_v6() && address.to_v6().is_v4_mapped())
+      address = net::ip::make_address_v4(net::ip::v4_mapped, address.to_v6());
+    client_ = ec ? std::string("unknown") : address.to_string();
   }
   ~Session() {
     --state_.open;
@@ -224,6 +231,7 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     if (const auto refused = check_header()) return refuse(refused->first, refused->second);
+    if (const auto refused = check_client()) return refuse(refused->first, refused->second, retry_);
     if (parser_->is_done()) return on_request();
     stream_.expires_after(state_.options.request_timeout);
     http::async_read(stream_, buffer_, *parser_,
@@ -279,6 +287,35 @@ class Session : public std::enable_shared_from_this<Session> {
     return std::nullopt;
   }
 
+  // The client's share (429) and the access code (401), before the body is read.
+  [[nodiscard]] std::optional<std::pair<int, std::string>> check_client() {
+    const auto& message = parser_->get();
+    if (state_.limits.enabled()) {
+      const auto length = parser_->content_length();
+      const Admission a = state_.limits.admit(
+          client_, std::chrono::steady_clock::now(),
+          ClientLimits::cost_of(length ? static_cast<std::size_t>(*length) : 0));
+      if (!a.admitted) {
+        retry_ = a.retry_after_seconds;
+        return std::pair(429, "too many requests from " + client_ +
+                                  ": the lab gives each "
+                                  "computer its share; try again in " +
+                                  std::to_string(a.retry_after_seconds) + " s");
+      }
+    }
+    const std::string_view target = view(message.target());
+    if (!state_.options.access_code.empty() && target.starts_with("/api/")) {
+      const auto header = message.find("X-Access-Code");
+      const std::string given =
+          header != message.end() ? std::string(header->value()) : query_parameter(target, "code");
+      if (!constant_time_equal(given, state_.options.access_code))
+        return std::pair(401, std::string(given.empty() ? "this lab needs an access code: ask "
+                                                          "your instructor"
+                                                        : "wrong access code"));
+    }
+    return std::nullopt;
+  }
+
   void on_request() {
     const auto& message = parser_->get();
     Request request;
@@ -289,10 +326,18 @@ class Session : public std::enable_shared_from_this<Session> {
     if (cost == Cost::instant) return reply(state_.api.handle(request), keep_alive_);
     request.deadline = std::chrono::steady_clock::now() + state_.options.deadline;
     WorkPool& pool = cost == Cost::walkthrough ? state_.walkthroughs : state_.work;
+    // Held until the job is done or dropped: the client's requests at once.
+    auto slot = state_.limits.start_work(client_);
+    if (!slot)
+      return refuse(429,
+                    "too many requests at once from " + client_ +
+                        ": wait for the answers (at most " +
+                        std::to_string(state_.limits.options().in_flight) + " at a time)",
+                    1);
     const std::uint64_t id = ++request_id_;
     pending_ = true;
-    const bool queued =
-        pool.try_submit([self = shared_from_this(), request = std::move(request), id] {
+    const bool queued = pool.try_submit(
+        [self = shared_from_this(), request = std::move(request), id, slot = std::move(slot)] {
           // Waited past its deadline: answered 503 already.
           if (std::chrono::steady_clock::now() > request.deadline) return;
           Response response = self->state_.api.handle(request);
@@ -322,11 +367,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // An error that ends the connection (the body may be unread).
-  void refuse(int status, const std::string& message) {
-    reply(error_response(status, message), false);
+  void refuse(int status, const std::string& message, unsigned retry_after = 0) {
+    reply(error_response(status, message), false, retry_after);
   }
 
-  void reply(const Response& r, bool keep_alive) {
+  void reply(const Response& r, bool keep_alive, unsigned retry_after = 0) {
     response_ = {};
     response_.version(version_);
     response_.result(static_cast<http::status>(r.status));
@@ -335,6 +380,7 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.set(http::field::cache_control, "no-store");
     response_.set("X-Content-Type-Options", "nosniff");
     if (r.status == 503) response_.set(http::field::retry_after, "1");
+    if (retry_after > 0) response_.set(http::field::retry_after, std::to_string(retry_after));
     response_.keep_alive(keep_alive);
     response_.body() = r.body;
     response_.prepare_payload();
@@ -376,6 +422,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
   ServerState& state_;
+  std::string client_;  // the peer's IP address: whose share a request takes
+  unsigned retry_ = 0;
   bool keep_alive_ = false;
   unsigned version_ = 11;
   // On the strand:

@@ -26,6 +26,14 @@
 //     longest-waiting idle connection is closed for the new one; a failed
 //     accept (no file descriptors left) is retried after a pause, not in a
 //     loop;
+//   - per client (IP address), when LabServerOptions::client.rate is set: a
+//     token bucket (a request costs a token, and one more per 4 KiB of body)
+//     and a cap on API requests queued or running at once, both 429 with
+//     Retry-After, checked before the body is read (client_limits.hpp);
+//   - with an access code, every /api/ request must carry it (header
+//     X-Access-Code, or ?code= in the URL), compared in constant time, else
+//     401; the page's own files are served without it, so that the page can
+//     ask for the code;
 //   - an exception out of a handler is written to stderr and the server goes on.
 // An error answer closes its connection; other connections are not affected.
 #pragma once
@@ -35,6 +43,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "client_limits.hpp"
 
 namespace tokenlab::lab {
 
@@ -59,6 +69,10 @@ struct LabServerOptions {
   /// Open connections at most; 0: from the file-descriptor limit
   /// (RLIMIT_NOFILE less 64 kept for everything else, at most 4096).
   std::size_t max_connections = 0;
+  /// Per-client limits (off by default; `tokenlab lab` sets them).
+  ClientLimitOptions client;
+  /// When not empty, every /api/ request must carry it.
+  std::string access_code;
 };
 
 class LabServer {

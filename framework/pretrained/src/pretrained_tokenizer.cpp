@@ -262,6 +262,10 @@ std::vector<TokenId> PretrainedTokenizer::byte_fallback_ids() const {
 }
 
 std::string PretrainedTokenizer::display_piece(TokenId id) const {
+  return display_piece_as(id, PartialBytes::backslash);
+}
+
+std::string PretrainedTokenizer::display_piece_as(TokenId id, PartialBytes partial) const {
   const PretrainedPipeline& p = *pipeline_;
   if (const AddedToken* added = p.added.empty() ? nullptr : p.added.find(id)) return added->content;
   const std::string* token = p.tokens->token(id);
@@ -299,9 +303,10 @@ std::string PretrainedTokenizer::display_piece(TokenId id) const {
     if (length == 0) {
       static constexpr char kHex[] = "0123456789ABCDEF";
       const auto byte = static_cast<unsigned char>(bytes[i]);
-      shown += "\\x";
+      shown += partial == PartialBytes::angle ? "<0x" : "\\x";
       shown += kHex[byte >> 4];
       shown += kHex[byte & 15];
+      if (partial == PartialBytes::angle) shown += '>';
       ++i;
       continue;
     }

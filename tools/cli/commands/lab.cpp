@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "cli.hpp"
@@ -30,10 +32,28 @@ namespace fs = std::filesystem;
 // The families a course compares, in the order the page shows them.
 const std::vector<std::string> kBuiltIn = {"character", "word", "bpe", "wordpiece", "unigram"};
 
-// The page opens on one sentence in English and the same sentence in Hindi.
+// The page opens on English, what the default models are trained on (the
+// bundled corpus is the World English Bible): a modern sentence and the Bible's
+// first verse. Other languages are a step of their own (section 7), where the
+// cost is explained.
 const std::vector<std::string> kOpeningTexts = {
     "The children walked to the old library to read about the history of their city.",
-    "बच्चे अपने शहर के इतिहास के बारे में पढ़ने के लिए पुराने पुस्तकालय तक पैदल गए।"};
+    "In the beginning, God created the heavens and the earth."};
+
+// The modern sentence in other languages, English first (the reference).
+const std::vector<lab::LabText> kMultilingualTexts = {
+    {"English", "The children walked to the old library to read about the history of their city."},
+    {"French",
+     "Les enfants sont allés à pied jusqu'à la vieille bibliothèque pour lire l'histoire de leur "
+     "ville."},
+    {"Hindi", "बच्चे अपने शहर के इतिहास के बारे में पढ़ने के लिए पुराने पुस्तकालय तक पैदल गए।"}};
+
+// Fonts the page serves for scripts a student's machine may lack: Debian's
+// fonts-noto-core (tools/scripts/setup-deps installs it), read from the system
+// at start; without it the page says which font to install.
+const std::vector<std::pair<std::string, fs::path>> kFonts = {
+    {"NotoSansDevanagari-Regular.ttf",
+     "/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf"}};
 
 struct LabArgs {
   std::string host = "127.0.0.1";
@@ -47,6 +67,10 @@ struct LabArgs {
   unsigned threads = 0;
   double deadline = 10.0;
   std::vector<std::string> plugin_dirs;
+  std::string access_code;
+  double client_rate = 10;
+  double client_burst = 40;
+  std::size_t client_requests = 6;
 };
 
 // The five built-in segmenters trained on one count of corpus, each through the
@@ -105,7 +129,8 @@ std::vector<std::pair<std::string, fs::path>> cached_pretrained() {
         found.emplace_back(pretrained_name(name.substr(10)), file);
     }
   }
-  for (const char* encoding : {"cl100k_base", "o200k_base"}) {
+  // gpt2 (r50k_base, 50,257 ids): the vocabulary-size lesson's small model.
+  for (const char* encoding : {"gpt2", "cl100k_base", "o200k_base"}) {
     const fs::path file = modules / "tiktoken" / "encoders" / (std::string(encoding) + ".json");
     if (fs::is_regular_file(file, ec)) found.emplace_back(encoding, file);
   }
@@ -199,6 +224,26 @@ void add_cached_pretrained(lab::LabCatalog& catalog) {
   }
 }
 
+std::vector<lab::LabFile> read_fonts() {
+  std::vector<lab::LabFile> fonts;
+  for (const auto& [name, file] : kFonts) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      std::cerr << "lab: " << file.string()
+                << " is missing (Debian: fonts-noto-core); the page will say so\n";
+      continue;
+    }
+    std::ostringstream body;
+    body << in.rdbuf();
+    fonts.push_back({name, "font/ttf", body.str()});
+  }
+  return fonts;
+}
+
+bool is_loopback(const std::string& host) {
+  return host.starts_with("127.") || host == "::1" || host == "localhost";
+}
+
 }  // namespace
 
 int cmd_lab(const std::vector<std::string>& args) {
@@ -225,10 +270,22 @@ int cmd_lab(const std::vector<std::string>& args) {
       // The default in words: docs/defaults.md lists every "(=value)" default.
       "deadline", ranged(&lab.deadline, 0.1, 3600.0),
       "seconds an API request may take before it is answered 503 (default 10)")(
-      "plugin-dir", po::value(&lab.plugin_dirs), "extra plugin directory (repeatable)");
+      "plugin-dir", po::value(&lab.plugin_dirs), "extra plugin directory (repeatable)")(
+      "access-code", po::value(&lab.access_code),
+      "a code every API request must carry (X-Access-Code header or ?code=): give students "
+      "the URL with ?code=CODE")(
+      "client-rate", ranged(&lab.client_rate, 0.0, 1e6)->default_value(10),
+      "requests a second each client (IP address) gets back; 0 = no per-client limits")(
+      "client-burst", ranged(&lab.client_burst, 1.0, 1e6)->default_value(40),
+      "requests a client may send at once (4 KiB of body counts as one more)")(
+      "client-requests",
+      ranged(&lab.client_requests, std::size_t{1}, std::size_t{1024})->default_value(6),
+      "API requests a client may have waiting or running at once");
   po::variables_map vm;
-  if (!parse("lab", "[--port N] [-m MODEL]... [--tokenizer NAME=FILE]... [--corpus FILE]", desc, {},
-             args, vm))
+  if (!parse("lab",
+             "[--host ADDR] [--port N] [--access-code CODE] [-m MODEL]... "
+             "[--tokenizer NAME=FILE]... [--corpus FILE]",
+             desc, {}, args, vm))
     return kExitOk;
   lab.pretrained = vm.count("no-pretrained") == 0;
   const std::vector<std::size_t> sizes =
@@ -251,11 +308,17 @@ int cmd_lab(const std::vector<std::string>& args) {
 
   lab::SweepState sweep;
   std::atomic<bool> stop_sweep = false;
-  const lab::LabApi api(catalog, registry, sweep, kOpeningTexts);
+  const lab::LabApi api(catalog, registry, sweep,
+                        {.opening_texts = kOpeningTexts,
+                         .multilingual_texts = kMultilingualTexts,
+                         .fonts = read_fonts()});
   lab::LabServerOptions options;
   options.workers = std::max(2U, threads);
   options.walkthrough_workers = std::max(1U, threads / 2);
   options.deadline = std::chrono::milliseconds(static_cast<std::int64_t>(lab.deadline * 1000));
+  options.client = {
+      .rate = lab.client_rate, .burst = lab.client_burst, .in_flight = lab.client_requests};
+  options.access_code = lab.access_code;
   // Bound before the sweep starts: a port in use is an Error, and unwinding past a
   // joinable sweep thread would have ended in std::terminate.
   lab::LabServer server(api, lab.host, static_cast<std::uint16_t>(lab.port), options);
@@ -267,6 +330,16 @@ int cmd_lab(const std::vector<std::string>& args) {
         std::thread([&] { run_lab_sweep(registry, corpus, sizes, threads, sweep, stop_sweep); });
   std::cout << "tokenlab lab: " << server.url() << "  (" << catalog.all().size()
             << " tokenizers; Ctrl-C stops)" << std::endl;
+  if (!is_loopback(lab.host)) {
+    std::cerr << "lab: serving the network on " << lab.host
+              << (lab.host == "0.0.0.0" || lab.host == "::"
+                      ? " (every address): give students this machine's LAN address"
+                      : "")
+              << (lab.access_code.empty()
+                      ? "; anyone who can reach it may use it (--access-code CODE to restrict)"
+                      : "; students open the URL with ?code=" + lab.access_code)
+              << '\n';
+  }
   // The I/O threads never run API work, so a signal stops them at once.
   server.run(2, true);
   // Ctrl-C must end the process now, not when a worker finishes a request or

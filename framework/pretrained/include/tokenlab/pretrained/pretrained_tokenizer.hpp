@@ -15,6 +15,7 @@
 // Copies share the immutable pipeline; encode and decode are thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -97,6 +98,14 @@ class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
   /// byte-fallback piece <0xNN> as it is, as a trained model's display_piece
   /// shows it); an added token as its content; "" for a gap.
   [[nodiscard]] std::string display_piece(TokenId id) const override;
+  /// How display_piece_as writes a byte that is not part of a whole UTF-8 character.
+  enum class PartialBytes : std::uint8_t {
+    backslash,  // \xE0, as display_piece
+    angle       // <0xE0>, as a byte-fallback piece is spelled (the lab page's one notation)
+  };
+  /// display_piece, with the partial bytes of a tiktoken or byte-level token
+  /// written as partial says.
+  [[nodiscard]] std::string display_piece_as(TokenId id, PartialBytes partial) const;
   [[nodiscard]] std::optional<TokenId> unknown_id() const override;
   [[nodiscard]] std::vector<TokenId> byte_fallback_ids() const override;
 
