@@ -11,29 +11,15 @@
 #include <cstring>
 #include <sstream>
 
+#include "tokenlab/child_pipe.hpp"
 #include "tokenlab/conformance.hpp"
 
 namespace tokenlab {
 
 namespace {
 
-// One line per event through the pipe: S <name> | R <p|f|s> <name> <detail> <warning>,
-// with tabs between fields; tabs and newlines in the text become spaces.
-std::string clean(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  std::replace(text.begin(), text.end(), '\t', ' ');
-  return text;
-}
-
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
+// The child reports one line per event through the pipe (child_pipe.hpp):
+// S <name> | R <p|f|s> <name> <detail> <warning>, tabs between the fields.
 
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
@@ -59,8 +45,8 @@ std::string describe_status(int status) {
   listener.on_start = [&](const std::string& name) { write_all(fd, "S\t" + name + "\n"); };
   listener.on_result = [&](const ConformanceCheck& r) {
     const char* state = r.skipped ? "s" : r.passed ? "p" : "f";
-    write_all(fd, std::string("R\t") + state + "\t" + r.check + "\t" + clean(r.detail) + "\t" +
-                      clean(r.warning) + "\n");
+    write_all(fd, std::string("R\t") + state + "\t" + r.check + "\t" + one_line(r.detail) + "\t" +
+                      one_line(r.warning) + "\n");
   };
   try {
     run_conformance(registry, plugin_name, listener);
@@ -68,18 +54,6 @@ std::string describe_status(int status) {
     ::_exit(3);
   }
   ::_exit(0);
-}
-
-std::string read_all(int fd) {
-  std::string data;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    data.append(buffer, static_cast<std::size_t>(n));
-  }
-  return data;
 }
 
 // The results the child wrote; running is the check it started last and did not end.

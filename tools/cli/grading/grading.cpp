@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tokenlab/alphabet.hpp"
+#include "tokenlab/child_pipe.hpp"
 #include "tokenlab/conformance.hpp"
 #include "tokenlab/corpus.hpp"
 #include "tokenlab/counting.hpp"
@@ -26,34 +27,6 @@ namespace tokenlab::cli::grading {
 // ---- running plugin code in a child -----------------------------------------
 
 namespace {
-
-std::string one_line(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  std::replace(text.begin(), text.end(), '\t', ' ');
-  return text;
-}
-
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-std::string read_all(int fd) {
-  std::string data;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    data.append(buffer, static_cast<std::size_t>(n));
-  }
-  return data;
-}
 
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
