@@ -1,26 +1,20 @@
-#include <algorithm>
-
 #include "tokenlab/segmenter_support.hpp"
+
+#include "tokenlab/vocabulary_layout.hpp"
+#include "tokenlab/word_counts.hpp"
 
 namespace tokenlab {
 
 void add_special_tokens(Vocabulary& vocabulary, const TrainOptions& options,
                         const std::vector<std::string>& defaults, const std::string& unknown_token,
                         const std::string& plugin) {
-  std::vector<std::string> specials = options.special_tokens.value_or(defaults);
-  if (!unknown_token.empty() &&
-      std::find(specials.begin(), specials.end(), unknown_token) == specials.end())
-    specials.insert(specials.begin(), unknown_token);
-  for (const auto& s : specials) {
-    if (s.empty()) throw Error(plugin + ": a special token is empty");
-    if (vocabulary.contains(s)) throw Error(plugin + ": special token '" + s + "' given twice");
-    vocabulary.add_special(s);
-  }
-  if (options.vocab_size <= specials.size())
-    throw Error(plugin + ": vocabulary size " + std::to_string(options.vocab_size) +
-                " is too small: the " + std::to_string(specials.size()) +
-                " special tokens need it to be at least " + std::to_string(specials.size() + 1));
-  if (!unknown_token.empty()) vocabulary.set_unknown(*vocabulary.find(unknown_token));
+  // Step 1 of the layout rule every trainer follows (vocabulary_layout.hpp).
+  LayoutRule rule{.plugin = plugin, .default_specials = defaults, .base = BaseUnits::none};
+  if (unknown_token.empty())
+    rule.unknown = UnknownToken::none;
+  else
+    rule.unknown_spellings = {unknown_token};
+  vocabulary = lay_out_vocabulary(WordCounts{}, options, rule, nullptr).vocabulary;
 }
 
 std::string decode_pieces(const Vocabulary& vocabulary, std::span<const TokenId> ids) {

@@ -21,9 +21,10 @@ namespace tokenlab {
 /// What an unknown token decodes to: U+2047 DOUBLE QUESTION MARK, as SentencePiece.
 inline constexpr char kUnknownSurface[] = "\u2047";
 
-/// Adds options.special_tokens (or defaults when unset) to an empty vocabulary and
-/// marks unknown_token as the unknown token, adding it first if the list lacks it.
-/// Throws Error if vocab_size cannot hold the specials plus one piece.
+/// Replaces vocabulary with options.special_tokens (or defaults when unset), marking
+/// unknown_token as the unknown token and adding it first if the list lacks it:
+/// step 1 of lay_out_vocabulary (vocabulary_layout.hpp), for callers that need
+/// nothing else. Throws Error if vocab_size cannot hold the specials plus one piece.
 TOKENLAB_API void add_special_tokens(Vocabulary& vocabulary, const TrainOptions& options,
                                      const std::vector<std::string>& defaults,
                                      const std::string& unknown_token, const std::string& plugin);
