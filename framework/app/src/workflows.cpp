@@ -60,7 +60,9 @@ void check_counts_settings(const WordCounts& counts, const std::string& source,
 
 std::shared_ptr<Segmenter> prepare_training(const PluginRegistry& registry, TrainRequest& request) {
   if (!request.like.empty())
-    throw UsageError("--like writes the file's own format: run it with retrain_like_request");
+    throw UsageError(
+        "like: training like a real tokenizer writes its own kind of file; run tokenlab train "
+        "--like FILE -o OUT (Python: load OUT with tokenlab.load)");
   request.resolve();
   return registry.create(request.algorithm);
 }
