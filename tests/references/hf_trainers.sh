@@ -17,8 +17,31 @@
 #    that run did. Without it, the difference to HF's file is printed (not a failure).
 #
 # usage: hf_trainers.sh TOKENLAB SHARED_DIR WORK_DIR
+#        hf_trainers.sh --templates-only DIR   (writes the four templates, for
+#                                               tools/bench/bench-train-like)
 # Exits 77 (SKIPPED) when node, the npm references or the corpora are missing.
 set -uo pipefail
+write_templates() {
+local bpe_model='"model":{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"vocab":{},"merges":[]}'
+local head='"version":"1.0","truncation":null,"padding":null,"added_tokens":[]'
+cat > byte-level.json <<JSON
+{$head,"normalizer":null,"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true},"post_processor":null,"decoder":{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true},$bpe_model}
+JSON
+cat > whitespace.json <<JSON
+{$head,"normalizer":{"type":"NFC"},"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,"decoder":null,$bpe_model}
+JSON
+cat > metaspace.json <<JSON
+{$head,"normalizer":null,"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"post_processor":null,"decoder":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},$bpe_model}
+JSON
+cat > bert.json <<JSON
+{$head,"normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true},"pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,"decoder":{"type":"WordPiece","prefix":"##","cleanup":true},"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{}}}
+JSON
+
+}
+if [[ ${1:-} == --templates-only ]]; then
+  mkdir -p "$2" && cd "$2" && write_templates
+  exit
+fi
 (($# >= 3)) || { echo "usage: hf_trainers.sh TOKENLAB SHARED_DIR WORK_DIR" >&2; exit 2; }
 tokenlab=$1 shared=$2 work=$3
 [[ $tokenlab != */* ]] || tokenlab=$(cd "$(dirname "$tokenlab")" && pwd)/$(basename "$tokenlab")
@@ -40,20 +63,7 @@ cd "$work" || exit 1
 xz -dc "$wiki" | head -c 4000000 | sed '$d' > en.txt
 for lang in hi ja zh-Hans; do head -c 2000000 "$mono/$lang.txt" | sed '$d' > "$lang.txt"; done
 
-bpe_model='"model":{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"vocab":{},"merges":[]}'
-head='"version":"1.0","truncation":null,"padding":null,"added_tokens":[]'
-cat > byte-level.json <<JSON
-{$head,"normalizer":null,"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true},"post_processor":null,"decoder":{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true},$bpe_model}
-JSON
-cat > whitespace.json <<JSON
-{$head,"normalizer":{"type":"NFC"},"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,"decoder":null,$bpe_model}
-JSON
-cat > metaspace.json <<JSON
-{$head,"normalizer":null,"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"post_processor":null,"decoder":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},$bpe_model}
-JSON
-cat > bert.json <<JSON
-{$head,"normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true},"pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,"decoder":{"type":"WordPiece","prefix":"##","cleanup":true},"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{}}}
-JSON
+write_templates
 
 status=0
 for template in byte-level whitespace metaspace bert; do
