@@ -5,22 +5,14 @@
 #include <iterator>
 #include <mutex>
 #include <string_view>
-#include <unordered_map>
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/word_counts.hpp"
 
 namespace tokenlab::hf {
 namespace {
-
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept {
-    return std::hash<std::string_view>{}(s);
-  }
-};
-using Counts = std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>>;
 
 std::string read_whole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -44,17 +36,12 @@ std::vector<std::string_view> chunks_of(std::string_view text) {
   return chunks;
 }
 
-void count_chunk(const PretrainedTokenizer& tokenizer, std::string_view chunk, Counts& counts) {
+void count_chunk(const PretrainedTokenizer& tokenizer, std::string_view chunk, WordCounts& counts) {
   while (!chunk.empty()) {
     const std::size_t newline = chunk.find('\n');
     const std::size_t end = newline == std::string_view::npos ? chunk.size() : newline + 1;
-    tokenizer.for_each_piece(chunk.substr(0, end), [&](std::string_view piece, bool) {
-      const auto it = counts.find(piece);
-      if (it != counts.end())
-        ++it->second;
-      else
-        counts.emplace(std::string(piece), 1);
-    });
+    tokenizer.for_each_piece(chunk.substr(0, end),
+                             [&](std::string_view piece, bool) { counts.add(piece); });
     chunk.remove_prefix(end);
   }
 }
@@ -64,7 +51,7 @@ void count_chunk(const PretrainedTokenizer& tokenizer, std::string_view chunk, C
 std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokenizer,
                                               const std::vector<std::string>& files,
                                               unsigned threads) {
-  Counts total;
+  WordCounts total;
   std::mutex merge_lock;
   for (const std::string& file : files) {
     const std::string content = read_whole(file);
@@ -76,19 +63,19 @@ std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokeniz
     }
     const std::vector<std::string_view> chunks = chunks_of(content);
     parallel_for(chunks.size(), threads, [&](std::size_t c) {
-      Counts local;
+      WordCounts local;
       count_chunk(tokenizer, chunks[c], local);
       const std::lock_guard<std::mutex> hold(merge_lock);
-      if (total.empty()) {
+      if (total.empty())
         total = std::move(local);
-        return;
-      }
-      for (auto& [word, count] : local) total[word] += count;
+      else
+        total.merge(local);
     });
   }
   std::vector<HfWordCount> words;
   words.reserve(total.size());
-  for (auto& [word, count] : total) words.push_back({word, count});
+  for (auto& entry : std::move(total).take_entries())
+    words.push_back({std::move(entry.word), entry.count});
   return words;
 }
 
