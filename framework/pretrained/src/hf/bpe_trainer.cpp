@@ -18,6 +18,7 @@
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/pretrained/hf_trainers.hpp"
+#include "tokenlab/train_options.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -313,6 +314,7 @@ void merge_in_words(std::vector<std::vector<TokenId>>& symbols,
                     std::vector<Change>& changes) {
   constexpr std::size_t kWordsPerTask = 4096;
   const TokenId left = pair_left(pair), right = pair_right(pair);
+  threads = resolve_threads(threads);
   if (threads <= 1 || targets.size() < 2 * kWordsPerTask) {
     for (const std::uint32_t w : targets)
       merge_word(symbols[w], w, left, right, replacement, vocabulary, max_length, changes);

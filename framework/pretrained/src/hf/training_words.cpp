@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <string_view>
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
+#include "tokenlab/train_options.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/word_counts.hpp"
 
@@ -52,7 +52,10 @@ std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokeniz
                                               const std::vector<std::string>& files,
                                               unsigned threads) {
   WordCounts total;
-  std::mutex merge_lock;
+  // One table per worker for all chunks, merged at the end: merging each chunk's
+  // table under a lock kept the second thread waiting.
+  const unsigned workers = resolve_threads(threads);
+  std::vector<WordCounts> per_worker(workers);
   for (const std::string& file : files) {
     const std::string content = read_whole(file);
     if (const auto bad = utf8::find_invalid(content)) {
@@ -62,15 +65,14 @@ std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokeniz
                   std::to_string(*bad) + "); HF's trainer refuses such a file too");
     }
     const std::vector<std::string_view> chunks = chunks_of(content);
-    parallel_for(chunks.size(), threads, [&](std::size_t c) {
-      WordCounts local;
-      count_chunk(tokenizer, chunks[c], local);
-      const std::lock_guard<std::mutex> hold(merge_lock);
-      if (total.empty())
-        total = std::move(local);
-      else
-        total.merge(local);
+    parallel_for_workers(chunks.size(), workers, [&](unsigned worker, std::size_t c) {
+      count_chunk(tokenizer, chunks[c], per_worker[worker]);
     });
+  }
+  for (auto& counts : per_worker) {
+    if (total.empty()) total = std::move(counts);
+    else total.merge(counts);
+    counts = WordCounts();
   }
   std::vector<HfWordCount> words;
   words.reserve(total.size());
