@@ -70,8 +70,10 @@ std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokeniz
     });
   }
   for (auto& counts : per_worker) {
-    if (total.empty()) total = std::move(counts);
-    else total.merge(counts);
+    if (total.empty())
+      total = std::move(counts);
+    else
+      total.merge(counts);
     counts = WordCounts();
   }
   std::vector<HfWordCount> words;
