@@ -78,9 +78,19 @@ std::string text_of(char32_t c) {
 void add_alphabet(const std::vector<std::vector<char32_t>>& chars,
                   const std::vector<HfWordCount>& words, const HfBpeTrainerSettings& settings,
                   Vocabulary& vocabulary) {
+  // Counts by code point: a flat table for the Basic Multilingual Plane (one
+  // look-up per character of every word), a map for the rest.
+  std::vector<std::uint64_t> plane0(0x10000, 0);
   std::map<char32_t, std::uint64_t> alphabet;
   for (std::size_t w = 0; w < words.size(); ++w)
-    for (const char32_t c : chars[w]) alphabet[c] += words[w].count;
+    for (const char32_t c : chars[w]) {
+      if (c < 0x10000)
+        plane0[c] += words[w].count;
+      else
+        alphabet[c] += words[w].count;
+    }
+  for (char32_t c = 0; c < 0x10000; ++c)
+    if (plane0[c] != 0) alphabet[c] = plane0[c];
   for (const char32_t c : settings.initial_alphabet)
     alphabet[c] = std::numeric_limits<std::uint64_t>::max();
   std::vector<std::pair<char32_t, std::uint64_t>> kept(alphabet.begin(), alphabet.end());
