@@ -1,0 +1,335 @@
+// bpe::Trainer::Train (bpe_model_trainer.cc), step for step where a step can
+// change the result, with faster data structures where it cannot:
+//
+// * SentencePiece counts a pair lazily (ComputeFreq) over a list of positions
+//   that it prunes as it counts: a position whose symbols changed, or that
+//   overlaps the previous one ("AAA" holds one "AA"), is erased for good, even
+//   when a later merge would have made it count again. That undercount decides
+//   later ties, so the position lists, the pruning and its timing are kept: a
+//   pair is recounted exactly when SentencePiece recounts it (at the next scan if
+//   it is active, at the next refresh otherwise).
+// * The best pair is searched among the "active" pairs only: the top 5% (at
+//   least 1,000) by frequency, refreshed every 100 pieces and after each
+//   duplicate at such a count, plus every pair made since. SentencePiece scans
+//   the whole active set at every step; here a heap over the active pairs with
+//   lazy invalidation gives the same maximum. Pairs tied with the last of the
+//   top 5% are all taken; SentencePiece takes some of them in its hash map's
+//   order, which matters only if such a pair would win before the next refresh.
+// * Positions are kept in vectors, not std::set: a pair only ever receives
+//   positions in increasing order (from the initial scan, or from the merge pass
+//   of the piece that made it), so appending keeps them sorted.
+// * A pair that SentencePiece removes from its cache and later looks up again
+//   (ResetFreq on a leftover adjacency) is made again, empty, as it is there: the
+//   cache's size sets the 5%.
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "sentencepiece/training/training.hpp"
+#include "tokenlab/error.hpp"
+
+namespace tokenlab::sentencepiece_detail::training {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+struct Symbol {
+  std::uint32_t left = kNone, right = kNone;  // a pair's parts; kNone for a character
+  std::uint32_t length = 0;                   // code points
+  std::string text;
+  std::uint64_t freq = 0;                // 0: to be recounted (ComputeFreq)
+  std::vector<std::uint64_t> positions;  // left << 32 | right, flat indices, increasing
+  bool unknown = false, cached = true, active = false, pending = false;
+  [[nodiscard]] bool is_pair() const noexcept { return left != kNone; }
+};
+
+struct HeapEntry {
+  std::uint64_t freq;
+  std::uint32_t length, id;
+};
+
+class BpeTrainer {
+ public:
+  BpeTrainer(const TrainingText& text, const TrainerSpec& spec)
+      : rules_(spec), split_(spec.split_by_whitespace()) {
+    for (const auto& [c, n] : text.required_chars) required_[c] = n;
+    layout(split_ ? split_by_whitespace(text.sentences, spec) : text.sentences);
+  }
+
+  Pieces run(std::size_t target, const Note& note);
+
+ private:
+  void layout(const std::vector<Sentence>& units);
+  std::uint32_t char_symbol(char32_t c);
+  std::uint32_t pair_symbol(std::uint32_t left, std::uint32_t right);
+  void compute_freq(std::uint32_t id);
+  void add_pair(std::uint32_t left, std::uint32_t right);
+  void reset_freq(std::uint32_t left, std::uint32_t right, std::uint32_t best);
+  void update_active();
+  std::uint32_t best_active();
+  void merge(std::uint32_t best);
+  void uncache(std::uint32_t id);
+  [[nodiscard]] bool before(const HeapEntry& a, const HeapEntry& b) const {
+    if (a.freq != b.freq) return a.freq < b.freq;
+    if (a.length != b.length) return a.length > b.length;
+    return symbols_[a.id].text > symbols_[b.id].text;
+  }
+  void push(std::uint32_t id) {
+    heap_.push_back({symbols_[id].freq, symbols_[id].length, id});
+    std::push_heap(heap_.begin(), heap_.end(),
+                   [this](const HeapEntry& a, const HeapEntry& b) { return before(a, b); });
+  }
+
+  PieceRules rules_;
+  bool split_;
+  std::unordered_map<char32_t, std::int64_t> required_;
+  std::vector<Symbol> symbols_;
+  std::unordered_map<char32_t, std::uint32_t> chars_;
+  std::unordered_map<std::uint64_t, std::uint32_t> pairs_;  // left << 32 | right -> cached pair
+  std::size_t cache_size_ = 0;                              // symbols_cache_.size()
+  // The sentences, laid end to end: symbol at each index (kNone once merged
+  // away), the live neighbours, and the sentence's count.
+  std::vector<std::uint32_t> at_, next_, prev_, unit_;
+  std::vector<std::int64_t> counts_;
+  std::vector<std::uint32_t> pending_;  // active pairs to recount at the next scan
+  std::vector<HeapEntry> heap_;
+};
+
+std::uint32_t BpeTrainer::char_symbol(char32_t c) {
+  if (const auto it = chars_.find(c); it != chars_.end()) return it->second;
+  Symbol s;
+  s.length = 1;
+  append_utf8(c, s.text);
+  s.unknown = c == kUNKChar;
+  const auto it = required_.find(c);
+  s.freq = it == required_.end() ? 1 : static_cast<std::uint64_t>(it->second);
+  symbols_.push_back(std::move(s));
+  ++cache_size_;
+  return chars_[c] = static_cast<std::uint32_t>(symbols_.size() - 1);
+}
+
+// GetPairSymbol: the cached pair, or a new one, or kNone for a pair with the
+// unknown character or one that would not be a valid piece.
+std::uint32_t BpeTrainer::pair_symbol(std::uint32_t left, std::uint32_t right) {
+  if (left == kNone || right == kNone) return kNone;
+  if (symbols_[left].unknown || symbols_[right].unknown) return kNone;
+  const std::uint64_t key = std::uint64_t{left} << 32 | right;
+  if (const auto it = pairs_.find(key); it != pairs_.end()) return it->second;
+  Symbol s;
+  s.left = left;
+  s.right = right;
+  s.length = symbols_[left].length + symbols_[right].length;
+  s.text = symbols_[left].text + symbols_[right].text;
+  if (s.length > 512 || !rules_.valid(decode_utf8(s.text))) return kNone;
+  symbols_.push_back(std::move(s));
+  ++cache_size_;
+  const auto id = static_cast<std::uint32_t>(symbols_.size() - 1);
+  pairs_.emplace(key, id);
+  return id;
+}
+
+void BpeTrainer::layout(const std::vector<Sentence>& units) {
+  std::size_t total = 0;
+  for (const Sentence& u : units) total += u.text.size();
+  at_.reserve(total);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const std::u32string chars = decode_utf8(units[u].text);
+    const auto first = static_cast<std::uint32_t>(at_.size());
+    if (at_.size() + chars.size() >= kNone)
+      throw Error(
+          "SentencePiece training: the training text is too large for BPE (2^32 characters)");
+    for (std::size_t i = 0; i < chars.size(); ++i) {
+      at_.push_back(char_symbol(chars[i]));
+      next_.push_back(i + 1 < chars.size() ? first + static_cast<std::uint32_t>(i) + 1 : kNone);
+      prev_.push_back(i > 0 ? first + static_cast<std::uint32_t>(i) - 1 : kNone);
+      unit_.push_back(static_cast<std::uint32_t>(u));
+    }
+    counts_.push_back(units[u].count);
+  }
+  for (std::uint32_t i = 0; i < at_.size(); ++i)
+    if (next_[i] != kNone) add_pair(i, next_[i]);
+}
+
+// AddNewPair: the pair at [left, right] gets the position and becomes active.
+void BpeTrainer::add_pair(std::uint32_t left, std::uint32_t right) {
+  if (left == kNone || right == kNone) return;
+  const std::uint32_t id = pair_symbol(at_[left], at_[right]);
+  if (id == kNone) return;
+  Symbol& s = symbols_[id];
+  if (!s.active) {
+    s.active = true;
+    if (s.freq > 0) {
+      push(id);
+    } else if (!s.pending) {
+      s.pending = true;
+      pending_.push_back(id);
+    }
+  }
+  const std::uint64_t pos = std::uint64_t{left} << 32 | right;
+  if (s.positions.empty() || s.positions.back() < pos) {
+    s.positions.push_back(pos);
+  } else if (const auto it = std::lower_bound(s.positions.begin(), s.positions.end(), pos);
+             *it != pos) {
+    s.positions.insert(it, pos);  // never expected; kept for std::set's semantics
+  }
+}
+
+// ResetFreq: the pair at [left, right] is to be recounted, unless it is best.
+void BpeTrainer::reset_freq(std::uint32_t left, std::uint32_t right, std::uint32_t best) {
+  if (left == kNone || right == kNone) return;
+  const std::uint32_t id = pair_symbol(at_[left], at_[right]);
+  if (id == kNone || id == best) return;
+  Symbol& s = symbols_[id];
+  s.freq = 0;
+  if (s.active && !s.pending) s.pending = true, pending_.push_back(id);
+}
+
+// ComputeFreq: counts the valid, non-overlapping positions, erasing the others.
+void BpeTrainer::compute_freq(std::uint32_t id) {
+  Symbol& s = symbols_[id];
+  if (s.freq > 0) return;
+  std::uint32_t previous_right = kNone;
+  std::size_t kept = 0;
+  for (const std::uint64_t pos : s.positions) {
+    const auto left = static_cast<std::uint32_t>(pos >> 32);
+    const auto right = static_cast<std::uint32_t>(pos);
+    if (left == previous_right || at_[left] != s.left || at_[right] != s.right) {
+      previous_right = kNone;
+      continue;
+    }
+    s.freq += static_cast<std::uint64_t>(counts_[unit_[left]]);
+    previous_right = right;
+    s.positions[kept++] = pos;
+  }
+  s.positions.resize(kept);
+}
+
+// UpdateActiveSymbols: every pair recounted, the top 5% (at least 1,000) active.
+void BpeTrainer::update_active() {
+  std::vector<std::uint32_t> pairs;
+  for (std::uint32_t id = 0; id < symbols_.size(); ++id) {
+    Symbol& s = symbols_[id];
+    s.active = false;
+    s.pending = false;
+    if (!s.cached || !s.is_pair()) continue;
+    compute_freq(id);
+    pairs.push_back(id);
+  }
+  const int wanted = std::max<int>(1000, static_cast<int>(static_cast<float>(cache_size_) * 0.05f));
+  const std::size_t size = std::min(static_cast<std::size_t>(wanted), pairs.size());
+  pending_.clear();
+  heap_.clear();
+  if (size == 0) return;
+  const auto by_freq = [&](std::uint32_t a, std::uint32_t b) {
+    return symbols_[a].freq > symbols_[b].freq || (symbols_[a].freq == symbols_[b].freq && a < b);
+  };
+  std::nth_element(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(size - 1),
+                   pairs.end(), by_freq);
+  const std::uint64_t threshold = symbols_[pairs[size - 1]].freq;
+  // All pairs tied with the last one are taken (see the top of this file).
+  for (const std::uint32_t id : pairs) {
+    if (symbols_[id].freq < threshold) continue;
+    symbols_[id].active = true;
+    heap_.push_back({symbols_[id].freq, symbols_[id].length, id});
+  }
+  std::make_heap(heap_.begin(), heap_.end(),
+                 [this](const HeapEntry& a, const HeapEntry& b) { return before(a, b); });
+}
+
+// The scan of Train's main loop: the active pair with the highest count, then
+// the fewest code points, then the smallest bytes; kNone if none is active.
+std::uint32_t BpeTrainer::best_active() {
+  for (const std::uint32_t id : pending_) {
+    Symbol& s = symbols_[id];
+    if (!s.pending) continue;
+    s.pending = false;
+    if (!s.cached || !s.active) continue;
+    compute_freq(id);
+    push(id);
+  }
+  pending_.clear();
+  const auto less = [this](const HeapEntry& a, const HeapEntry& b) { return before(a, b); };
+  while (!heap_.empty()) {
+    const HeapEntry top = heap_.front();
+    const Symbol& s = symbols_[top.id];
+    if (s.cached && s.active && s.freq == top.freq) return top.id;
+    std::pop_heap(heap_.begin(), heap_.end(), less);
+    heap_.pop_back();
+  }
+  return kNone;
+}
+
+// Removed from symbols_cache_ and active_symbols_.
+void BpeTrainer::uncache(std::uint32_t id) {
+  Symbol& s = symbols_[id];
+  s.cached = false;
+  s.active = false;
+  pairs_.erase(std::uint64_t{s.left} << 32 | s.right);
+  --cache_size_;
+}
+
+// The merge pass of Train's main loop over best's positions.
+void BpeTrainer::merge(std::uint32_t best) {
+  // Moved out: symbols_ grows during the pass, and best gets no new positions.
+  const std::vector<std::uint64_t> positions = std::move(symbols_[best].positions);
+  for (const std::uint64_t pos : positions) {
+    const auto left = static_cast<std::uint32_t>(pos >> 32);
+    const auto right = static_cast<std::uint32_t>(pos);
+    if (at_[left] == kNone) continue;  // merged away earlier in this pass ("AAA")
+    if (at_[right] == kNone)
+      throw Error("SentencePiece training: internal error: a BPE position lost its right symbol");
+    const std::uint32_t next = next_[right];
+    const std::uint32_t prev = prev_[left];
+    reset_freq(prev, left, best);
+    reset_freq(right, next, best);
+    at_[left] = best;
+    at_[right] = kNone;
+    next_[left] = next;
+    if (next != kNone) prev_[next] = left;
+    add_pair(prev, left);
+    add_pair(left, next);
+  }
+}
+
+Pieces BpeTrainer::run(std::size_t target, const Note& note) {
+  Pieces pieces;
+  std::unordered_set<std::string> dup;
+  while (pieces.size() < target) {
+    if (pieces.size() % 100 == 0) update_active();
+    const std::uint32_t best = best_active();
+    if (best == kNone) {
+      if (note) note("no valid pair left after " + std::to_string(pieces.size()) + " pieces");
+      break;
+    }
+    if (!dup.insert(symbols_[best].text).second) {
+      uncache(best);  // a piece already made along another path ("aa"+"a", "a"+"aa")
+      continue;
+    }
+    pieces.emplace_back(symbols_[best].text, -static_cast<float>(pieces.size()));
+    if (note && pieces.size() % 1000 == 0)
+      note(std::to_string(pieces.size()) + " pieces, last " + symbols_[best].text + " (" +
+           std::to_string(symbols_[best].freq) + ")");
+    merge(best);
+    uncache(best);
+  }
+  return pieces;
+}
+
+}  // namespace
+
+Pieces train_bpe(const TrainingText& text, const TrainerSpec& spec, std::size_t meta_count,
+                 unsigned /*threads*/, const Note& note) {
+  const std::size_t reserved = meta_count + text.required_chars.size();
+  const auto vocab = static_cast<std::size_t>(spec.vocab_size());
+  BpeTrainer trainer(text, spec);
+  Pieces pieces = trainer.run(vocab > reserved ? vocab - reserved : 0, note);
+  for (const auto& [c, n] : text.required_chars) {
+    std::string piece;
+    append_utf8(c, piece);
+    pieces.emplace_back(std::move(piece), -static_cast<float>(pieces.size()));
+  }
+  return pieces;
+}
+
+}  // namespace tokenlab::sentencepiece_detail::training
