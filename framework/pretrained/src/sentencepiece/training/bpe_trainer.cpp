@@ -12,15 +12,19 @@
 //   least 1,000) by frequency, refreshed every 100 pieces and after each
 //   duplicate at such a count, plus every pair made since. SentencePiece scans
 //   the whole active set at every step; here a heap over the active pairs with
-//   lazy invalidation gives the same maximum. Pairs tied with the last of the
-//   top 5% are all taken; SentencePiece takes some of them in its hash map's
-//   order, which matters only if such a pair would win before the next refresh.
+//   lazy invalidation gives the same maximum. Which of the pairs tied with the
+//   last of the top 5% are active depends on the order of SentencePiece's
+//   symbol cache, a std::unordered_map keyed by fingerprints (its bundled
+//   absl::flat_hash_map is that): the cache is the same map, with the same keys
+//   (port::FingerprintCat), inserted into and erased from in the same order, and
+//   the top is chosen by the same std::partial_sort. On small texts, where
+//   hundreds of pairs tie at the end, this decides the last pieces.
 // * Positions are kept in vectors, not std::set: a pair only ever receives
 //   positions in increasing order (from the initial scan, or from the merge pass
 //   of the piece that made it), so appending keeps them sorted.
 // * A pair that SentencePiece removes from its cache and later looks up again
 //   (ResetFreq on a leftover adjacency) is made again, empty, as it is there: the
-//   cache's size sets the 5%.
+//   cache's size sets the 5%, and its order the ties.
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -34,7 +38,26 @@ namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
+// port::FingerprintCat (util.h): Bob Jenkins' 64-bit mix.
+std::uint64_t fingerprint_cat(std::uint64_t a, std::uint64_t c) noexcept {
+  std::uint64_t b = 0xe08c1d668b756f82;
+  a -= b, a -= c, a ^= (c >> 43);
+  b -= c, b -= a, b ^= (a << 9);
+  c -= a, c -= b, c ^= (b >> 8);
+  a -= b, a -= c, a ^= (c >> 38);
+  b -= c, b -= a, b ^= (a << 23);
+  c -= a, c -= b, c ^= (b >> 5);
+  a -= b, a -= c, a ^= (c >> 35);
+  b -= c, b -= a, b ^= (a << 49);
+  c -= a, c -= b, c ^= (b >> 11);
+  a -= b, a -= c, a ^= (c >> 12);
+  b -= c, b -= a, b ^= (a << 18);
+  c -= a, c -= b, c ^= (b >> 22);
+  return c;
+}
+
 struct Symbol {
+  std::uint64_t fp = 0;                       // fingerprint: the character, or of the parts
   std::uint32_t left = kNone, right = kNone;  // a pair's parts; kNone for a character
   std::uint32_t length = 0;                   // code points
   std::string text;
@@ -85,28 +108,29 @@ class BpeTrainer {
   bool split_;
   std::unordered_map<char32_t, std::int64_t> required_;
   std::vector<Symbol> symbols_;
-  std::unordered_map<char32_t, std::uint32_t> chars_;
-  std::unordered_map<std::uint64_t, std::uint32_t> pairs_;  // left << 32 | right -> cached pair
-  std::size_t cache_size_ = 0;                              // symbols_cache_.size()
+  // symbols_cache_: fingerprint -> symbol, the same container as SentencePiece's,
+  // so that its iteration order is the same.
+  std::unordered_map<std::uint64_t, std::uint32_t> cache_;
   // The sentences, laid end to end: symbol at each index (kNone once merged
   // away), the live neighbours, and the sentence's count.
   std::vector<std::uint32_t> at_, next_, prev_, unit_;
   std::vector<std::int64_t> counts_;
   std::vector<std::uint32_t> pending_;  // active pairs to recount at the next scan
+  std::vector<std::uint32_t> active_;   // every pair made active since the last refresh
   std::vector<HeapEntry> heap_;
 };
 
 std::uint32_t BpeTrainer::char_symbol(char32_t c) {
-  if (const auto it = chars_.find(c); it != chars_.end()) return it->second;
+  if (const auto it = cache_.find(c); it != cache_.end()) return it->second;
   Symbol s;
+  s.fp = c;
   s.length = 1;
   append_utf8(c, s.text);
   s.unknown = c == kUNKChar;
   const auto it = required_.find(c);
   s.freq = it == required_.end() ? 1 : static_cast<std::uint64_t>(it->second);
   symbols_.push_back(std::move(s));
-  ++cache_size_;
-  return chars_[c] = static_cast<std::uint32_t>(symbols_.size() - 1);
+  return cache_[c] = static_cast<std::uint32_t>(symbols_.size() - 1);
 }
 
 // GetPairSymbol: the cached pair, or a new one, or kNone for a pair with the
@@ -114,18 +138,18 @@ std::uint32_t BpeTrainer::char_symbol(char32_t c) {
 std::uint32_t BpeTrainer::pair_symbol(std::uint32_t left, std::uint32_t right) {
   if (left == kNone || right == kNone) return kNone;
   if (symbols_[left].unknown || symbols_[right].unknown) return kNone;
-  const std::uint64_t key = std::uint64_t{left} << 32 | right;
-  if (const auto it = pairs_.find(key); it != pairs_.end()) return it->second;
+  const std::uint64_t fp = fingerprint_cat(symbols_[left].fp, symbols_[right].fp);
+  if (const auto it = cache_.find(fp); it != cache_.end()) return it->second;
   Symbol s;
+  s.fp = fp;
   s.left = left;
   s.right = right;
   s.length = symbols_[left].length + symbols_[right].length;
   s.text = symbols_[left].text + symbols_[right].text;
   if (s.length > 512 || !rules_.valid(decode_utf8(s.text))) return kNone;
   symbols_.push_back(std::move(s));
-  ++cache_size_;
   const auto id = static_cast<std::uint32_t>(symbols_.size() - 1);
-  pairs_.emplace(key, id);
+  cache_.emplace(fp, id);
   return id;
 }
 
@@ -159,6 +183,7 @@ void BpeTrainer::add_pair(std::uint32_t left, std::uint32_t right) {
   Symbol& s = symbols_[id];
   if (!s.active) {
     s.active = true;
+    active_.push_back(id);
     if (s.freq > 0) {
       push(id);
     } else if (!s.pending) {
@@ -205,32 +230,28 @@ void BpeTrainer::compute_freq(std::uint32_t id) {
   s.positions.resize(kept);
 }
 
-// UpdateActiveSymbols: every pair recounted, the top 5% (at least 1,000) active.
+// UpdateActiveSymbols: every pair recounted, the top 5% (at least 1,000) active,
+// chosen as SentencePiece chooses them among equal counts.
 void BpeTrainer::update_active() {
+  for (const std::uint32_t id : pending_) symbols_[id].pending = false;
+  pending_.clear();
+  for (const std::uint32_t id : active_) symbols_[id].active = false;
+  active_.clear();
+  heap_.clear();
   std::vector<std::uint32_t> pairs;
-  for (std::uint32_t id = 0; id < symbols_.size(); ++id) {
-    Symbol& s = symbols_[id];
-    s.active = false;
-    s.pending = false;
-    if (!s.cached || !s.is_pair()) continue;
+  for (const auto& [fp, id] : cache_) {
+    if (!symbols_[id].is_pair()) continue;
     compute_freq(id);
     pairs.push_back(id);
   }
-  const int wanted = std::max<int>(1000, static_cast<int>(static_cast<float>(cache_size_) * 0.05f));
-  const std::size_t size = std::min(static_cast<std::size_t>(wanted), pairs.size());
-  pending_.clear();
-  heap_.clear();
-  if (size == 0) return;
-  const auto by_freq = [&](std::uint32_t a, std::uint32_t b) {
-    return symbols_[a].freq > symbols_[b].freq || (symbols_[a].freq == symbols_[b].freq && a < b);
-  };
-  std::nth_element(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(size - 1),
-                   pairs.end(), by_freq);
-  const std::uint64_t threshold = symbols_[pairs[size - 1]].freq;
-  // All pairs tied with the last one are taken (see the top of this file).
-  for (const std::uint32_t id : pairs) {
-    if (symbols_[id].freq < threshold) continue;
+  const int wanted = std::max<int>(1000, static_cast<int>(static_cast<float>(cache_.size()) * 0.05f));
+  const auto size = static_cast<std::ptrdiff_t>(std::min(static_cast<std::size_t>(wanted), pairs.size()));
+  std::partial_sort(pairs.begin(), pairs.begin() + size, pairs.end(),
+                    [&](std::uint32_t a, std::uint32_t b) { return symbols_[a].freq > symbols_[b].freq; });
+  for (std::ptrdiff_t i = 0; i < size; ++i) {
+    const std::uint32_t id = pairs[static_cast<std::size_t>(i)];
     symbols_[id].active = true;
+    active_.push_back(id);
     heap_.push_back({symbols_[id].freq, symbols_[id].length, id});
   }
   std::make_heap(heap_.begin(), heap_.end(),
@@ -265,8 +286,7 @@ void BpeTrainer::uncache(std::uint32_t id) {
   Symbol& s = symbols_[id];
   s.cached = false;
   s.active = false;
-  pairs_.erase(std::uint64_t{s.left} << 32 | s.right);
-  --cache_size_;
+  cache_.erase(s.fp);
 }
 
 // The merge pass of Train's main loop over best's positions.

@@ -162,7 +162,14 @@ void normalize_all(std::vector<Sentence>& sentences, const sentencepiece::ModelP
       throw Error(
           "SentencePiece training: a normalized sentence holds a space (escape_whitespaces "
           "is false); spm_train refuses such text");
-  std::erase_if(sentences, [](const Sentence& s) { return s.text.empty(); });
+  // Empty sentences go as LoadSentences drops them, swapped with the last (which
+  // is not looked at again): the order of the sentences is the order in which
+  // the BPE trainer meets characters and pairs, and so its hash map's order.
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    if (!sentences[i].text.empty()) continue;
+    std::swap(sentences[i], sentences.back());
+    sentences.pop_back();
+  }
 }
 
 bool valid_code_point(char32_t c) noexcept {
