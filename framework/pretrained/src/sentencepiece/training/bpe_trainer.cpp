@@ -244,10 +244,13 @@ void BpeTrainer::update_active() {
     compute_freq(id);
     pairs.push_back(id);
   }
-  const int wanted = std::max<int>(1000, static_cast<int>(static_cast<float>(cache_.size()) * 0.05f));
-  const auto size = static_cast<std::ptrdiff_t>(std::min(static_cast<std::size_t>(wanted), pairs.size()));
-  std::partial_sort(pairs.begin(), pairs.begin() + size, pairs.end(),
-                    [&](std::uint32_t a, std::uint32_t b) { return symbols_[a].freq > symbols_[b].freq; });
+  const int wanted =
+      std::max<int>(1000, static_cast<int>(static_cast<float>(cache_.size()) * 0.05f));
+  const auto size =
+      static_cast<std::ptrdiff_t>(std::min(static_cast<std::size_t>(wanted), pairs.size()));
+  std::partial_sort(
+      pairs.begin(), pairs.begin() + size, pairs.end(),
+      [&](std::uint32_t a, std::uint32_t b) { return symbols_[a].freq > symbols_[b].freq; });
   for (std::ptrdiff_t i = 0; i < size; ++i) {
     const std::uint32_t id = pairs[static_cast<std::size_t>(i)];
     symbols_[id].active = true;

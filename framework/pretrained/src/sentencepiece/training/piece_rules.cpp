@@ -28,7 +28,24 @@ bool is_decimal_number(char32_t c) noexcept {
   return (c >= 0x30 && c <= 0x39) || (c >= 0xff10 && c <= 0xff19);
 }
 
+// The script IsValidSentencePiece gives c before the Inherited rule.
+int mapped_script(char32_t c, bool split_by_number) noexcept {
+  if (!split_by_number && is_decimal_number(c)) return kAnyType;
+  const int s = unicode_script(c);
+  return s == kHiragana || s == kKatakana || c == 0x30FC ? kHan : s;
+}
+
 }  // namespace
+
+bool PieceRules::separates(char32_t a, char32_t b) const {
+  if (split_digits_ && (is_decimal_number(a) || is_decimal_number(b))) return true;
+  if (!split_by_unicode_script_ || a == kWSChar || b == kWSChar) return false;
+  // An Inherited a takes the script of what precedes it in the piece: unknown here.
+  if (unicode_script(a) == kInherited || unicode_script(b) == kInherited) return false;
+  const int sa = mapped_script(a, split_by_number_);
+  const int sb = mapped_script(b, split_by_number_);
+  return sa != kAnyType && sb != kAnyType && sa != sb;
+}
 
 int unicode_script(char32_t c) noexcept {
   const auto* end = std::end(kScripts);

@@ -88,6 +88,9 @@ class PieceRules {
  public:
   explicit PieceRules(const TrainerSpec& spec);
   [[nodiscard]] bool valid(std::span<const char32_t> piece) const;
+  /// Whether no valid piece holds a immediately followed by b (a digit with
+  /// split_digits; two scripts, where a's does not depend on what precedes it).
+  [[nodiscard]] bool separates(char32_t a, char32_t b) const;
 
  private:
   std::size_t max_length_;

@@ -15,10 +15,25 @@ namespace tokenlab::sentencepiece_detail::training {
 
 Pieces train_unigram(const TrainingText& text, const TrainerSpec& spec,
                      const std::map<int, MetaPiece>& meta, unsigned threads, const Note& note) {
+  // Words are cut where no valid piece can cross (between scripts, around digits
+  // with split_digits): tokenlab's trainer knows only the marker rule, and the
+  // lattices of the parts are the word's lattice, factored.
   WordCounts counts;
+  const PieceRules rules(spec);
   const std::vector<Sentence> words =
       spec.split_by_whitespace() ? split_by_whitespace(text.sentences, spec) : text.sentences;
-  for (const Sentence& w : words) counts.add(w.text, static_cast<std::uint64_t>(w.count));
+  for (const Sentence& w : words) {
+    const std::u32string chars = decode_utf8(w.text);
+    std::string part;
+    for (std::size_t i = 0; i < chars.size(); ++i) {
+      if (i > 0 && rules.separates(chars[i - 1], chars[i])) {
+        counts.add(part, static_cast<std::uint64_t>(w.count));
+        part.clear();
+      }
+      append_utf8(chars[i], part);
+    }
+    if (!part.empty()) counts.add(part, static_cast<std::uint64_t>(w.count));
+  }
   unigram::TrainerConfig config;
   config.piece_target = static_cast<std::size_t>(spec.vocab_size()) - meta.size();
   config.character_coverage = spec.character_coverage();
