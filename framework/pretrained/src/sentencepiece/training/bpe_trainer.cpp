@@ -61,7 +61,6 @@ struct Symbol {
   std::uint32_t left = kNone, right = kNone;  // a pair's parts; kNone for a character
   std::uint32_t length = 0;                   // code points
   std::string text;
-  std::uint64_t freq = 0;                // 0: to be recounted (ComputeFreq)
   std::vector<std::uint64_t> positions;  // left << 32 | right, flat indices, increasing
   bool unknown = false, cached = true, active = false, pending = false;
   [[nodiscard]] bool is_pair() const noexcept { return left != kNone; }
@@ -99,7 +98,7 @@ class BpeTrainer {
     return symbols_[a.id].text > symbols_[b.id].text;
   }
   void push(std::uint32_t id) {
-    heap_.push_back({symbols_[id].freq, symbols_[id].length, id});
+    heap_.push_back({freq_[id], symbols_[id].length, id});
     std::push_heap(heap_.begin(), heap_.end(),
                    [this](const HeapEntry& a, const HeapEntry& b) { return before(a, b); });
   }
@@ -108,6 +107,8 @@ class BpeTrainer {
   bool split_;
   std::unordered_map<char32_t, std::int64_t> required_;
   std::vector<Symbol> symbols_;
+  std::vector<std::uint64_t> freq_;   // by symbol: Symbol::freq, 0 = to be recounted
+  std::uint32_t first_pair_ = kNone;  // symbols below are characters
   // symbols_cache_: fingerprint -> symbol, the same container as SentencePiece's,
   // so that its iteration order is the same.
   std::unordered_map<std::uint64_t, std::uint32_t> cache_;
@@ -128,7 +129,7 @@ std::uint32_t BpeTrainer::char_symbol(char32_t c) {
   append_utf8(c, s.text);
   s.unknown = c == kUNKChar;
   const auto it = required_.find(c);
-  s.freq = it == required_.end() ? 1 : static_cast<std::uint64_t>(it->second);
+  freq_.push_back(it == required_.end() ? 1 : static_cast<std::uint64_t>(it->second));
   symbols_.push_back(std::move(s));
   return cache_[c] = static_cast<std::uint32_t>(symbols_.size() - 1);
 }
@@ -148,6 +149,7 @@ std::uint32_t BpeTrainer::pair_symbol(std::uint32_t left, std::uint32_t right) {
   s.text = symbols_[left].text + symbols_[right].text;
   if (s.length > 512 || !rules_.valid(decode_utf8(s.text))) return kNone;
   symbols_.push_back(std::move(s));
+  freq_.push_back(0);
   const auto id = static_cast<std::uint32_t>(symbols_.size() - 1);
   cache_.emplace(fp, id);
   return id;
@@ -171,6 +173,7 @@ void BpeTrainer::layout(const std::vector<Sentence>& units) {
     }
     counts_.push_back(units[u].count);
   }
+  first_pair_ = static_cast<std::uint32_t>(symbols_.size());
   for (std::uint32_t i = 0; i < at_.size(); ++i)
     if (next_[i] != kNone) add_pair(i, next_[i]);
 }
@@ -184,7 +187,7 @@ void BpeTrainer::add_pair(std::uint32_t left, std::uint32_t right) {
   if (!s.active) {
     s.active = true;
     active_.push_back(id);
-    if (s.freq > 0) {
+    if (freq_[id] > 0) {
       push(id);
     } else if (!s.pending) {
       s.pending = true;
@@ -206,14 +209,15 @@ void BpeTrainer::reset_freq(std::uint32_t left, std::uint32_t right, std::uint32
   const std::uint32_t id = pair_symbol(at_[left], at_[right]);
   if (id == kNone || id == best) return;
   Symbol& s = symbols_[id];
-  s.freq = 0;
+  freq_[id] = 0;
   if (s.active && !s.pending) s.pending = true, pending_.push_back(id);
 }
 
 // ComputeFreq: counts the valid, non-overlapping positions, erasing the others.
 void BpeTrainer::compute_freq(std::uint32_t id) {
+  if (freq_[id] > 0) return;
   Symbol& s = symbols_[id];
-  if (s.freq > 0) return;
+  std::uint64_t freq = 0;
   std::uint32_t previous_right = kNone;
   std::size_t kept = 0;
   for (const std::uint64_t pos : s.positions) {
@@ -223,11 +227,12 @@ void BpeTrainer::compute_freq(std::uint32_t id) {
       previous_right = kNone;
       continue;
     }
-    s.freq += static_cast<std::uint64_t>(counts_[unit_[left]]);
+    freq += static_cast<std::uint64_t>(counts_[unit_[left]]);
     previous_right = right;
     s.positions[kept++] = pos;
   }
   s.positions.resize(kept);
+  freq_[id] = freq;
 }
 
 // UpdateActiveSymbols: every pair recounted, the top 5% (at least 1,000) active,
@@ -238,24 +243,26 @@ void BpeTrainer::update_active() {
   for (const std::uint32_t id : active_) symbols_[id].active = false;
   active_.clear();
   heap_.clear();
-  std::vector<std::uint32_t> pairs;
+  // The walk in the cache's order is most of the time left: it touches only the
+  // compact counts, and characters are told by their ids (made first).
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> pairs;
+  pairs.reserve(cache_.size());
   for (const auto& [fp, id] : cache_) {
-    if (!symbols_[id].is_pair()) continue;
+    if (id < first_pair_) continue;
     compute_freq(id);
-    pairs.push_back(id);
+    pairs.emplace_back(freq_[id], id);
   }
   const int wanted =
       std::max<int>(1000, static_cast<int>(static_cast<float>(cache_.size()) * 0.05f));
   const auto size =
       static_cast<std::ptrdiff_t>(std::min(static_cast<std::size_t>(wanted), pairs.size()));
-  std::partial_sort(
-      pairs.begin(), pairs.begin() + size, pairs.end(),
-      [&](std::uint32_t a, std::uint32_t b) { return symbols_[a].freq > symbols_[b].freq; });
+  std::partial_sort(pairs.begin(), pairs.begin() + size, pairs.end(),
+                    [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::ptrdiff_t i = 0; i < size; ++i) {
-    const std::uint32_t id = pairs[static_cast<std::size_t>(i)];
+    const std::uint32_t id = pairs[static_cast<std::size_t>(i)].second;
     symbols_[id].active = true;
     active_.push_back(id);
-    heap_.push_back({symbols_[id].freq, symbols_[id].length, id});
+    heap_.push_back({freq_[id], symbols_[id].length, id});
   }
   std::make_heap(heap_.begin(), heap_.end(),
                  [this](const HeapEntry& a, const HeapEntry& b) { return before(a, b); });
@@ -277,7 +284,7 @@ std::uint32_t BpeTrainer::best_active() {
   while (!heap_.empty()) {
     const HeapEntry top = heap_.front();
     const Symbol& s = symbols_[top.id];
-    if (s.cached && s.active && s.freq == top.freq) return top.id;
+    if (s.cached && s.active && freq_[top.id] == top.freq) return top.id;
     std::pop_heap(heap_.begin(), heap_.end(), less);
     heap_.pop_back();
   }
@@ -332,7 +339,7 @@ Pieces BpeTrainer::run(std::size_t target, const Note& note) {
     pieces.emplace_back(symbols_[best].text, -static_cast<float>(pieces.size()));
     if (note && pieces.size() % 1000 == 0)
       note(std::to_string(pieces.size()) + " pieces, last " + symbols_[best].text + " (" +
-           std::to_string(symbols_[best].freq) + ")");
+           std::to_string(freq_[best]) + ")");
     merge(best);
     uncache(best);
   }
