@@ -35,7 +35,7 @@ std::string train(const std::string& like, const std::vector<std::string>& files
   return tokenlab::train_sentencepiece_like(like, files, overrides, nullptr);
 }
 
-constexpr int kNormal = 1, kUnknown = 2, kControl = 3;
+constexpr int kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kByte = 6;
 
 }  // namespace
 
@@ -89,19 +89,23 @@ TEST_CASE("Overrides change the template's trainer settings by spm_train's flag 
   const std::string file = (dir / "t.txt").string();
   SECTION("byte_fallback reserves the 256 byte pieces after the meta pieces") {
     const auto pieces =
-        spm_pieces(train(fixture("bpe.model"), {file}, 300, {{"byte_fallback", "true"}}));
-    REQUIRE(pieces.size() == 300);
-    CHECK(pieces[3] == SpmPiece{"<0x00>", 0, 6});
-    CHECK(pieces[258] == SpmPiece{"<0xFF>", 0, 6});
+        spm_pieces(train(fixture("bpe.model"), {file}, 268, {{"byte_fallback", "true"}}));
+    REQUIRE(pieces.size() == 268);
+    CHECK(pieces[3] == SpmPiece{"<0x00>", 0, kByte});
+    CHECK(pieces[258] == SpmPiece{"<0xFF>", 0, kByte});
+    CHECK(pieces[259] == SpmPiece{"12", -0.0f, kNormal});  // checked with spm_train
   }
   SECTION("split_digits keeps digits apart, user-defined symbols take the next ids") {
+    // "ab" is cut out of the text, and no piece may hold a digit with anything
+    // else: nothing is merged, and the alphabet is ▁ (4), then 1 and 2 (2 each).
     const auto pieces =
-        spm_pieces(train(fixture("bpe.model"), {file}, 9,
+        spm_pieces(train(fixture("bpe.model"), {file}, 7,
                          {{"split_digits", "true"}, {"user_defined_symbols", "ab"}}));
-    REQUIRE(pieces.size() == 9);
-    CHECK(pieces[3] == SpmPiece{"ab", 0, 4});
-    // "ab" is cut out of the text, so "▁1" is the only merge; then ▁ 1 2.
-    CHECK(pieces[4].piece == "\u25811");
+    const std::vector<SpmPiece> expected = {{"<unk>", 0, kUnknown},     {"<s>", 0, kControl},
+                                            {"</s>", 0, kControl},      {"ab", 0, kUserDefined},
+                                            {"\u2581", -0.0f, kNormal}, {"1", -1, kNormal},
+                                            {"2", -2, kNormal}};
+    CHECK(pieces == expected);
   }
 }
 

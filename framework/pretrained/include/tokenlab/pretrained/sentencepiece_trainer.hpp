@@ -40,8 +40,8 @@ struct SentencePieceTrainingOverrides {
   /// byte_fallback, split_digits, user_defined_symbols as a comma-separated list,
   /// ...), plus the NormalizerSpec switches add_dummy_prefix, remove_extra_whitespaces
   /// and escape_whitespaces. Values as spm_train parses them ("true", "0.9995",
-  /// "bpe"). An unknown name, a bad value or a field that changes nothing here
-  /// (input, model_prefix, num_threads) is an Error naming it.
+  /// "bpe"). An unknown name, a bad value, a value spm_train refuses, or a field
+  /// the call sets (input, model_prefix, vocab_size) is an Error naming it.
   std::map<std::string, std::string> flags;
   /// Worker threads for loading and counting (0: all cores). The result does not
   /// depend on it.

@@ -37,7 +37,10 @@ std::string serialize(const ModelProto& like, const training::TrainerSpec& spec,
                   " is already defined (a meta piece equal to a learned one)");
   };
   std::size_t next = 0;
-  for (int id = 0; id < spec.vocab_size(); ++id) {
+  // As Serialize's loop over every id below vocab_size, stopping once nothing is
+  // left to place (a huge vocab_size costs nothing).
+  const int last_meta = meta.empty() ? -1 : meta.rbegin()->first;
+  for (int id = 0; id < spec.vocab_size() && (next < pieces.size() || id <= last_meta); ++id) {
     if (const auto it = meta.find(id); it != meta.end()) {
       auto* p = out.add_pieces();
       p->set_piece(it->second.piece);

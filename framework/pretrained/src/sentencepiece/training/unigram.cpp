@@ -16,8 +16,9 @@ namespace tokenlab::sentencepiece_detail::training {
 Pieces train_unigram(const TrainingText& text, const TrainerSpec& spec,
                      const std::map<int, MetaPiece>& meta, unsigned threads, const Note& note) {
   // Words are cut where no valid piece can cross (between scripts, around digits
-  // with split_digits): tokenlab's trainer knows only the marker rule, and the
-  // lattices of the parts are the word's lattice, factored.
+  // with split_digits, at characters no piece holds): tokenlab's trainer knows
+  // only the marker rule, and the lattices of the parts are the word's lattice,
+  // factored.
   WordCounts counts;
   const PieceRules rules(spec);
   const std::vector<Sentence> words =
@@ -26,11 +27,13 @@ Pieces train_unigram(const TrainingText& text, const TrainerSpec& spec,
     const std::u32string chars = decode_utf8(w.text);
     std::string part;
     for (std::size_t i = 0; i < chars.size(); ++i) {
-      if (i > 0 && rules.separates(chars[i - 1], chars[i])) {
+      // The boundary left by a meta piece, NUL and U+2585 are never in a piece.
+      const bool never = chars[i] == kUPPBoundaryChar || chars[i] == 0 || chars[i] == kUNKChar;
+      if (!part.empty() && (never || rules.separates(chars[i - 1], chars[i]))) {
         counts.add(part, static_cast<std::uint64_t>(w.count));
         part.clear();
       }
-      append_utf8(chars[i], part);
+      if (!never) append_utf8(chars[i], part);
     }
     if (!part.empty()) counts.add(part, static_cast<std::uint64_t>(w.count));
   }
@@ -50,9 +53,10 @@ Pieces train_unigram(const TrainingText& text, const TrainerSpec& spec,
   Pieces pieces;
   pieces.reserve(trained.size());
   for (const auto& p : trained) pieces.emplace_back(p.piece, static_cast<float>(p.score));
-  // Serialize writes them best first, as spm's unigram trainer sorts them.
-  std::stable_sort(pieces.begin(), pieces.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  // FinalizeSentencePieces' order: Sorted(), score descending, then bytes.
+  std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) {
+    return a.second > b.second || (a.second == b.second && a.first < b.first);
+  });
   return pieces;
 }
 
