@@ -163,3 +163,37 @@ TEST_CASE(
     for (const auto& q : expected) shared += p.piece == q.piece ? 1 : 0;
   CHECK(shared >= 130);
 }
+
+TEST_CASE("Retraining survives hostile templates and text: an Error or a model, never a crash",
+          "[pretrained][sentencepiece][training]") {
+  tokenlab::test::TempDir dir;
+  // Ill-formed UTF-8, NUL, CR, a tab, meta pieces, a broken and a whole ▁.
+  std::string text;
+  for (int i = 0; i < 50; ++i)
+    text += "w" + std::to_string(i % 7) +
+            std::string(
+                " \xFF"
+                "a\0b <s>\tx\r \xE2\x96 \xE2\x96\x81y </s>z <0x41>\n",
+                38);
+  tokenlab::test::write_bytes(dir / "h.txt", text);
+  const std::string file = (dir / "h.txt").string();
+  const std::string like = fixture("bpe.model");
+  SECTION("hostile text trains") {
+    const auto pieces = spm_pieces(train(like, {file}, 60, {{"hard_vocab_limit", "false"}}));
+    CHECK(pieces.size() > 3);
+  }
+  SECTION("every prefix and many bit flips of a template give an Error or a model") {
+    std::size_t models = 0;
+    for (std::size_t n = 0; n <= like.size();
+         n = n + 7 > like.size() && n < like.size() ? like.size() : n + 7) {
+      std::string t = like.substr(0, n);
+      if (n > 0 && n < like.size()) t[n / 2] = static_cast<char>(t[n / 2] ^ (1 << (n % 8)));
+      try {
+        (void)train(t, {file}, 60, {{"hard_vocab_limit", "false"}});
+        ++models;
+      } catch (const tokenlab::Error&) {
+      }
+    }
+    CHECK(models > 0);
+  }
+}

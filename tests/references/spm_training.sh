@@ -11,8 +11,8 @@
 # byte_fallback, split_digits with user-defined and control symbols,
 # treat_whitespace_as_suffix, split_by_whitespace=false, character_coverage,
 # max_sentencepiece_length with the script and number splits off, sampled and
-# first-N input_sentence_size, identity normalization, moved special ids, and a
-# template whose flags are changed by overrides. Prints the seconds each side
+# first-N input_sentence_size, identity normalization, moved special ids,
+# hostile bytes, and a template whose flags are changed by overrides. Prints the seconds each side
 # took (spm_train with --num_threads=1: its BPE trainer has one thread).
 #
 # usage: spm_training.sh CHECK_TOOL SHARED_DIR WORK_DIR
@@ -92,6 +92,12 @@ check identity en2k.txt 4000 self --normalization_rule_name=identity \
 check special_ids en2k.txt 4000 self --unk_id=3 --bos_id=-1 --eos_id=0 --pad_id=1 --unk_piece=UNK
 check whitespace_only en2k.txt 4000 self --allow_whitespace_only_pieces=true \
   --split_by_whitespace=false --remove_extra_whitespaces=false
+# Hostile bytes: ill-formed UTF-8, NUL, CR, tabs, meta pieces and ▁ in the text.
+for i in $(seq 1 400); do
+  printf 'w%d \377a\000b <s>%d\tx\r \342\226 \342\226\201\342\226\201y%d </s>z <0x41>\n' \
+    $((i % 7)) $((i % 13)) $((i % 5))
+done > hostile.txt
+check hostile hostile.txt 300 self --hard_vocab_limit=false --byte_fallback=true
 # The template's flags changed by overrides: like the default English model.
 check overrides en2k.txt 4000 en --byte_fallback=true --split_digits=true --character_coverage=1.0 \
   -- byte_fallback=true split_digits=true character_coverage=1.0
