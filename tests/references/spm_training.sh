@@ -10,6 +10,7 @@
 # then the flags that change training, on 2,000 English lines at 4,000 pieces:
 # byte_fallback, split_digits with user-defined and control symbols,
 # treat_whitespace_as_suffix, split_by_whitespace=false, character_coverage,
+# required_chars, Japanese without white-space splitting and with suffix markers,
 # max_sentencepiece_length with the script and number splits off, sampled and
 # first-N input_sentence_size, identity normalization, moved special ids,
 # hostile bytes, and a template whose flags are changed by overrides. Prints the seconds each side
@@ -83,6 +84,9 @@ check digits_symbols en2k.txt 4000 self --split_digits=true --user_defined_symbo
 check suffix en2k.txt 4000 self --treat_whitespace_as_suffix=true
 check no_whitespace_split en2k.txt 4000 self --split_by_whitespace=false
 check coverage hi.txt 4000 self --character_coverage=1.0
+check required_chars hi.txt 3000 self --character_coverage=0.98 --required_chars=XYZ
+head -c 300000 ja.txt > ja300k.txt
+check suffix_no_split ja300k.txt 3000 self --split_by_whitespace=false --treat_whitespace_as_suffix=true
 check length_scripts hi.txt 4000 self --max_sentencepiece_length=4 \
   --split_by_unicode_script=false --split_by_number=false
 check sampled en.txt 4000 self --input_sentence_size=2000 --shuffle_input_sentence=true

@@ -350,6 +350,14 @@ Pieces BpeTrainer::run(std::size_t target, const Note& note) {
 
 Pieces train_bpe(const TrainingText& text, const TrainerSpec& spec, std::size_t meta_count,
                  unsigned /*threads*/, const Note& note) {
+  for (const auto& [c, n] : text.required_chars) {
+    if (n > 0) continue;
+    std::string piece;
+    append_utf8(c, piece);
+    // spm_train stops on CHECK_GT(freq, 0) in GetCharSymbol here.
+    throw Error("SentencePiece training: the required character \"" + piece +
+                "\" does not occur in the text; spm_train --model_type=bpe fails on it too");
+  }
   const std::size_t reserved = meta_count + text.required_chars.size();
   const auto vocab = static_cast<std::size_t>(spec.vocab_size());
   BpeTrainer trainer(text, spec);
