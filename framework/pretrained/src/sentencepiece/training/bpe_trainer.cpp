@@ -62,8 +62,15 @@ struct Symbol {
   std::uint32_t length = 0;                   // code points
   std::string text;
   std::vector<std::uint64_t> positions;  // left << 32 | right, flat indices, increasing
+  // A pair of two different symbols never overlaps itself, and a position of it,
+  // once invalid, stays so (a slot's symbol only grows): its recount is the sum
+  // over its live positions, kept as they come and go. A pair of equal symbols
+  // is recounted from its list, whose pruning loses positions for good.
+  std::uint32_t live_positions = 0;  // how many live positions (different symbols)
   bool unknown = false, cached = true, active = false, pending = false;
+  bool ghost = false;  // made again after leaving the cache: no positions, ever
   [[nodiscard]] bool is_pair() const noexcept { return left != kNone; }
+  [[nodiscard]] bool is_self_pair() const noexcept { return left == right; }
 };
 
 struct HeapEntry {
@@ -86,6 +93,12 @@ class BpeTrainer {
   std::uint32_t char_symbol(char32_t c);
   std::uint32_t pair_symbol(std::uint32_t left, std::uint32_t right);
   void compute_freq(std::uint32_t id);
+  // The positions of s (a pair of different symbols) that are still valid, in order.
+  void keep_live_positions(Symbol& s) {
+    std::erase_if(s.positions, [&](std::uint64_t pos) {
+      return at_[pos >> 32] != s.left || at_[static_cast<std::uint32_t>(pos)] != s.right;
+    });
+  }
   void add_pair(std::uint32_t left, std::uint32_t right);
   void reset_freq(std::uint32_t left, std::uint32_t right, std::uint32_t best);
   void update_active();
@@ -108,6 +121,8 @@ class BpeTrainer {
   std::unordered_map<char32_t, std::int64_t> required_;
   std::vector<Symbol> symbols_;
   std::vector<std::uint64_t> freq_;   // by symbol: Symbol::freq, 0 = to be recounted
+  std::vector<std::uint64_t> live_;   // by pair of different symbols: its live count
+  std::vector<std::uint8_t> self_;    // by symbol: 1 for a character or a pair of equal ones
   std::uint32_t first_pair_ = kNone;  // symbols below are characters
   // symbols_cache_: fingerprint -> symbol, the same container as SentencePiece's,
   // so that its iteration order is the same.
@@ -130,6 +145,8 @@ std::uint32_t BpeTrainer::char_symbol(char32_t c) {
   s.unknown = c == kUNKChar;
   const auto it = required_.find(c);
   freq_.push_back(it == required_.end() ? 1 : static_cast<std::uint64_t>(it->second));
+  live_.push_back(0);
+  self_.push_back(1);
   symbols_.push_back(std::move(s));
   return cache_[c] = static_cast<std::uint32_t>(symbols_.size() - 1);
 }
@@ -148,8 +165,10 @@ std::uint32_t BpeTrainer::pair_symbol(std::uint32_t left, std::uint32_t right) {
   s.length = symbols_[left].length + symbols_[right].length;
   s.text = symbols_[left].text + symbols_[right].text;
   if (s.length > 512 || !rules_.valid(decode_utf8(s.text))) return kNone;
+  self_.push_back(s.is_self_pair() ? 1 : 0);
   symbols_.push_back(std::move(s));
   freq_.push_back(0);
+  live_.push_back(0);
   const auto id = static_cast<std::uint32_t>(symbols_.size() - 1);
   cache_.emplace(fp, id);
   return id;
@@ -200,15 +219,29 @@ void BpeTrainer::add_pair(std::uint32_t left, std::uint32_t right) {
   } else if (const auto it = std::lower_bound(s.positions.begin(), s.positions.end(), pos);
              *it != pos) {
     s.positions.insert(it, pos);  // never expected; kept for std::set's semantics
+  } else {
+    return;
+  }
+  if (!s.is_self_pair()) {
+    live_[id] += static_cast<std::uint64_t>(counts_[unit_[left]]);
+    ++s.live_positions;
   }
 }
 
 // ResetFreq: the pair at [left, right] is to be recounted, unless it is best.
 void BpeTrainer::reset_freq(std::uint32_t left, std::uint32_t right, std::uint32_t best) {
   if (left == kNone || right == kNone) return;
+  const std::size_t made = symbols_.size();
   const std::uint32_t id = pair_symbol(at_[left], at_[right]);
   if (id == kNone || id == best) return;
   Symbol& s = symbols_[id];
+  if (symbols_.size() != made) {
+    s.ghost = true;
+  } else if (!s.ghost && !s.is_self_pair()) {  // this position is about to die
+    live_[id] -= static_cast<std::uint64_t>(counts_[unit_[left]]);
+    --s.live_positions;
+    if (s.positions.size() > 2 * std::size_t{s.live_positions} + 16) keep_live_positions(s);
+  }
   freq_[id] = 0;
   if (s.active && !s.pending) s.pending = true, pending_.push_back(id);
 }
@@ -216,6 +249,10 @@ void BpeTrainer::reset_freq(std::uint32_t left, std::uint32_t right, std::uint32
 // ComputeFreq: counts the valid, non-overlapping positions, erasing the others.
 void BpeTrainer::compute_freq(std::uint32_t id) {
   if (freq_[id] > 0) return;
+  if (!self_[id]) {  // compact arrays only: the refresh calls this for every pair
+    freq_[id] = live_[id];
+    return;
+  }
   Symbol& s = symbols_[id];
   std::uint64_t freq = 0;
   std::uint32_t previous_right = kNone;
@@ -302,6 +339,7 @@ void BpeTrainer::uncache(std::uint32_t id) {
 // The merge pass of Train's main loop over best's positions.
 void BpeTrainer::merge(std::uint32_t best) {
   // Moved out: symbols_ grows during the pass, and best gets no new positions.
+  if (!symbols_[best].is_self_pair()) keep_live_positions(symbols_[best]);
   const std::vector<std::uint64_t> positions = std::move(symbols_[best].positions);
   for (const std::uint64_t pos : positions) {
     const auto left = static_cast<std::uint32_t>(pos >> 32);
