@@ -5,9 +5,12 @@
 //   that it prunes as it counts: a position whose symbols changed, or that
 //   overlaps the previous one ("AAA" holds one "AA"), is erased for good, even
 //   when a later merge would have made it count again. That undercount decides
-//   later ties, so the position lists, the pruning and its timing are kept: a
-//   pair is recounted exactly when SentencePiece recounts it (at the next scan if
-//   it is active, at the next refresh otherwise).
+//   later ties, so a pair is recounted exactly when SentencePiece recounts it (at
+//   the next scan if it is active, at the next refresh otherwise). Only pairs of
+//   equal symbols ("AA") can lose a position that way: for two different symbols
+//   positions never overlap, and one that became invalid stays so (a slot's
+//   symbol only grows), so their recount is a live count, kept up to date as
+//   positions come and go; pairs of equal symbols keep the list and its pruning.
 // * The best pair is searched among the "active" pairs only: the top 5% (at
 //   least 1,000) by frequency, refreshed every 100 pieces and after each
 //   duplicate at such a count, plus every pair made since. SentencePiece scans
