@@ -268,3 +268,62 @@ TEST_CASE("export --format sentencepiece writes a .model that encodes as the mod
         "sentencepiece", dir / "refused.model", {"neither unigram nor BPE", "tokenizer.json"});
   }
 }
+
+TEST_CASE("train --like writes the file's own kind of file, or a .tkl of it",
+          "[cli][pretrained][like]") {
+  TempDir dir;
+  const std::string like = dir / "template.json";
+  const std::string corpus = dir / "corpus.txt";
+  write_bytes(like, R"({"normalizer":{"type":"Lowercase"},"pre_tokenizer":{"type":"Whitespace"},
+"model":{"type":"BPE","vocab":{},"merges":[]}})");
+  write_bytes(corpus, "The river flows.\nthe river rises\n");
+  const std::string json = dir / "retrained.json";
+  const RunResult trained =
+      run_tokenlab({"train", "--like", like, "--corpus", corpus, "-v", "40", "-o", json});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  CHECK_THAT(trained.err, Catch::Contains("tokenizer.json like"));
+  // Lowercase kept: "The" and "the" are one word, and "river" one token.
+  const RunResult encoded = run_tokenlab({"encode", "-m", json, "--pieces"}, "The river\n");
+  REQUIRE(encoded.exit_code == 0);
+  CHECK(encoded.out == "the river\n");
+
+  const std::string tkl = dir / "retrained.tkl";
+  REQUIRE(run_tokenlab({"train", "--like", like, "--corpus", corpus, "-v", "40", "-o", tkl})
+              .exit_code == 0);
+  CHECK(run_tokenlab({"encode", "-m", tkl, "--pieces"}, "The river\n").out == "the river\n");
+}
+
+TEST_CASE("train --like refuses options its file decides, and leaves no file on errors",
+          "[cli][pretrained][like]") {
+  TempDir dir;
+  const std::string like = dir / "template.json";
+  const std::string corpus = dir / "corpus.txt";
+  const std::string out = dir / "out.json";
+  write_bytes(
+      like,
+      R"({"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"BPE","vocab":{},"merges":[]}})");
+  write_bytes(corpus, "abc abd\n");
+  // Usage errors (exit 2): what the file decides cannot also be given.
+  const auto usage_error = [](const RunResult& r, const std::vector<std::string>& words) {
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    for (const auto& w : words) CHECK_THAT(r.err, Catch::Contains(w));
+  };
+  usage_error(run_tokenlab(
+                  {"train", "--like", like, "-a", "bpe", "--corpus", corpus, "-v", "9", "-o", out}),
+              {"--algorithm"});
+  usage_error(run_tokenlab({"train", "--like", like, "--normalization", "nfkc", "--corpus", corpus,
+                            "-v", "9", "-o", out}),
+              {"--normalization", "template.json"});
+  usage_error(run_tokenlab({"train", "--corpus", corpus, "-v", "9", "-o", out}),
+              {"--algorithm", "--like"});
+  check_failure(run_tokenlab({"train", "--like", like, "--corpus", corpus, "-v", "9", "--option",
+                              "limit_alphabet=x", "-o", out}),
+                {"limit_alphabet=x"});
+  write_bytes(dir / "bad.txt", "ok\n\xff\n");
+  check_failure(
+      run_tokenlab({"train", "--like", like, "--corpus", dir / "bad.txt", "-v", "9", "-o", out}),
+      {"bad.txt:2", "UTF-8"});
+  CHECK_FALSE(std::filesystem::exists(out));
+}

@@ -141,8 +141,17 @@ TEST_CASE("BPE merges must name tokens of the vocabulary", "[pretrained][errors]
   CHECK_THAT(json_error(R"({"model":{"type":"BPE",)" + vocab + R"(,"merges":["b a"]}})"),
              Contains("tokenizer.json: model.merges[0]: the merged token \"ba\" is not in the "
                       "vocabulary"));
-  CHECK_THAT(json_error(R"({"model":{"type":"BPE",)" + vocab + R"(,"merges":[],"unk_token":"?"}})"),
-             Contains("tokenizer.json: model.unk_token: \"?\" is not in the vocabulary"));
+}
+
+TEST_CASE(
+    "a BPE unk_token missing from the vocabulary fails where HF fails: on a piece that needs it",
+    "[pretrained][errors]") {
+  // HF loads such a file (an untrained template, a trainer run without the token).
+  const auto bpe = tokenlab::test::tokenizer_json(
+      R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"],"unk_token":"?"}})");
+  CHECK(bpe.encode("ab") == std::vector<tokenlab::TokenId>{2});
+  CHECK_THROWS_WITH(bpe.encode("abc"), Contains("unk_token \"?\" is not in its vocabulary") &&
+                                           Contains("\"abc\" needs it"));
 }
 
 TEST_CASE("a token with two ids, or an id with two tokens, is refused", "[pretrained][errors]") {

@@ -50,9 +50,12 @@ OptionTable<TrainRequest> make_train_table() {
   using R = TrainRequest;
   t.add({.name = "algorithm",
          .short_name = 'a',
-         .help = "plugin name (see 'tokenlab plugins')",
-         .required = true},
+         .help = "plugin name (see 'tokenlab plugins'); required unless --like"},
         &R::algorithm);
+  t.add({.name = "like",
+         .help = "a tokenizer.json or SentencePiece .model: keep its pipeline, train as its own "
+                 "library's trainer does, write the same kind of file"},
+        &R::like);
   t.add({.name = "vocab-size",
          .short_name = 'v',
          .help = "vocabulary size, special tokens included",

@@ -52,6 +52,7 @@ void TrainRequest::resolve() {
   const std::size_t sources =
       std::size_t{!corpus.empty()} + !counts_files.empty() + (given_counts != nullptr);
   if (sources != 1) throw UsageError("give exactly one of --corpus and --counts");
+  if (algorithm.empty() && like.empty()) throw UsageError("give --algorithm NAME (or --like FILE)");
   pipeline.resolve();
   train.threads = pipeline.threads;
 }

@@ -59,6 +59,10 @@ void check_counts_settings(const WordCounts& counts, const std::string& source,
 }
 
 std::shared_ptr<Segmenter> prepare_training(const PluginRegistry& registry, TrainRequest& request) {
+  if (!request.like.empty())
+    throw UsageError(
+        "like: training like a real tokenizer writes its own kind of file; run tokenlab train "
+        "--like FILE -o OUT (Python: load OUT with tokenlab.load)");
   request.resolve();
   return registry.create(request.algorithm);
 }
@@ -168,6 +172,41 @@ ExportedModel export_tokenizer(const Tokenizer& tokenizer, const ExportRequest& 
     if (format == "tiktoken") note(tiktoken_usage(tiktoken, output));
   }
   return exported;
+}
+
+RetrainedTokenizer retrain_like_request(TrainRequest& request, const NoteFn& note) {
+  if (!request.algorithm.empty())
+    throw UsageError("--like FILE trains FILE's own kind of model: leave out --algorithm");
+  if (request.corpus.empty())
+    throw UsageError("--like needs --corpus: the file's pipeline counts the text itself");
+  request.resolve();
+  // What the file decides cannot also be given: say so rather than ignore it.
+  const PipelineOptions defaults;
+  const TrainOptions train_defaults;
+  const std::vector<std::pair<bool, const char*>> decided = {
+      {request.pipeline.normalization != defaults.normalization, "--normalization"},
+      {request.pipeline.lowercase != defaults.lowercase, "--lowercase"},
+      {request.pipeline.pre_tokenizer != defaults.pre_tokenizer, "--pre-tokenizer"},
+      {request.pipeline.marker != defaults.marker, "--marker"},
+      {request.pipeline.invalid_utf8 != defaults.invalid_utf8, "--invalid-utf8"},
+      {request.train.character_coverage != train_defaults.character_coverage,
+       "--character-coverage"},
+      {request.train.seed != train_defaults.seed, "--seed"},
+      {!request.plugin_dirs.empty(), "--plugin-dir"}};
+  for (const auto& [given, name] : decided)
+    if (given)
+      throw UsageError(std::string(name) + " cannot be given with --like: " + request.like +
+                       " decides it (its own pipeline is kept)");
+  RetrainingRequest retraining;
+  retraining.like = request.like;
+  retraining.corpus = request.corpus;
+  retraining.vocab_size = request.train.vocab_size;
+  retraining.special_tokens = request.train.special_tokens;
+  retraining.options = request.train.extra;
+  if (request.train.min_frequency != 0 && !retraining.options.count("min_frequency"))
+    retraining.options["min_frequency"] = std::to_string(request.train.min_frequency);
+  retraining.threads = request.pipeline.threads;
+  return retrain_like(retraining, note);
 }
 
 }  // namespace tokenlab::app

@@ -35,12 +35,15 @@ class BpeModel final : public PretrainedModel {
         !(*options.dropout > 0.0 && *options.dropout <= 1.0))
       throw Error(where + ".dropout: " + std::to_string(*options.dropout) +
                   " is not a probability in (0, 1]");
+    // HF loads a model whose unk_token is not in its vocabulary (an untrained
+    // template, or a file its trainer wrote without that special token) and fails
+    // only on a piece that needs the token: so does this.
     if (options.unknown_token) {
       const auto id = tokens_->find(*options.unknown_token);
-      if (!id)
-        throw Error(where + ".unk_token: \"" + *options.unknown_token +
-                    "\" is not in the vocabulary");
-      unknown_ = *id;
+      if (id)
+        unknown_ = *id;
+      else
+        unknown_missing_ = true;
     }
     if (options.byte_fallback) {
       for (int b = 0; b < 256; ++b) {
@@ -146,6 +149,9 @@ class BpeModel final : public PretrainedModel {
           continue;
         }
       }
+      if (unknown_missing_)
+        throw Error("the BPE model's unk_token \"" + *options_.unknown_token +
+                    "\" is not in its vocabulary, and \"" + std::string(piece) + "\" needs it");
       if (unknown_ == kNone) continue;  // HF drops a character it cannot represent
       if (pending_unknown != kNone && options_.fuse_unknown) {
         pending_end = end;
@@ -162,6 +168,7 @@ class BpeModel final : public PretrainedModel {
   std::shared_ptr<const TokenTable> tokens_;
   BpeModelOptions options_;
   TokenId unknown_ = kNone;
+  bool unknown_missing_ = false;
   std::array<TokenId, 256> byte_ids_{};
   PairMap<PairResult> merges_;  // packed pair -> rank and merged id
   const std::uint64_t serial_ = new_model_identity();

@@ -62,6 +62,10 @@ struct CountRequest {
 /// tokenlab train, tokenlab.train(): one segmenter trained on a corpus or counts.
 struct TrainRequest {
   std::string algorithm;
+  /// A real tokenizer's file whose pipeline to keep (train --like): trained by
+  /// its own library's rules and written as the same kind of file
+  /// (pretrained/retraining.hpp); algorithm and the pipeline options then stay unset.
+  std::string like;
   /// Corpus files to count; exactly one of corpus, counts_files and given_counts.
   std::vector<std::string> corpus;
   /// Counts files from tokenlab count, merged.

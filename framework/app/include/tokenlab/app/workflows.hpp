@@ -19,6 +19,7 @@
 #include "tokenlab/app/requests.hpp"
 #include "tokenlab/app/usage_error.hpp"
 #include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/pretrained/retraining.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/tokenizer.hpp"
 #include "tokenlab/train_options.hpp"
@@ -60,6 +61,12 @@ WordCounts training_counts(const TrainRequest& request,
 /// request's pipeline.
 Tokenizer train_tokenizer(const std::shared_ptr<Segmenter>& segmenter, const TrainRequest& request,
                           WordCounts& counts, TrainingObserver* observer, const NoteFn& note);
+
+/// train --like FILE: request.like's pipeline trained on request.corpus by its
+/// own library's rules (retrain_like). UsageError for what the file decides and
+/// the request also sets (--algorithm, --normalization, --seed...), for --counts,
+/// and without --corpus; --min-frequency and --option go to the trainer.
+RetrainedTokenizer retrain_like_request(TrainRequest& request, const NoteFn& note);
 
 /// What tokenlab export writes for a format, built whole before anything is
 /// written (a refusal leaves no file behind).
