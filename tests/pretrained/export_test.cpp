@@ -17,6 +17,8 @@
 #include "tokenlab/model_description.hpp"
 #include "tokenlab/pretrained/exported_tokenizer_json.hpp"
 #include "tokenlab/pretrained/tokenizer_json_writer.hpp"
+#include "tokenlab/regex.hpp"
+#include "tokenlab/unicode_words.hpp"
 #include "tokenlab/unigram/unigram_model.hpp"
 #include "tokenlab/word/word_model.hpp"
 #include "tokenlab/wordpiece/wordpiece_model.hpp"
@@ -73,6 +75,22 @@ void check_round_trip(const Tokenizer& t) {
 }
 
 const PreTokenizerOptions kSentencePiece = test::kSentencePiece;
+const PreTokenizerOptions kDefault{};  // unicode/prefix
+
+// The words unicode_words_pattern gives on a normalized line, as the export
+// runs it: a space put before the line, then each leading space as the marker.
+std::vector<std::string> pattern_words(std::string_view line) {
+  static const Regex pattern(unicode_words_pattern());
+  std::vector<std::string> words;
+  if (line.empty()) return words;
+  const std::string text = " " + std::string(line);
+  pattern.for_each_match(text, [&](std::size_t start, std::size_t end) {
+    std::string word = text.substr(start, end - start);
+    if (word.front() == ' ') word.replace(0, 1, "\u2581");
+    words.push_back(std::move(word));
+  });
+  return words;
+}
 
 }  // namespace
 
@@ -115,15 +133,83 @@ TEST_CASE("export: word and character baselines", "[export]") {
       trained(std::make_shared<character::CharacterSegmenter>(), {}, kSentencePiece, 60));
 }
 
+TEST_CASE("export: the default pipeline's words are the pattern's matches, marker and all",
+          "[export]") {
+  const Normalizer normalizer{NormalizerOptions{}};
+  const PreTokenizer pre{kDefault};
+  // Where the unicode pre-tokenizer's rules meet: scripts, digits of two
+  // scripts, marks at a word's start and inside punctuation and digits, Common
+  // letters and numbers (ー, ²), format characters, controls, the marker itself
+  // in the text, letters outside the BMP, unassigned code points.
+  const std::vector<std::string> lines = {
+      "Hello, world 42x naïve",
+      "東京タワーへ行った。ソフトウェアー",
+      "हिंदी १२३ और 45६ पाठ।",
+      "\u0301abc \u0301\u0302 x\u0301y",
+      "x² 5² !\u0301? a\u00ADb \u200Dzw\u200Cj",
+      "\u2581word a\u2581b \u2581 \u2581\u2581",
+      "\x01\x7F ctl\x1F" "chars",
+      "Ελληνικά and Русский mixed ΑβγAbc",
+      "𝐀𝐁𝐂 𠀀𠀁 🙂🙂 \U000E0001tag",
+      "\U0003FFFD unassigned \u0378 \uFFFF",
+      "አማርኛ፡ ቋንቋ። ትግርኛ፣ 123",
+  };
+  for (const auto& raw : lines) {
+    const std::string line = normalizer.normalize(raw);
+    INFO("line: " << line);
+    CHECK(pattern_words(line) == pre.split(line));
+  }
+  for (const auto& raw : test::training_lines()) {
+    const std::string line = normalizer.normalize(raw);
+    INFO("line: " << line);
+    CHECK(pattern_words(line) == pre.split(line));
+  }
+}
+
+TEST_CASE("export: a model trained with every default exports, for every segmenter",
+          "[export]") {
+  SECTION("BPE") {
+    check_round_trip(trained(std::make_shared<bpe::BpeSegmenter>(), {}, kDefault, 600));
+  }
+  SECTION("BPE without byte fallback") {
+    check_round_trip(trained(std::make_shared<bpe::BpeSegmenter>(), {}, kDefault, 300,
+                             {{"byte_fallback", "false"}}));
+  }
+  SECTION("unigram") {
+    check_round_trip(trained(std::make_shared<unigram::UnigramSegmenter>(), {}, kDefault, 500));
+  }
+  SECTION("WordPiece") {
+    check_round_trip(trained(std::make_shared<wordpiece::WordPieceSegmenter>(), {}, kDefault, 400));
+  }
+  SECTION("word and character") {
+    check_round_trip(trained(std::make_shared<word::WordSegmenter>(), {}, kDefault, 40));
+    check_round_trip(trained(std::make_shared<character::CharacterSegmenter>(), {}, kDefault, 60));
+  }
+  SECTION("without markers (unicode/none)") {
+    check_round_trip(trained(std::make_shared<bpe::BpeSegmenter>(), {},
+                             {PreTokenizerKind::unicode, MarkerStyle::none}, 300));
+  }
+}
+
+TEST_CASE("export: the default pipeline is written as Prepend, Split and Metaspace", "[export]") {
+  const std::string json = exported(trained(std::make_shared<word::WordSegmenter>(), {}, kDefault, 40));
+  CHECK_THAT(json, Catch::Contains(R"("type": "Prepend")") &&
+                       Catch::Contains(R"("prepend_scheme": "never")") &&
+                       Catch::Contains(R"("behavior": "Isolated")"));
+  CHECK_FALSE(tokenizer_json_refusal({}, kDefault));
+}
+
 TEST_CASE("export: settings HF cannot reproduce are refused, naming the nearest choice",
           "[export]") {
   const auto refusal = [](NormalizerOptions n, PreTokenizerOptions p) {
     return test::error_of(
         [&] { (void)exported(trained(std::make_shared<bpe::BpeSegmenter>(), n, p, 300)); });
   };
-  CHECK_THAT(refusal({}, {PreTokenizerKind::unicode, MarkerStyle::prefix}),
-             Catch::Contains("--pre-tokenizer unicode/prefix") &&
-                 Catch::Contains("nearest exportable choice is --pre-tokenizer whitespace"));
+  CHECK_THAT(refusal({}, {PreTokenizerKind::icu_words, MarkerStyle::prefix}),
+             Catch::Contains("--pre-tokenizer icu-words/prefix") &&
+                 Catch::Contains("nearest exportable choice is --pre-tokenizer unicode"));
+  CHECK_THAT(refusal({}, {PreTokenizerKind::unicode, MarkerStyle::suffix}),
+             Catch::Contains("unicode/suffix") && Catch::Contains("unicode/prefix"));
   CHECK_THAT(refusal({.strip_accents = true}, kSentencePiece),
              Catch::Contains("strip-accents") && Catch::Contains("Mc, Me"));
   CHECK_THAT(refusal({}, {PreTokenizerKind::whitespace, MarkerStyle::suffix}),
@@ -135,6 +221,21 @@ TEST_CASE("export: settings HF cannot reproduce are refused, naming the nearest 
                                       300, {{"units", "bytes"}}));
              }),
              Catch::Contains("byte-level BPE") && Catch::Contains("o200k"));
+}
+
+TEST_CASE("export: the check compare runs before training is the one export refuses with",
+          "[export]") {
+  const PreTokenizerOptions icu_words{PreTokenizerKind::icu_words, MarkerStyle::prefix};
+  const auto why = tokenizer_json_refusal({}, icu_words);
+  REQUIRE(why);
+  CHECK_THAT(test::error_of([&] {
+               (void)exported(trained(std::make_shared<bpe::BpeSegmenter>(), {}, icu_words, 300));
+             }),
+             Catch::Equals("cannot export to tokenizer.json: " + *why));
+  // A byte-level BPE needs a regex preset: the default pipeline is refused for it alone.
+  CHECK(tokenizer_json_refusal({}, kDefault, /*byte_level=*/true));
+  CHECK_FALSE(tokenizer_json_refusal({.form = NormalizationForm::none, .keep_whitespace = true},
+                                     {PreTokenizerKind::o200k, MarkerStyle::space}, true));
 }
 
 TEST_CASE("export: a tokenizer.json reads back only as tokenlab export wrote it", "[export]") {
