@@ -148,7 +148,8 @@ TEST_CASE("export: the default pipeline's words are the pattern's matches, marke
       "\u0301abc \u0301\u0302 x\u0301y",
       "x² 5² !\u0301? a\u00ADb \u200Dzw\u200Cj",
       "\u2581word a\u2581b \u2581 \u2581\u2581",
-      "\x01\x7F ctl\x1F" "chars",
+      "\x01\x7F ctl\x1F"
+      "chars",
       "Ελληνικά and Русский mixed ΑβγAbc",
       "𝐀𝐁𝐂 𠀀𠀁 🙂🙂 \U000E0001tag",
       "\U0003FFFD unassigned \u0378 \uFFFF",
@@ -166,8 +167,7 @@ TEST_CASE("export: the default pipeline's words are the pattern's matches, marke
   }
 }
 
-TEST_CASE("export: a model trained with every default exports, for every segmenter",
-          "[export]") {
+TEST_CASE("export: a model trained with every default exports, for every segmenter", "[export]") {
   SECTION("BPE") {
     check_round_trip(trained(std::make_shared<bpe::BpeSegmenter>(), {}, kDefault, 600));
   }
@@ -192,7 +192,8 @@ TEST_CASE("export: a model trained with every default exports, for every segment
 }
 
 TEST_CASE("export: the default pipeline is written as Prepend, Split and Metaspace", "[export]") {
-  const std::string json = exported(trained(std::make_shared<word::WordSegmenter>(), {}, kDefault, 40));
+  const std::string json =
+      exported(trained(std::make_shared<word::WordSegmenter>(), {}, kDefault, 40));
   CHECK_THAT(json, Catch::Contains(R"("type": "Prepend")") &&
                        Catch::Contains(R"("prepend_scheme": "never")") &&
                        Catch::Contains(R"("behavior": "Isolated")"));

@@ -201,8 +201,7 @@ void warn_unexportable(const ExperimentRequest& request, const PluginRegistry& r
       same->second += ", " + algorithm;
   }
   for (const auto& [why, names] : refused)
-    note("warning: " + names + ": the trained model cannot be exported as tokenizer.json: " +
-         why);
+    note("warning: " + names + ": the trained model cannot be exported as tokenizer.json: " + why);
 }
 
 }  // namespace

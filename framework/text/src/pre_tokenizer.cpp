@@ -226,8 +226,8 @@ std::string build_unicode_words_pattern() {
   const std::string punct = R"([^ \p{L}\p{Nl}\p{No}\p{Nd}\p{M}\p{Cf}])";
   std::string pattern = " ?(?:";
   for (const int script : letter_scripts()) {
-    std::string names = std::string(R"(\p{)") +
-                        uscript_getName(static_cast<UScriptCode>(script)) + "}";
+    std::string names =
+        std::string(R"(\p{)") + uscript_getName(static_cast<UScriptCode>(script)) + "}";
     if (script == USCRIPT_HAN) names += R"(\p{Hiragana}\p{Katakana})";
     const std::string letters = "[" + letter + "&&[" + names + "]]";
     pattern += letters + "[" + letters + marks + "]*|";

@@ -317,7 +317,7 @@ std::size_t match_unicode_word(std::string_view text, std::size_t from) noexcept
   const auto next = [&](Classified& c) {
     const utf8::Sequence d = utf8::decode_sequence(text, p);
     if (d.length == 0) return false;
-    c = classify(d.code_point);
+    c = detail::classify(d.code_point);  // the splitter's, not this file's classify
     p += d.length;
     return true;
   };
@@ -328,9 +328,8 @@ std::size_t match_unicode_word(std::string_view text, std::size_t from) noexcept
     Classified c{};
     if (!next(c)) return kPresetUndecided;
     const bool continues =
-        c.cls == CharClass::mark ||
-        (first.cls != CharClass::mark && c.cls == first.cls &&
-         (c.cls != CharClass::letter || c.script == first.script));
+        c.cls == CharClass::mark || (first.cls != CharClass::mark && c.cls == first.cls &&
+                                     (c.cls != CharClass::letter || c.script == first.script));
     if (continues) continue;
     if (c.cls == CharClass::space && text[before] != ' ') return kPresetUndecided;
     return before;

@@ -87,8 +87,9 @@ std::optional<std::string> pre_tokenizer_refusal(const NormalizerOptions& n,
     case PreTokenizerKind::whitespace:
     case PreTokenizerKind::unicode:
       if (p.marker == MarkerStyle::suffix)
-        return refusal(setting, "has no HF equivalent (Metaspace puts ▁ before words, not after)",
-                       p.kind == PreTokenizerKind::unicode ? "unicode/prefix" : "whitespace/prefix");
+        return refusal(
+            setting, "has no HF equivalent (Metaspace puts ▁ before words, not after)",
+            p.kind == PreTokenizerKind::unicode ? "unicode/prefix" : "whitespace/prefix");
       return std::nullopt;
     case PreTokenizerKind::bert:
       if (p.marker != MarkerStyle::none)
