@@ -379,8 +379,8 @@ TEST_CASE("compare and sweep say before training which models tokenizer.json can
   }
   SECTION("a pre-tokenizer HF has no equivalent of: export's own reason, once for all") {
     const RunResult r =
-        run_tokenlab({"compare", "--corpus", corpus, "--algorithms", "character,word", "-v",
-                      "100", "--pre-tokenizer", "icu-words"});
+        run_tokenlab({"compare", "--corpus", corpus, "--algorithms", "character,word", "-v", "100",
+                      "--pre-tokenizer", "icu-words"});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains("warning: character, word: the trained model cannot be "

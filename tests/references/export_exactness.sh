@@ -12,8 +12,9 @@
 # model, and its decoded text must equal `tokenlab decode`. The models trained
 # with every default (*-default: the unicode pre-tokenizer, whose words HF
 # finds with a long Split pattern, 4 to 10 times slower than the others) are
-# compared on a sample instead: every 10th line of each NTREX-128 language and
-# the first 2,000 lines of the Wikipedia text. `tokenlab export
+# compared on a sample instead: every 10th line of each NTREX-128 language, the
+# first 2,000 lines of the Wikipedia text, and every 20th line of the Amharic,
+# Marathi, Tamil and Chinese monolingual corpora (none of it training text). `tokenlab export
 # --verify` (tokenlab's own readers) must agree too, and so must the model that
 # `tokenlab import` makes of the exported file.
 #
@@ -88,9 +89,12 @@ if [[ ! -f ntrex.txt || ! -f wiki10m.txt || ! -f train-en-hi.txt || ! -f train-e
   cat train-en-hi.txt "$shared/corpora/mono/ja.txt" > train-en-hi-ja.txt
 fi
 # The samples the default models are compared on (held out, as the texts above).
-if [[ ! -f ntrex-sample.txt || ! -f wiki-sample.txt ]]; then
+if [[ ! -f ntrex-sample.txt || ! -f wiki-sample.txt || ! -f mono-sample.txt ]]; then
   for f in "$ntrex"/*.txt; do awk 'NR % 10 == 1' "$f"; done > ntrex-sample.txt
   head -n 2000 wiki10m.txt > wiki-sample.txt
+  for l in am mr ta zh-Hans; do
+    [[ ! -f $shared/corpora/mono/$l.txt ]] || awk 'NR % 20 == 1' "$shared/corpora/mono/$l.txt"
+  done > mono-sample.txt
 fi
 
 # Columns side by side, U+001F between them: no corpus line holds it.
@@ -129,13 +133,14 @@ for name in "${names[@]}"; do
   read -r algorithm options <<< "${spec[$name]}"
   corpus=train-en-hi.txt
   [[ $algorithm == bpe || $algorithm == unigram || $name == *-default ]] && corpus=train-en-hi-ja.txt
-  # The texts compared: NTREX and Wikipedia, or their samples for the default models.
-  ntrex_text=ntrex wiki_text=wiki10m
-  [[ $name != *-default ]] || ntrex_text=ntrex-sample wiki_text=wiki-sample
+  # The texts compared: NTREX and Wikipedia, or the samples for the default models.
+  texts=(ntrex wiki10m)
+  [[ $name != *-default ]] || texts=(ntrex-sample wiki-sample mono-sample)
+  ntrex_text=${texts[0]}
   # shellcheck disable=SC2086  # options are words
   "$tokenlab" train -a "$algorithm" -v 8000 --corpus "$corpus" $options -o "$name.tkl" 2> "$name.train.log" ||
     { echo "FAIL: $name: training failed"; cat "$name.train.log"; status=1; continue; }
-  for text in $ntrex_text $wiki_text; do
+  for text in "${texts[@]}"; do
     "$tokenlab" encode -m "$name.tkl" -i "$text.txt" -o "$name.$text.ids"
     "$tokenlab" decode -m "$name.tkl" -i "$name.$text.ids" -o "$name.$text.decoded"
   done
@@ -159,7 +164,7 @@ for name in "${names[@]}"; do
     else
       echo "FAIL: $name: tokenlab import of the $format export"; cat "$file.import.log"; status=1
     fi
-    for text in $ntrex_text $wiki_text; do
+    for text in "${texts[@]}"; do
       reference "$format" "$file" "$text.txt" "$file.$text.ref.ids" "$file.$text.ref.decoded" ||
         { echo "FAIL: $name: the reference could not run the $format export"; status=1; continue; }
       compare "$name $format $text ids" "$text.txt" "$file.$text.ref.ids" "$name.$text.ids"
