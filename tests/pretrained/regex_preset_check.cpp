@@ -16,8 +16,7 @@
 // that code point in the contexts that matter (after an apostrophe, between
 // letters, digits and spaces).
 //
-// For each preset (gpt2, cl100k, qwen2, o200k, and unicode-words, the exported
-// unicode pre-tokenizer's pattern) and each source, it prints
+// For each preset (gpt2, cl100k, qwen2, o200k) and each source, it prints
 //   SOURCE PRESET lines=N differing=D icu_MB/s=X preset_MB/s=Y
 // and the first N differing texts of each (--show, default 3) on stderr.
 // ICU's spans come from PretrainedRegex on the preset wrapped in (?:...), which
@@ -39,7 +38,6 @@
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
-#include "tokenlab/unicode_words.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace {
@@ -279,10 +277,7 @@ int main(int argc, char** argv) {
     const Preset presets[] = {{"gpt2", tokenlab::kGpt2Pattern},
                               {"cl100k", tokenlab::kCl100kPattern},
                               {"qwen2", tokenlab::kQwen2Pattern},
-                              {"o200k", tokenlab::kO200kPattern},
-                              // The default pipeline's words, as its tokenizer.json export
-                              // spells them (unicode_words.hpp).
-                              {"unicode-words", tokenlab::unicode_words_pattern()}};
+                              {"o200k", tokenlab::kO200kPattern}};
     std::size_t differing = 0;
     const auto check_all = [&](const Source& source) {
       for (const auto& preset : presets) differing += check(preset, source, show);
