@@ -125,7 +125,7 @@ icu::UnicodeSet icu_set(std::string text) {
   return set;
 }
 
-// An alternative "FIRST[REST]*" (or "[MARKS]+"; FIRST a class or one \\p{...})
+// An alternative "FIRST[REST]*" (or "[MARKS]+"; FIRST a class or one \p{...})
 // as its two sets.
 std::pair<icu::UnicodeSet, icu::UnicodeSet> alternative_sets(const std::string& alternative) {
   int depth = 0;
