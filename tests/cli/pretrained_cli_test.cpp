@@ -195,10 +195,18 @@ TEST_CASE("export writes a tokenizer.json that encodes as the model, and --verif
   export_verified(model, "tokenizer.json", json);
   check_same_encoding(model, json, "The river flows north, past the old mill.\n");
 
+  SECTION("a model trained with every default exports, and --verify agrees") {
+    const std::string defaults =
+        train_fixture_model(dir, "unicode.tkl", {"-a", "bpe", "-v", "300"});
+    const std::string exported = dir / "defaults.json";
+    export_verified(defaults, "tokenizer.json", exported);
+    check_same_encoding(defaults, exported, "The river flows north, past the old mill: 42km!\n");
+  }
   SECTION("a pipeline HF cannot reproduce is refused, and no file is written") {
-    check_refused(train_fixture_model(dir, "unicode.tkl", {"-a", "bpe", "-v", "300"}),
+    check_refused(train_fixture_model(dir, "icu-words.tkl",
+                                      {"-a", "bpe", "-v", "300", "--pre-tokenizer", "icu-words"}),
                   "tokenizer.json", dir / "refused.json",
-                  {"--pre-tokenizer unicode/prefix", "nearest exportable choice"});
+                  {"--pre-tokenizer icu-words/prefix", "nearest exportable choice"});
   }
 }
 

@@ -366,3 +366,33 @@ TEST_CASE(
   CHECK_THAT(bad.err, Catch::Contains("must align line by line") &&
                           Catch::Contains(std::to_string(lines) + " lines"));
 }
+
+TEST_CASE("compare and sweep say before training which models tokenizer.json cannot hold",
+          "[cli][study]") {
+  const std::string corpus = data_file("corpus/english.txt");
+  SECTION("every default exports: no warning") {
+    const RunResult r =
+        run_tokenlab({"compare", "--corpus", corpus, "--algorithms", "character", "-v", "100"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, !Catch::Contains("tokenizer.json"));
+  }
+  SECTION("a pre-tokenizer HF has no equivalent of: export's own reason, once for all") {
+    const RunResult r =
+        run_tokenlab({"compare", "--corpus", corpus, "--algorithms", "character,word", "-v", "100",
+                      "--pre-tokenizer", "icu-words"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("warning: character, word: the trained model cannot be "
+                                      "exported as tokenizer.json: --pre-tokenizer icu-words") &&
+                          Catch::Contains("nearest exportable choice"));
+  }
+  SECTION("sweep: a byte-level BPE needs a regex preset") {
+    const RunResult r = run_tokenlab({"sweep", "--corpus", corpus, "--algorithms", "bpe,character",
+                                      "--vocab-sizes", "300", "--option", "bpe:units=bytes"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("warning: bpe: the trained model cannot be exported") &&
+                          Catch::Contains("byte-level BPE") && !Catch::Contains("character:"));
+  }
+}

@@ -2,6 +2,7 @@
 // study's CompareOptions before any training.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "tokenlab/corpus_spec.hpp"
 #include "tokenlab/default_corpus.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/pretrained/tokenizer_json_writer.hpp"
 
 namespace tokenlab::app {
 
@@ -171,6 +173,37 @@ void check_inputs_outside_report(const ExperimentRequest& request) {
   }
 }
 
+// Before any training: the models this study trains that `tokenlab export
+// --format tokenizer.json` would refuse, named now rather than found out when
+// the study is done. The check is export's own (tokenizer_json_refusal); of
+// the plugin options, only bpe's units=bytes changes what a model exports as.
+void warn_unexportable(const ExperimentRequest& request, const PluginRegistry& registry,
+                       const NoteFn& note) {
+  const CompareOptions& options = request.options;
+  if (options.evaluate_only) return;
+  std::vector<std::string> algorithms = options.algorithms;
+  if (algorithms.empty())
+    for (const PluginInfo& plugin : registry.plugins()) algorithms.push_back(plugin.name);
+  // Each reason once, with the algorithms it holds for, in the order given.
+  std::vector<std::pair<std::string, std::string>> refused;
+  for (const std::string& algorithm : algorithms) {
+    const auto found = options.plugin_options.find(algorithm);
+    const bool byte_level = algorithm == "bpe" && found != options.plugin_options.end() &&
+                            found->second.count("units") != 0 &&
+                            found->second.at("units") == "bytes";
+    const auto why = tokenizer_json_refusal(options.normalizer, options.pre_tokenizer, byte_level);
+    if (!why) continue;
+    const auto same = std::find_if(refused.begin(), refused.end(),
+                                   [&](const auto& entry) { return entry.first == *why; });
+    if (same == refused.end())
+      refused.emplace_back(*why, algorithm);
+    else
+      same->second += ", " + algorithm;
+  }
+  for (const auto& [why, names] : refused)
+    note("warning: " + names + ": the trained model cannot be exported as tokenizer.json: " + why);
+}
+
 }  // namespace
 
 void make_report_dir(const std::string& report_dir) {
@@ -221,6 +254,7 @@ void resolve_experiment(ExperimentRequest& request, const PluginRegistry& regist
         "(public domain), " +
         path->string());
   check_inputs_outside_report(request);
+  warn_unexportable(request, registry, note);
 }
 
 }  // namespace tokenlab::app

@@ -16,6 +16,7 @@
 #include "tokenlab/error.hpp"
 #include "tokenlab/regex.hpp"
 #include "tokenlab/types.hpp"
+#include "tokenlab/unicode_words.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
@@ -195,6 +196,53 @@ std::string_view regex_pattern(PreTokenizerKind kind) noexcept {
     default:
       return {};
   }
+}
+
+namespace {
+
+// The scripts of the letters classify_with_icu finds, Latin and Han first (they
+// start most words, and Oniguruma tries the alternatives in order), then in
+// ICU's order of script codes.
+std::vector<int> letter_scripts() {
+  std::vector<bool> seen(static_cast<std::size_t>(u_getIntPropertyMaxValue(UCHAR_SCRIPT)) + 1);
+  for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;  // surrogates are not text
+    const detail::Classified c = detail::classify_with_icu(cp);
+    if (c.cls == CharClass::letter) seen[static_cast<std::size_t>(c.script)] = true;
+  }
+  std::vector<int> scripts{USCRIPT_LATIN, USCRIPT_HAN};
+  for (std::size_t s = 0; s < seen.size(); ++s)
+    if (seen[s] && static_cast<int>(s) != USCRIPT_LATIN && static_cast<int>(s) != USCRIPT_HAN)
+      scripts.push_back(static_cast<int>(s));
+  return scripts;
+}
+
+std::string build_unicode_words_pattern() {
+  // classify_with_icu's classes as property sets. A letter is L, Nl or No; of
+  // the Common or Inherited script it is a mark (it joins any word), as are
+  // M and Cf; digits are Nd; punctuation is everything else but the space.
+  const std::string letter = R"([\p{L}\p{Nl}\p{No}])";
+  const std::string marks = R"(\p{M}\p{Cf}[)" + letter + R"(&&[\p{Common}\p{Inherited}]])";
+  const std::string punct = R"([^ \p{L}\p{Nl}\p{No}\p{Nd}\p{M}\p{Cf}])";
+  std::string pattern = " ?(?:";
+  for (const int script : letter_scripts()) {
+    std::string names =
+        std::string(R"(\p{)") + uscript_getName(static_cast<UScriptCode>(script)) + "}";
+    if (script == USCRIPT_HAN) names += R"(\p{Hiragana}\p{Katakana})";
+    const std::string letters = "[" + letter + "&&[" + names + "]]";
+    pattern += letters + "[" + letters + marks + "]*|";
+  }
+  pattern += R"(\p{Nd}[\p{Nd})" + marks + "]*|";
+  pattern += punct + "[" + punct + marks + "]*|";
+  pattern += "[" + marks + "]+)";
+  return pattern;
+}
+
+}  // namespace
+
+const std::string& unicode_words_pattern() {
+  static const std::string pattern = build_unicode_words_pattern();  // thread-safe, once
+  return pattern;
 }
 
 PreTokenizer::PreTokenizer(PreTokenizerOptions options) : options_(options) {

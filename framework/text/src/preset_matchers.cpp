@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdint>
 
+#include "simple_split.hpp"
 #include "tokenlab/regex.hpp"
+#include "tokenlab/unicode_words.hpp"
 
 namespace tokenlab::detail {
 namespace {
@@ -303,6 +305,38 @@ std::size_t checked(std::string_view text, std::size_t from) noexcept {
   return decoded.ill_formed() || end == from ? kPresetUndecided : end;
 }
 
+// unicode_words_pattern's match at from, by the unicode pre-tokenizer's own
+// classes (simple_split.hpp), which the pattern spells as properties: an
+// optional space, then a word. What the splitter never sees, a second space
+// or other white space (the pattern reads it as punctuation) or ill-formed
+// UTF-8, is left to ICU.
+std::size_t match_unicode_word(std::string_view text, std::size_t from) noexcept {
+  std::size_t p = from;
+  if (text[p] == ' ') ++p;
+  if (p >= text.size()) return kPresetUndecided;
+  const auto next = [&](Classified& c) {
+    const utf8::Sequence d = utf8::decode_sequence(text, p);
+    if (d.length == 0) return false;
+    c = detail::classify(d.code_point);  // the splitter's, not this file's classify
+    p += d.length;
+    return true;
+  };
+  Classified first{};
+  if (!next(first) || first.cls == CharClass::space) return kPresetUndecided;
+  while (p < text.size()) {
+    const std::size_t before = p;
+    Classified c{};
+    if (!next(c)) return kPresetUndecided;
+    const bool continues =
+        c.cls == CharClass::mark || (first.cls != CharClass::mark && c.cls == first.cls &&
+                                     (c.cls != CharClass::letter || c.script == first.script));
+    if (continues) continue;
+    if (c.cls == CharClass::space && text[before] != ' ') return kPresetUndecided;
+    return before;
+  }
+  return p;
+}
+
 }  // namespace
 
 PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {
@@ -310,6 +344,10 @@ PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {
   if (pattern == kCl100kPattern) return checked<match_cl100k<3>>;
   if (pattern == kQwen2Pattern) return checked<match_cl100k<1>>;
   if (pattern == kO200kPattern) return checked<match_o200k>;
+  // Only a pattern that starts as it does is built and compared (it is long).
+  if (pattern.size() > 1000 && pattern.starts_with(R"( ?(?:[[\p{L}\p{Nl}\p{No}]&&)") &&
+      pattern == unicode_words_pattern())
+    return match_unicode_word;
   return nullptr;
 }
 

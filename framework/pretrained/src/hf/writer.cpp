@@ -6,10 +6,12 @@
 #include <cctype>
 #include <charconv>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "hf/serde_numbers.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/unicode_words.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
@@ -36,10 +38,69 @@ std::string byte_level_text(std::string_view raw) {
   return out;
 }
 
-[[noreturn]] void refuse(const std::string& setting, const std::string& why,
-                         const std::string& nearest) {
-  throw Error("cannot export to tokenizer.json: " + setting + " " + why +
-              "; the nearest exportable choice is " + nearest);
+std::string refusal(const std::string& setting, const std::string& why,
+                    const std::string& nearest) {
+  return setting + " " + why + "; the nearest exportable choice is " + nearest;
+}
+
+// The normalizer's part of tokenizer_json_refusal.
+std::optional<std::string> normalizer_refusal(const NormalizerOptions& n,
+                                              const PreTokenizerOptions& p) {
+  const bool bert_pre = p.kind == PreTokenizerKind::bert;
+  if (n.form == NormalizationForm::bert && !bert_pre)
+    return refusal("normalization bert", "isolates CJK ideographs only with the bert pre-tokenizer",
+                   "--pre-tokenizer bert (BERT's pipeline), or normalization nfc");
+  if (n.form == NormalizationForm::bert) return std::nullopt;
+  if (bert_pre)
+    return refusal("the bert pre-tokenizer",
+                   "needs the bert normalization (HF's BertNormalizer spaces "
+                   "out CJK ideographs, which tokenlab's bert pre-tokenizer does)",
+                   "--normalizer bert");
+  if (n.strip_accents)
+    return refusal("strip-accents",
+                   "removes non-spacing marks (Mn) only, and HF's StripAccents also "
+                   "removes spacing and enclosing marks (Mc, Me: most Indic vowel signs)",
+                   "no strip-accents, or the bert pipeline (BertNormalizer strips Mn only)");
+  return std::nullopt;
+}
+
+// The pre-tokenizer's part of tokenizer_json_refusal.
+std::optional<std::string> pre_tokenizer_refusal(const NormalizerOptions& n,
+                                                 const PreTokenizerOptions& p, bool byte_level) {
+  const std::string setting = "--pre-tokenizer " + p.to_string();
+  if (is_regex_kind(p.kind)) {
+    if (p.marker != MarkerStyle::space)
+      return refusal(setting, "adds markers the regex presets do not", "marker space");
+    if (!n.keep_whitespace)
+      return refusal("the normalizer", "collapses white space, which the regex presets keep",
+                     "+keep-whitespace (what tokenlab sets for these presets)");
+    return std::nullopt;
+  }
+  if (byte_level)
+    return refusal("byte-level BPE (units=bytes)",
+                   "needs a regex pre-tokenizer to export as HF's ByteLevel",
+                   "--pre-tokenizer gpt2, cl100k, qwen2 or o200k");
+  if (n.keep_whitespace)
+    return refusal("+keep-whitespace", "is only exportable with the regex presets",
+                   "the default white space handling");
+  switch (p.kind) {
+    case PreTokenizerKind::whitespace:
+    case PreTokenizerKind::unicode:
+      if (p.marker == MarkerStyle::suffix)
+        return refusal(
+            setting, "has no HF equivalent (Metaspace puts ▁ before words, not after)",
+            p.kind == PreTokenizerKind::unicode ? "unicode/prefix" : "whitespace/prefix");
+      return std::nullopt;
+    case PreTokenizerKind::bert:
+      if (p.marker != MarkerStyle::none)
+        return refusal(setting, "adds markers BERT does not", "bert/none");
+      return std::nullopt;
+    default:
+      return refusal(setting,
+                     "splits by ICU's dictionaries (UAX #29), which no HF pre-tokenizer "
+                     "reproduces exactly",
+                     "--pre-tokenizer unicode (the default) or whitespace");
+  }
 }
 
 void string(Writer& w, std::string_view text) {
@@ -82,14 +143,11 @@ constexpr const char* kWhiteSpaceRun =
     "[\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}"
     "\\x{205F}\\x{3000}]+";
 
+// The normalizers of an exportable pipeline (tokenizer_json_refusal passed).
 std::vector<std::function<void()>> normalizer_parts(Writer& w, const NormalizerOptions& n,
                                                     const PreTokenizerOptions& p) {
   std::vector<std::function<void()>> parts;
-  const bool bert_pre = p.kind == PreTokenizerKind::bert;
   if (n.form == NormalizationForm::bert) {
-    if (!bert_pre)
-      refuse("normalization bert", "isolates CJK ideographs only with the bert pre-tokenizer",
-             "--pre-tokenizer bert (BERT's pipeline), or normalization nfc");
     parts.emplace_back([&w, n] {
       component(w, "BertNormalizer", [&] {
         key(w, "clean_text");
@@ -104,16 +162,6 @@ std::vector<std::function<void()>> normalizer_parts(Writer& w, const NormalizerO
     });
     return parts;
   }
-  if (bert_pre)
-    refuse("the bert pre-tokenizer",
-           "needs the bert normalization (HF's BertNormalizer spaces "
-           "out CJK ideographs, which tokenlab's bert pre-tokenizer does)",
-           "--normalizer bert");
-  if (n.strip_accents)
-    refuse("strip-accents",
-           "removes non-spacing marks (Mn) only, and HF's StripAccents also "
-           "removes spacing and enclosing marks (Mc, Me: most Indic vowel signs)",
-           "no strip-accents, or the bert pipeline (BertNormalizer strips Mn only)");
   if (n.form == NormalizationForm::nfc) parts.emplace_back([&w] { component(w, "NFC"); });
   if (n.form == NormalizationForm::nfkc) parts.emplace_back([&w] { component(w, "NFKC"); });
   if (n.lowercase) parts.emplace_back([&w] { component(w, "Lowercase"); });
@@ -138,17 +186,45 @@ std::vector<std::function<void()>> normalizer_parts(Writer& w, const NormalizerO
       });
     });
   }
+  // The unicode words pattern takes a word's marker from the space before it;
+  // the line's first word has one too (Prepend skips an empty line, as tokenlab
+  // has no words there). A space, not "▁": the text's own "▁" stays a symbol.
+  if (p.kind == PreTokenizerKind::unicode && p.marker == MarkerStyle::prefix)
+    parts.emplace_back([&w] {
+      component(w, "Prepend", [&] {
+        key(w, "prepend");
+        w.String(" ");
+      });
+    });
   return parts;
 }
 
-void metaspace(Writer& w) {
+// Metaspace: spaces become ▁; prepend_scheme "always" and split give
+// SentencePiece's words, "never" without split only turns a piece's leading
+// space into its marker (after the unicode words pattern).
+void metaspace(Writer& w, const char* prepend_scheme = "always", bool split = true) {
   component(w, "Metaspace", [&] {
     key(w, "replacement");
     w.String("\u2581");
     key(w, "prepend_scheme");
-    w.String("always");
+    w.String(prepend_scheme);
     key(w, "split");
-    w.Bool(true);
+    w.Bool(split);
+  });
+}
+
+// Split(pattern as a regex, behavior) as HF writes it.
+void split_regex(Writer& w, const std::string& pattern, const char* behavior) {
+  component(w, "Split", [&] {
+    key(w, "pattern");
+    w.StartObject();
+    key(w, "Regex");
+    w.String(pattern.data(), static_cast<rapidjson::SizeType>(pattern.size()));
+    w.EndObject();
+    key(w, "behavior");
+    w.String(behavior);
+    key(w, "invert");
+    w.Bool(false);
   });
 }
 
@@ -163,62 +239,35 @@ void byte_level(Writer& w) {
   });
 }
 
+// The pre-tokenizers of an exportable pipeline (tokenizer_json_refusal passed).
 std::vector<std::function<void()>> pre_tokenizer_parts(Writer& w, const ModelDescription& m,
-                                                       const NormalizerOptions& n,
                                                        const PreTokenizerOptions& p) {
   std::vector<std::function<void()>> parts;
-  const std::string setting = "--pre-tokenizer " + p.to_string();
   if (is_regex_kind(p.kind)) {
-    if (p.marker != MarkerStyle::space)
-      refuse(setting, "adds markers the regex presets do not", "marker space");
-    if (!n.keep_whitespace)
-      refuse("the normalizer", "collapses white space, which the regex presets keep",
-             "+keep-whitespace (what tokenlab sets for these presets)");
     const std::string pattern(regex_pattern(p.kind));
-    parts.emplace_back([&w, pattern] {
-      component(w, "Split", [&] {
-        key(w, "pattern");
-        w.StartObject();
-        key(w, "Regex");
-        w.String(pattern.data(), static_cast<rapidjson::SizeType>(pattern.size()));
-        w.EndObject();
-        key(w, "behavior");
-        w.String("Isolated");
-        key(w, "invert");
-        w.Bool(false);
-      });
-    });
+    parts.emplace_back([&w, pattern] { split_regex(w, pattern, "Isolated"); });
     if (m.byte_level) parts.emplace_back([&w] { byte_level(w); });
     return parts;
   }
-  if (m.byte_level)
-    refuse("byte-level BPE (units=bytes)",
-           "needs a regex pre-tokenizer to export as HF's ByteLevel",
-           "--pre-tokenizer gpt2, cl100k, qwen2 or o200k");
-  if (n.keep_whitespace)
-    refuse("+keep-whitespace", "is only exportable with the regex presets",
-           "the default white space handling");
+  const bool prefix = p.marker == MarkerStyle::prefix;
   switch (p.kind) {
     case PreTokenizerKind::whitespace:
-      if (p.marker == MarkerStyle::prefix) {
+      if (prefix)
         parts.emplace_back([&w] { metaspace(w); });
-      } else if (p.marker == MarkerStyle::none) {
+      else
         parts.emplace_back([&w] { component(w, "WhitespaceSplit"); });
-      } else {
-        refuse(setting, "has no HF equivalent (Metaspace puts ▁ before words, not after)",
-               "whitespace/prefix");
-      }
       return parts;
-    case PreTokenizerKind::bert:
-      if (p.marker != MarkerStyle::none) refuse(setting, "adds markers BERT does not", "bert/none");
+    case PreTokenizerKind::unicode:
+      // Each match of the pattern is one word with the space before it (the
+      // normalizer put one before the line); Metaspace makes that space the
+      // word's marker. Without markers the spaces go first.
+      if (!prefix) parts.emplace_back([&w] { component(w, "WhitespaceSplit"); });
+      parts.emplace_back([&w] { split_regex(w, unicode_words_pattern(), "Isolated"); });
+      if (prefix) parts.emplace_back([&w] { metaspace(w, "never", false); });
+      return parts;
+    default:  // bert
       parts.emplace_back([&w] { component(w, "BertPreTokenizer"); });
       return parts;
-    default:
-      refuse(setting,
-             "splits at script changes and digit boundaries (or by ICU's dictionaries), which "
-             "no HF pre-tokenizer reproduces exactly",
-             "--pre-tokenizer whitespace (SentencePiece-style: ▁ before each word) or a regex "
-             "preset (gpt2, cl100k, qwen2, o200k)");
   }
 }
 
@@ -265,7 +314,7 @@ std::vector<std::function<void()>> decoder_parts(Writer& w, const ModelDescripti
     const std::string unknown = m.pieces[*m.unknown];
     parts.emplace_back([&w, unknown] { replace(w, "String", unknown, "\u2047"); });
   }
-  if (p.kind == PreTokenizerKind::whitespace && p.marker == MarkerStyle::prefix)
+  if (p.marker == MarkerStyle::prefix)
     parts.emplace_back([&w] { metaspace(w); });
   else
     parts.emplace_back([&w] { component(w, "Fuse"); });
@@ -378,6 +427,13 @@ void model(Writer& w, const ModelDescription& m, const TokenizerJsonOptions& opt
 
 }  // namespace
 
+std::optional<std::string> tokenizer_json_refusal(const NormalizerOptions& normalizer,
+                                                  const PreTokenizerOptions& pre_tokenizer,
+                                                  bool byte_level) {
+  if (auto why = normalizer_refusal(normalizer, pre_tokenizer)) return why;
+  return pre_tokenizer_refusal(normalizer, pre_tokenizer, byte_level);
+}
+
 std::string write_tokenizer_json(const ModelDescription& m, const NormalizerOptions& normalizer,
                                  const PreTokenizerOptions& pre_tokenizer,
                                  const TokenizerJsonOptions& options) {
@@ -389,9 +445,10 @@ std::string write_tokenizer_json(const ModelDescription& m, const NormalizerOpti
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.SetIndent(' ', 2);
-  // Built first, so that a refusal comes before any output.
+  if (const auto why = tokenizer_json_refusal(normalizer, pre_tokenizer, m.byte_level))
+    throw Error("cannot export to tokenizer.json: " + *why);
   const auto normalizers = normalizer_parts(w, normalizer, pre_tokenizer);
-  const auto pre_tokenizers = pre_tokenizer_parts(w, m, normalizer, pre_tokenizer);
+  const auto pre_tokenizers = pre_tokenizer_parts(w, m, pre_tokenizer);
   const auto decoders = decoder_parts(w, m, pre_tokenizer);
   w.StartObject();
   key(w, "version");

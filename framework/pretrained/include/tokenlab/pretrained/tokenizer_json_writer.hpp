@@ -17,12 +17,17 @@
 //                                         spacing and enclosing marks, Mc and Me)
 //   whitespace/prefix                  -> Metaspace(▁, always, split)
 //   whitespace/none                    -> WhitespaceSplit
+//   unicode/prefix (the default)       -> Prepend(" ") after the normalizers, then
+//                                         Split(unicode_words_pattern(), Isolated),
+//                                         Metaspace(▁, never, no split)
+//   unicode/none                       -> WhitespaceSplit, Split(the same pattern)
 //   bert/none                          -> BertPreTokenizer
 //   gpt2, cl100k, qwen2, o200k/space   -> Split(the preset's regex, Isolated)
 //                                         (+ ByteLevel for byte-level BPE)
-//   unicode, icu-words, suffix marker  -> refused
+//   icu-words, suffix marker           -> refused
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "tokenlab/model_description.hpp"
@@ -39,6 +44,19 @@ struct TokenizerJsonOptions {
   /// Throws Error when the model has no dropout to write.
   bool dropout = false;
 };
+
+/// Why a model with this pipeline cannot be written as a tokenizer.json (what
+/// write_tokenizer_json throws after "cannot export to tokenizer.json: ": the
+/// setting, why, and the nearest exportable choice), or nullopt when it can be.
+/// byte_level: the model is a byte-level BPE (bpe units=bytes). The one check
+/// of the pipeline, which compare and sweep also run before training, so that
+/// a study says up front which of its models could not be exported.
+///
+/// Example: tokenizer_json_refusal({}, PreTokenizerOptions::parse("icu-words"))
+///          names --pre-tokenizer icu-words/prefix; the defaults give nullopt.
+TOKENLAB_PRETRAINED_API std::optional<std::string> tokenizer_json_refusal(
+    const NormalizerOptions& normalizer, const PreTokenizerOptions& pre_tokenizer,
+    bool byte_level = false);
 
 TOKENLAB_PRETRAINED_API std::string write_tokenizer_json(const ModelDescription& model,
                                                          const NormalizerOptions& normalizer,
