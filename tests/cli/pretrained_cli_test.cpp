@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cli_support.hpp"
@@ -334,4 +336,27 @@ TEST_CASE("train --like refuses options its file decides, and leaves no file on 
       run_tokenlab({"train", "--like", like, "--corpus", dir / "bad.txt", "-v", "9", "-o", out}),
       {"bad.txt:2", "UTF-8"});
   CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("train --like a SentencePiece .model writes the .model spm_train wrote",
+          "[cli][pretrained][like]") {
+  // bpe.model is spm_train's model of spm_text.txt at 200 pieces (tests/data/pretrained).
+  TempDir dir;
+  const std::string like = data_file("pretrained/bpe.model");
+  const std::string out = dir / "retrained.model";
+  const RunResult trained =
+      run_tokenlab({"train", "--like", like, "--corpus", data_file("pretrained/spm_text.txt"), "-v",
+                    "200", "-o", out});
+  INFO(trained.err);
+  REQUIRE(trained.exit_code == 0);
+  CHECK_THAT(trained.err, Catch::Contains("sentencepiece like"));
+  const auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  CHECK(bytes(out) == bytes(like));  // byte for byte, as spm_train wrote it
+  check_failure(
+      run_tokenlab({"train", "--like", like, "--corpus", data_file("pretrained/spm_text.txt"), "-v",
+                    "200", "--special-tokens", "<x>", "-o", dir / "x.model"}),
+      {"control_symbols"});
 }

@@ -4,6 +4,9 @@
 #include "hf/retrain_tokenizer_json.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/formats.hpp"
+#include "tokenlab/pretrained/sentencepiece_trainer.hpp"
+
+#include <limits>
 
 namespace tokenlab {
 
@@ -31,8 +34,28 @@ RetrainedTokenizer retrain_like(const RetrainingRequest& request,
   const std::string format = detect_pretrained_format(content);
   if (format == "tokenizer.json")
     return hf::retrain_tokenizer_json(request, std::move(content), note);
-  throw Error(request.like + ": retraining a " + format +
-              " file is not supported; tokenizer.json (BPE, WordPiece) is");
+  if (format == "sentencepiece") {
+    if (request.special_tokens)
+      throw Error(request.like +
+                  ": a SentencePiece model has no special-token list; give "
+                  "--option control_symbols=A,B or --option user_defined_symbols=A,B");
+    constexpr std::size_t kMaxPieces = std::numeric_limits<int>::max();
+    if (request.vocab_size > kMaxPieces)
+      throw Error("--vocab-size " + std::to_string(request.vocab_size) +
+                  " is larger than a SentencePiece model holds");
+    SentencePieceTrainingOverrides overrides;
+    overrides.vocab_size = static_cast<int>(request.vocab_size);
+    overrides.flags = request.options;
+    overrides.threads = request.threads;
+    RetrainedTokenizer out;
+    out.content = train_sentencepiece_like(content, request.corpus, overrides, note);
+    out.format = "sentencepiece";
+    out.vocabulary_size = request.vocab_size;
+    return out;
+  }
+  throw Error(request.like + ": retraining a " +
+              (format.empty() ? "file of unknown format" : format + " file") +
+              " is not supported; tokenizer.json (BPE, WordPiece) and SentencePiece .model are");
 }
 
 }  // namespace tokenlab

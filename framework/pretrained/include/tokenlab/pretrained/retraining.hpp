@@ -18,6 +18,11 @@
 // ByteLevel pre-tokenizer adds the 256 byte characters to the initial alphabet.
 // The output is the document with the new vocabulary (and merges), the added
 // tokens' and post-processor's ids updated, written as HF writes it.
+//
+// A SentencePiece .model is retrained by spm_train's rules with the model's own
+// TrainerSpec and NormalizerSpec (sentencepiece_trainer.hpp); options are
+// spm_train's flags by name. BPE gives spm_train's model exactly; unigram uses
+// tokenlab's unigram trainer (docs/pretrained.md has how close it comes).
 #pragma once
 #include <cstddef>
 #include <functional>
