@@ -147,18 +147,20 @@ TEST_CASE("the scores of three words, by hand", "[morphology]") {
 TEST_CASE("MorphScore counts a boundary at the split, whatever other boundaries", "[morphology]") {
   const GoldSet gold = parse_gold_segmentations(
       ",full_word,pt1,rest\n0,aldiz,aldi,z\n1,samráðs,samráð,s\n2,Αδριανής,Αδριανή,ς\n"
-      "3,suučesnika,suučesnik,a\n",
+      "3,suučesnika,suučesnik,a\n4,yendirt,yendirt,\n",
       "m.csv");
   // The README's examples: al|diz 0; samráðs one token: excluded; Α|δρ|ιανή|ς 1;
-  // su|uče|s|nika 0.
+  // su|uče|s|nika 0. An empty rest (a Turkish row) puts the split at the word's
+  // end, never a token boundary: yen|dirt 0.
   const TableEncoder encoder({{"aldiz", {"al", "diz"}},
                               {"samráðs", {"samráðs"}},
                               {"Αδριανής", {"Α", "δρ", "ιανή", "ς"}},
-                              {"suučesnika", {"su", "uče", "s", "nika"}}});
+                              {"suučesnika", {"su", "uče", "s", "nika"}},
+                              {"yendirt", {"yen", "dirt"}}});
   const MorphologyScores s = score_morphology(encoder, gold, {}, 2);
-  CHECK(s.morph_score_words == 3);
+  CHECK(s.morph_score_words == 4);
   CHECK(s.excluded_single_token == 1);
   CHECK(s.morph_score_hits == 1);
-  CHECK(s.morph_score() == Approx(1.0 / 3));
+  CHECK(s.morph_score() == Approx(1.0 / 4));
   CHECK(s.segmented_words == 0);  // split points only: no boundary F1
 }

@@ -110,6 +110,7 @@ void parse_csv(std::string_view text, GoldSet& set) {
       continue;
     }
     gold.split_point_only = true;
+    gold.split = utf8::count_code_points(fields[first_at]);
     set.words.push_back(std::move(gold));
   }
 }
@@ -138,6 +139,7 @@ void parse_plain(std::string_view text, GoldSet& set) {
       continue;
     }
     gold.morphemes = gold.boundaries.size() + 1;
+    if (gold.boundaries.size() == 1) gold.split = gold.boundaries.front();
     set.words.push_back(std::move(gold));
   }
 }
@@ -227,12 +229,12 @@ void MorphologyScores::add(const GoldWord& gold, const WordBoundaries& predicted
   const auto has = [&](std::size_t b) {
     return std::binary_search(predicted.boundaries.begin(), predicted.boundaries.end(), b);
   };
-  if (gold.boundaries.size() == 1) {
+  if (gold.split_point_only || gold.boundaries.size() == 1) {
     if (predicted.boundaries.empty()) {
       ++excluded_single_token;
     } else {
       ++morph_score_words;
-      if (has(gold.boundaries.front())) ++morph_score_hits;
+      if (has(gold.split)) ++morph_score_hits;
     }
   }
   if (gold.split_point_only) return;

@@ -38,6 +38,10 @@ struct GoldWord {
   std::size_t morphemes = 0;
   /// From a MorphScore CSV: the one split point is known, other boundaries are not.
   bool split_point_only = false;
+  /// MorphScore's split (code points): pt1's length, which may be the word's end
+  /// (an empty rest, as some of its Turkish rows: never a token boundary, so such
+  /// a word scores 0 unless kept whole), or a plain word's one boundary.
+  std::size_t split = 0;
 };
 
 struct GoldSet {
@@ -98,7 +102,7 @@ struct MorphologyScores {
   double word_recall_sum = 0.0;
   std::uint64_t word_recall_count = 0;
   double word_f1_sum = 0.0;
-  // MorphScore, over words with exactly one gold boundary (every CSV row).
+  // MorphScore, over the CSV rows and the plain words with exactly one gold boundary.
   std::uint64_t morph_score_words = 0;      // scored
   std::uint64_t morph_score_hits = 0;       // a token boundary at the gold split
   std::uint64_t excluded_single_token = 0;  // kept as one token: excluded

@@ -1,0 +1,72 @@
+// Inference methods and morphology on a real tokenizer's file: a byte-level BPE
+// tokenizer.json small enough to segment by hand (GPT-2's alphabet: Ġ is a space).
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tokenlab/app/pretrained_inference.hpp"
+#include "tokenlab/morphology.hpp"
+
+using namespace tokenlab;
+
+namespace {
+
+using Ids = std::vector<TokenId>;
+
+std::shared_ptr<const PretrainedTokenizer> byte_level_bpe() {
+  return std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::from_bytes(
+      R"({"model":{"type":"BPE","vocab":{"Ġ":0,"c":1,"a":2,"t":3,"s":4,"Ġc":5,"at":6,"Ġcat":7,)"
+      R"("cat":8,"ats":9},"merges":["Ġ c","a t","Ġc at"]},)"
+      R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,)"
+      R"("use_regex":true},"decoder":{"type":"ByteLevel"}})",
+      "tokenizer.json", "tokenizer.json"));
+}
+
+Ids encode(const TextEncoder& encoder, std::string_view text) {
+  Ids ids;
+  encoder.encode(text, ids);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("a real BPE's vocabulary runs by other methods in its own byte alphabet",
+          "[studies][inference][pretrained]") {
+  const auto bpe = byte_level_bpe();
+  const auto subject = make_pretrained_inference_subject(bpe);
+  // " cats" is the piece "Ġcats". Its merges give Ġcat + s.
+  CHECK(bpe->encode(" cats") == Ids{7, 4});
+  const MethodEncoder prefix(bpe, subject, InferenceMethod::longest_prefix);
+  CHECK(encode(prefix, " cats") == Ids{7, 4});
+  // The longest piece ending the piece is "ats", then "Ġc".
+  const MethodEncoder suffix(bpe, subject, InferenceMethod::longest_suffix);
+  CHECK(encode(suffix, " cats") == Ids{5, 9});
+  // The reader keeps no merges: "merges" is the model's own encoding; no scores.
+  CHECK(subject->can_run(InferenceMethod::merges));
+  CHECK_FALSE(subject->can_run(InferenceMethod::likelihood));
+  CHECK_THROWS(MethodEncoder(bpe, subject, InferenceMethod::likelihood));
+
+  const std::vector<std::string_view> lines = {" cats", " cat"};
+  const InferenceAgreement a = measure_agreement(*subject, InferenceMethod::longest_suffix, lines);
+  // Ġcats: own Ġcat|s, suffix Ġc|ats: differ, no shared boundary. Ġcat: both one token.
+  CHECK(a.units == 2);
+  CHECK(a.differing_units == 1);
+  CHECK(a.own_boundaries == 1);
+  CHECK(a.method_boundaries == 1);
+  CHECK(a.shared_boundaries == 0);
+  CHECK(a.f1() == Approx(0.0));
+}
+
+TEST_CASE("a byte-level tokenizer's boundaries are read on the word's characters",
+          "[studies][morphology][pretrained]") {
+  const auto bpe = byte_level_bpe();
+  // After a space the word is Ġcat|s: one boundary after "cat", Ġ decoded away.
+  CHECK(token_boundaries(*bpe, "cats", true).boundaries == std::vector<std::size_t>{3});
+  const MethodEncoder suffix(bpe, make_pretrained_inference_subject(bpe),
+                             InferenceMethod::longest_suffix);
+  CHECK(token_boundaries(suffix, "cats", true).boundaries == std::vector<std::size_t>{1});
+  // Alone, "cats" is cat|s by the merges (a t, then no "c at" merge): c, at, s.
+  CHECK(token_boundaries(*bpe, "cats", false).boundaries == std::vector<std::size_t>{1, 3});
+}
