@@ -98,6 +98,27 @@ TEST_CASE("a continuation prefix separates word-initial pieces from the others",
   CHECK(engine.piece_length(2, 2) == 3);  // ##aff covers 3 bytes of the word
 }
 
+TEST_CASE("with BERT's rule a word with an uncovered character is one unknown token",
+          "[inference]") {
+  InferenceVocabulary v;
+  v.pieces = {"", "un", "##a", "##b"};
+  v.unknown = 0;
+  v.continuation_prefix = "##";
+  const InferenceEngine per_character(v);
+  std::vector<TokenId> ids;
+  per_character.encode(InferenceMethod::longest_prefix, "unaxb", ids);
+  CHECK(ids == std::vector<TokenId>{1, 2, 0, 3});
+  v.whole_word_unknown = true;
+  const InferenceEngine bert(std::move(v));
+  for (const auto method : {InferenceMethod::longest_prefix, InferenceMethod::fewest_tokens}) {
+    ids.clear();
+    std::vector<std::uint32_t> ends;
+    bert.encode(method, "unaxb", ids, &ends);
+    CHECK(ids == std::vector<TokenId>{0});
+    CHECK(ends == std::vector<std::uint32_t>{5});
+  }
+}
+
 TEST_CASE("a character without a piece falls back to byte pieces, else to the unknown token",
           "[inference]") {
   InferenceVocabulary v;

@@ -31,7 +31,10 @@ InferenceVocabulary vocabulary_of(const PretrainedTokenizer& tokenizer) {
     v.byte_pieces.push_back(*id);
   }
   if (v.byte_pieces.size() != 256) v.byte_pieces.clear();
-  if (pipeline.model->type() == "WordPiece") v.continuation_prefix = "##";
+  if (pipeline.model->type() == "WordPiece") {
+    v.continuation_prefix = "##";
+    v.whole_word_unknown = true;
+  }
   return v;
 }
 

@@ -38,6 +38,7 @@ InferenceVocabulary inference_vocabulary(const Segmenter& segmenter) {
   if (model.byte_fallback) v.byte_pieces = byte_fallback_ids(segmenter.vocabulary());
   if (v.byte_pieces.size() != 256) v.byte_pieces.clear();
   v.continuation_prefix = model.continuation_prefix;
+  v.whole_word_unknown = model.kind == ModelKind::wordpiece;
   if (model.kind == ModelKind::bpe) v.merges = std::move(model.merges);
   if (model.kind == ModelKind::unigram) v.scores = std::move(model.scores);
   return v;

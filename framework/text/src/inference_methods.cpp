@@ -191,6 +191,21 @@ void InferenceEngine::encode(InferenceMethod method, std::string_view unit,
                 " is not available for this vocabulary");
   std::vector<std::uint32_t> local;
   std::vector<std::uint32_t>& e = ends ? *ends : local;
+  const std::size_t first = out.size();
+  const std::size_t first_end = e.size();
+  encode_unit(method, unit, out, e);
+  if (vocabulary_.whole_word_unknown && vocabulary_.unknown &&
+      std::find(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                *vocabulary_.unknown) != out.end()) {
+    out.resize(first);
+    e.resize(first_end);
+    out.push_back(*vocabulary_.unknown);
+    e.push_back(static_cast<std::uint32_t>(unit.size()));
+  }
+}
+
+void InferenceEngine::encode_unit(InferenceMethod method, std::string_view unit,
+                                  std::vector<TokenId>& out, std::vector<std::uint32_t>& e) const {
   switch (method) {
     case InferenceMethod::longest_prefix:
     case InferenceMethod::longest_suffix:

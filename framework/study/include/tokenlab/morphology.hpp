@@ -84,7 +84,7 @@ struct MorphologyOptions {
 };
 
 /// Integer counts over a gold set; the figures are ratios of them.
-struct MorphologyScores {
+struct TOKENLAB_API MorphologyScores {
   std::uint64_t words = 0;      // gold words scored
   std::uint64_t unaligned = 0;  // left out: the tokens do not spell the word
   // Words with a full segmentation (plain format): boundaries and morphemes.

@@ -116,7 +116,7 @@ class TOKENLAB_API MethodEncoder final : public TextEncoder {
 };
 
 /// How a method's segmentation differs from the model's own, over units.
-struct InferenceAgreement {
+struct TOKENLAB_API InferenceAgreement {
   std::uint64_t units = 0;            // units compared
   std::uint64_t differing_units = 0;  // units whose ids differ from the own ids
   std::uint64_t unresolved_units =

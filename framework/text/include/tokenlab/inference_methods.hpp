@@ -8,7 +8,7 @@
 //   v.unknown = 0;
 //   InferenceEngine engine(std::move(v));
 //   std::vector<TokenId> ids;
-//   engine.encode(InferenceMethod::longest_prefix, "abab", ids);   // {4? no: "abb" fails} -> ab ab
+//   engine.encode(InferenceMethod::longest_prefix, "abab", ids);   // ab ab: {3, 3}
 //
 // The engine works on bytes, in the model's own alphabet: a unit is what the
 // model itself segments (a pre-tokenized word with its marker "▁", a byte-level
@@ -71,6 +71,9 @@ struct InferenceVocabulary {
   std::vector<std::pair<TokenId, TokenId>> merges;
   /// Unigram log probabilities by id; empty when not known.
   std::vector<double> scores;
+  /// BERT's rule (WordPiece): a unit with a character no piece covers is one
+  /// unknown token as a whole, whatever the method.
+  bool whole_word_unknown = false;
 };
 
 class TOKENLAB_API InferenceEngine {
@@ -101,6 +104,8 @@ class TOKENLAB_API InferenceEngine {
   // The fallback tokens for the character at pos: its byte pieces or the unknown token.
   void fall_back(std::string_view unit, std::size_t pos, std::vector<TokenId>& out,
                  std::vector<std::uint32_t>& ends) const;
+  void encode_unit(InferenceMethod method, std::string_view unit, std::vector<TokenId>& out,
+                   std::vector<std::uint32_t>& ends) const;
   void encode_greedy(InferenceMethod method, std::string_view unit, std::vector<TokenId>& out,
                      std::vector<std::uint32_t>& ends) const;
   void encode_longest_token(std::string_view unit, const std::vector<std::vector<Edge>>& edges,
