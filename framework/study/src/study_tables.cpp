@@ -136,10 +136,13 @@ PlotSpec morphology_plot(const CompareResult& result) {
 }
 
 PlotSpec inference_plot(const CompareResult& result, bool f1) {
+  // Tokens differ from the own encoding's by a percent or less: drawn as the
+  // difference, since bars of 0.99 and 1.01 from zero would look the same.
   PlotSpec spec{.title = f1 ? "Boundary F1 of each inference method against the model's own"
-                            : "Tokens of each inference method / the model's own tokens",
+                            : "Tokens of each inference method against the model's own",
                 .x_label = "vocabulary of",
-                .y_label = f1 ? "boundary F1 (1 = the same cuts)" : "tokens / own tokens",
+                .y_label = f1 ? "boundary F1 (1 = the same cuts)"
+                              : "tokens - own tokens, % of own (below 0 = fewer)",
                 .style = PlotStyle::bars};
   std::vector<std::string> methods;
   for (const auto& row : result.inference) {
@@ -153,10 +156,10 @@ PlotSpec inference_plot(const CompareResult& result, bool f1) {
       for (const auto& row : result.inference)
         if (row.algorithm == label && row.method == method && row.error.empty())
           total.merge(row.agreement);
-      const double ratio = total.own_tokens == 0 ? 0.0
+      const double ratio = total.own_tokens == 0 ? 1.0
                                                  : static_cast<double>(total.method_tokens) /
                                                        static_cast<double>(total.own_tokens);
-      series.values.push_back(f1 ? total.f1() : ratio);
+      series.values.push_back(f1 ? total.f1() : 100.0 * (ratio - 1.0));
     }
     spec.series.push_back(std::move(series));
   }

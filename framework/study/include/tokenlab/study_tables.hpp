@@ -25,8 +25,8 @@ namespace tokenlab {
 
 /// Bars per row label: boundary F1 and MorphScore on each gold set (report.html).
 [[nodiscard]] TOKENLAB_API PlotSpec morphology_plot(const CompareResult& result);
-/// Bars per tokenizer, one per method: tokens relative to the own encoding's
-/// (over every language), or with f1 the boundary F1 against it.
+/// Bars per tokenizer, one per method: how many percent more tokens than the
+/// own encoding (over every language), or with f1 the boundary F1 against it.
 [[nodiscard]] TOKENLAB_API PlotSpec inference_plot(const CompareResult& result, bool f1);
 
 /// Both tables on a terminal, each after a blank line, where the run has them.
