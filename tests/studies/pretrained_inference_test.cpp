@@ -70,3 +70,25 @@ TEST_CASE("a byte-level tokenizer's boundaries are read on the word's characters
   // Alone, "cats" is cat|s by the merges (a t, then no "c at" merge): c, at, s.
   CHECK(token_boundaries(*bpe, "cats", false).boundaries == std::vector<std::size_t>{1, 3});
 }
+
+TEST_CASE("a SentencePiece unigram's likelihood is its own encoding, cut at each ▁",
+          "[studies][inference][pretrained]") {
+  const auto spm = std::make_shared<const PretrainedTokenizer>(
+      PretrainedTokenizer::load(TOKENLAB_TEST_DATA_DIR "/pretrained/unigram.model"));
+  const auto subject = make_pretrained_inference_subject(spm);
+  CHECK(subject->can_run(InferenceMethod::likelihood));
+  CHECK_FALSE(subject->can_run(InferenceMethod::merges));
+  const std::string line = "the quick brown fox jumps over the lazy dog";
+  // The model sees the whole line; the methods see it word by word (cut before
+  // each ▁), which is where a unigram model's pieces end anyway.
+  const MethodEncoder likelihood(spm, subject, InferenceMethod::likelihood);
+  CHECK(encode(likelihood, line) == spm->encode(line));
+  const MethodEncoder fewest(spm, subject, InferenceMethod::fewest_tokens);
+  CHECK(encode(fewest, line).size() <= spm->encode(line).size());
+  std::size_t units = 0;
+  subject->for_each_unit(line, [&](std::string_view unit, std::span<const TokenId>, bool) {
+    CHECK(unit.starts_with("\xE2\x96\x81"));
+    ++units;
+  });
+  CHECK(units == 9);
+}
