@@ -69,7 +69,7 @@ CompareOptions aligned_evaluation(const TempDir& dir, EvaluationUnit unit) {
   o.aligned = true;
   o.evaluate_every_line = true;
   o.evaluate_only = true;
-  o.pretrained.push_back({"triplets", "test", std::make_shared<ByteTriplets>()});
+  o.pretrained.push_back({"triplets", "test", std::make_shared<ByteTriplets>(), nullptr});
   o.protocol.unit = unit;
   o.training.threads = 1;
   return o;

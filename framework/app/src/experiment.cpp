@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tokenlab/app/any_model.hpp"
+#include "tokenlab/app/pretrained_inference.hpp"
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/corpus_spec.hpp"
@@ -17,6 +18,18 @@
 namespace tokenlab::app {
 
 namespace {
+
+// --inference and --morph-gold, before the tokenizers are read (their
+// vocabularies are prepared for the methods only when methods are asked for).
+void resolve_studies(ExperimentRequest& request) {
+  try {
+    request.options.inference_methods = parse_inference_methods(request.inference);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--inference: ") + e.what());
+  }
+  for (const auto& spec : request.morph_gold)
+    request.options.morph_gold.push_back(read_gold_segmentations(spec));
+}
 
 void resolve_protocol_and_algorithms(ExperimentRequest& request) {
   CompareOptions& options = request.options;
@@ -90,7 +103,11 @@ void load_tokenizers(ExperimentRequest& request, const PluginRegistry& registry)
     for (const auto& algorithm : options.algorithms)
       if (algorithm == name)
         throw UsageError("--tokenizer " + name + " has the name of a trained algorithm");
-    options.pretrained.push_back({name, file, load_any_model(file, registry).encoder});
+    const AnyModel any = load_any_model(file, registry);
+    std::shared_ptr<const InferenceSubject> subject;
+    if (!options.inference_methods.empty() && any.pretrained)
+      subject = make_pretrained_inference_subject(any.pretrained);
+    options.pretrained.push_back({name, file, any.encoder, subject});
   }
 }
 
@@ -222,6 +239,7 @@ void resolve_experiment(ExperimentRequest& request, const PluginRegistry& regist
                         const NoteFn& note) {
   CompareOptions& options = request.options;
   resolve_protocol_and_algorithms(request);
+  resolve_studies(request);
   check_plugin_options(request, registry);
   load_models(request, registry);
   load_tokenizers(request, registry);

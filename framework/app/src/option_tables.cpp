@@ -212,6 +212,27 @@ void add_experiment_training_and_protocol_options(OptionTable<Request>& t) {
   t.include(pipeline_table(), &R::pipeline);
 }
 
+// compare's studies beyond compression (docs/metrics.md#morphological-alignment,
+// #inference-methods).
+void add_study_options(OptionTable<CompareRequest>& t) {
+  using R = CompareRequest;
+  t.add({.name = "morph-gold",
+         .help = "[LABEL=]FILE: gold morpheme segmentations (word<TAB>morph morph ..., or "
+                 "MorphScore's CSV with full_word, pt1, rest); every row is scored on them "
+                 "(repeatable)",
+         .multitoken = true},
+        &R::morph_gold);
+  t.add({.name = "morph-space",
+         .help = "encode each gold word after a space, as inside running text (default: the "
+                 "word alone, as MorphScore does)"},
+        &R::options, &CompareOptions::morphology, &MorphologyOptions::leading_space);
+  t.add({.name = "inference",
+         .help = "comma-separated inference methods to run on every vocabulary beside its own: "
+                 "longest-prefix, longest-suffix, longest-token, fewest-tokens, merges, "
+                 "likelihood, or all; one row per tokenizer and method"},
+        &R::inference);
+}
+
 OptionTable<CompareRequest> make_compare_table() {
   OptionTable<CompareRequest> t;
   using R = CompareRequest;
@@ -220,6 +241,7 @@ OptionTable<CompareRequest> make_compare_table() {
       .range(1, kMaxCount);
   add_experiment_corpus_options(t);
   add_experiment_training_and_protocol_options(t);
+  add_study_options(t);
   return t;
 }
 

@@ -192,6 +192,7 @@ std::vector<LabelEvaluation> evaluate_labels(const PluginRegistry& registry,
   for (const auto& entry : options.pretrained) {
     if (progress) progress("encoding with " + entry.name, 1.0);
     evaluations.push_back(compare_detail::evaluate_pretrained(options, prepared, entry, samples));
+    compare_detail::add_pretrained_studies(options, prepared, entry, evaluations.back(), samples);
   }
   return evaluations;
 }
@@ -207,6 +208,8 @@ std::vector<LineTokens> take_rows(std::vector<LabelEvaluation>& evaluations,
       line_tokens.push_back(std::move(evaluation.line_tokens[r]));
     }
     if (evaluation.pooled) result.pooled.push_back(std::move(*evaluation.pooled));
+    for (auto& m : evaluation.morphology) result.morphology.push_back(std::move(m));
+    for (auto& i : evaluation.inference) result.inference.push_back(std::move(i));
   }
   return line_tokens;
 }

@@ -2,6 +2,7 @@
 // on the pre-tokenized words, a real tokenizer on the raw lines; the rows'
 // metrics, tokens per line for the bootstrap, and the segmented samples.
 #include <algorithm>
+#include <numeric>
 #include <span>
 #include <tuple>
 
@@ -145,6 +146,15 @@ LabelEvaluation evaluate_model(const CompareOptions& options, const Prepared& pr
     out.line_tokens.push_back(std::move(line_tokens));
   }
   if (pooled && !failed) out.pooled = pooled_row(out.rows.front(), *pooled);
+  if (!failed) {
+    std::vector<std::size_t> every(prepared.languages.size());
+    std::iota(every.begin(), every.end(), std::size_t{0});
+    // Tokenizer takes a mutable segmenter; the studies only encode with it.
+    add_segmenter_studies(
+        options, prepared, every, entry.name,
+        std::shared_ptr<Segmenter>(entry.tokenizer, const_cast<Segmenter*>(&segmenter)), out,
+        samples, samples_mutex);
+  }
   return out;
 }
 

@@ -80,6 +80,8 @@ struct LabelEvaluation {
   std::vector<CompareRow> rows;
   std::vector<LineTokens> line_tokens;  // parallel to rows
   std::optional<CompareRow> pooled;
+  std::vector<MorphologyRow> morphology;  // compare_studies.cpp
+  std::vector<InferenceRow> inference;
 };
 
 // ---- compare_preparation.cpp ------------------------------------------------------
@@ -126,6 +128,21 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
                                    const Prepared& prepared, const Task& task, bool measure_memory,
                                    std::vector<SampleSegmentation>& samples,
                                    std::mutex& samples_mutex);
+
+// ---- compare_studies.cpp -----------------------------------------------------------
+
+// The inference-method rows and agreements and the morphology scores of a
+// tokenlab segmenter (trained here, or a --model), appended to out; rows of
+// methods the model cannot run are left out with their reason in out.inference.
+void add_segmenter_studies(const CompareOptions& options, const Prepared& prepared,
+                           const std::vector<std::size_t>& served, const std::string& label,
+                           std::shared_ptr<Segmenter> segmenter, LabelEvaluation& out,
+                           std::vector<SampleSegmentation>& samples, std::mutex& samples_mutex);
+
+// The same for a real tokenizer.
+void add_pretrained_studies(const CompareOptions& options, const Prepared& prepared,
+                            const PretrainedEntry& entry, LabelEvaluation& out,
+                            std::vector<SampleSegmentation>& samples);
 
 // ---- bootstrap.cpp ----------------------------------------------------------------
 

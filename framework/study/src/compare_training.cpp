@@ -95,6 +95,10 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
                              samples_mutex, pooled ? &*pooled : nullptr);
     }
     if (pooled) out.pooled = pooled_row(rows.front(), *pooled);
+    // Not owned: the studies finish before the segmenter goes.
+    add_segmenter_studies(options, prepared, served, task.algorithm,
+                          std::shared_ptr<Segmenter>(segmenter.get(), [](Segmenter*) {}), out,
+                          samples, samples_mutex);
   } catch (const std::exception& e) {
     // An Error names what failed; anything else a plugin threw is named by its type.
     const std::string error =

@@ -13,6 +13,7 @@
 #include "tokenlab/html_report.hpp"
 #include "tokenlab/lorenz.hpp"
 #include "tokenlab/plot.hpp"
+#include "tokenlab/study_tables.hpp"
 
 namespace tokenlab {
 
@@ -96,6 +97,24 @@ PlotSpec lorenz_plot(const CompareResult& result) {
   return spec;
 }
 
+// --morph-gold and --inference: their tables, and plots to look at rather than read.
+void add_study_tables(const fs::path& dir, const CompareResult& result, HtmlReport& html,
+                      ReportBundle& bundle) {
+  if (!result.morphology.empty()) {
+    const ReportTable morphology = morphology_table(result);
+    write_table_files(dir, "morphology", morphology, bundle);
+    html.tables.push_back(morphology);
+    add_plot(dir, "morphology", morphology_plot(result), html, bundle);
+  }
+  if (!result.inference.empty()) {
+    const ReportTable inference = inference_table(result);
+    write_table_files(dir, "inference", inference, bundle);
+    html.tables.push_back(inference);
+    add_plot(dir, "inference-tokens", inference_plot(result, false), html, bundle);
+    add_plot(dir, "inference-f1", inference_plot(result, true), html, bundle);
+  }
+}
+
 void write_html_file(const fs::path& dir, const HtmlReport& html, ReportBundle& bundle) {
   const fs::path path = dir / "report.html";
   write_file_atomically(path, [&](std::ostream& out) { write_html(out, html); });
@@ -122,6 +141,7 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
     write_table_files(dir, "pooled", pooled, bundle);
     html.tables.push_back(pooled);
   }
+  add_study_tables(dir, result, html, bundle);
   for (auto& t : html.tables) t.metadata.clear();  // shown once, at the end
   html.metadata = run_metadata(result);
   html.samples = result.samples;

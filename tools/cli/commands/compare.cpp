@@ -13,6 +13,7 @@
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
+#include "tokenlab/study_tables.hpp"
 
 namespace tokenlab::cli {
 
@@ -67,6 +68,7 @@ int cmd_compare(const std::vector<std::string>& args) {
       write_terminal(std::cout, pooled_table(result));
     }
   }
+  write_study_tables(std::cout, result);
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();
   if (!experiment.report_dir.empty())

@@ -21,6 +21,7 @@
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
+#include "tokenlab/study_tables.hpp"
 
 namespace tokenlab::python {
 
@@ -173,6 +174,13 @@ void bind_compare(py::module_& m) {
           [](const PyCompareResult& r) {
             return r.result->pooled.empty() ? py::list() : table_rows(pooled_table(*r.result));
           })
+      // compare(morph_gold=..., inference=...): the CLI's morphology and inference tables.
+      .def_property_readonly(
+          "morphology_rows",
+          [](const PyCompareResult& r) { return table_rows(morphology_table(*r.result)); })
+      .def_property_readonly(
+          "inference_rows",
+          [](const PyCompareResult& r) { return table_rows(inference_table(*r.result)); })
       .def("to_pandas",
            [](const PyCompareResult& r) { return to_pandas(comparison_table(*r.result)); })
       .def(

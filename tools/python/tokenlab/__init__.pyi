@@ -85,6 +85,10 @@ class CompareResult:
     def fairness_rows(self) -> list[dict[str, Any]]: ...
     @property
     def pooled_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def morphology_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def inference_rows(self) -> list[dict[str, Any]]: ...
     def to_pandas(self) -> pandas.DataFrame: ...
     def write_report(self, dir: PathLike) -> list[str]: ...
 
@@ -165,6 +169,9 @@ def compare(
     squeeze_spaces: bool = False,
     baseline: Optional[str] = None,
     bootstrap: Optional[int] = None,
+    morph_gold: Union[None, PathLike, Sequence[PathLike]] = None,
+    morph_space: bool = False,
+    inference: Optional[str] = None,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,

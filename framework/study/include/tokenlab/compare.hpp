@@ -28,7 +28,9 @@
 #include "tokenlab/corpus.hpp"
 #include "tokenlab/evaluation_protocol.hpp"
 #include "tokenlab/export.hpp"
+#include "tokenlab/inference_encoders.hpp"
 #include "tokenlab/metrics.hpp"
+#include "tokenlab/morphology.hpp"
 #include "tokenlab/normalizer.hpp"
 #include "tokenlab/pre_tokenizer.hpp"
 #include "tokenlab/report.hpp"
@@ -54,6 +56,8 @@ struct PretrainedEntry {
   std::string name;    // its row label, e.g. "gpt4o"
   std::string source;  // the file it was read from, for the provenance record
   std::shared_ptr<const TextEncoder> encoder;
+  /// Its vocabulary for --inference (the front end builds it; null: no methods).
+  std::shared_ptr<const InferenceSubject> inference;
 };
 
 /// A model tokenlab trained before (its .tkl, or its exported tokenizer.json read
@@ -127,6 +131,12 @@ struct CompareOptions {
   /// Paired bootstrap resamples of the evaluation lines for the intervals of the
   /// premium, NSL and premium difference (0: none). Seeded by seed.
   std::size_t bootstrap_samples = 1000;
+  /// Morphological alignment (morphology.hpp): every row scored on each gold set.
+  std::vector<GoldSet> morph_gold;
+  MorphologyOptions morphology;
+  /// Inference methods (inference_methods.hpp): for each, a row per tokenizer
+  /// ("bpe/longest-prefix") and its agreement with the model's own encoding.
+  std::vector<InferenceMethod> inference_methods;
 };
 
 /// More resamples than this add nothing a study can read and cost minutes.
@@ -226,6 +236,10 @@ struct CompareResult {
   /// texts are not aligned ..."), for the tables and the reports.
   std::string premium_note;
   std::vector<SampleSegmentation> samples;
+  /// Per row label (methods included) and gold set, in row order.
+  std::vector<MorphologyRow> morphology;
+  /// Per tokenizer, method and language: how the method differs from the own encoding.
+  std::vector<InferenceRow> inference;
   std::string started_at;  // UTC, ISO 8601
 };
 

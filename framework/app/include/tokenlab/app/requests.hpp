@@ -125,6 +125,10 @@ struct ExperimentRequest {
   std::string unit = "auto";
   std::string words = "pretokenizer";
   PipelineOptions pipeline;
+  /// Studies beyond compression (compare only): gold segmentations [LABEL=]FILE,
+  /// and inference methods "longest-prefix,merges,..." (resolve_experiment reads them).
+  std::vector<std::string> morph_gold;
+  std::string inference;
 };
 
 /// tokenlab compare, tokenlab.compare().
