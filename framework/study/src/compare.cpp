@@ -188,10 +188,12 @@ std::vector<LabelEvaluation> evaluate_labels(const PluginRegistry& registry,
     if (progress) progress("encoding with " + entry.name, 1.0);
     evaluations.push_back(
         compare_detail::evaluate_model(options, prepared, entry, samples, samples_mutex));
+    evaluations.back().encoder = entry.tokenizer;
   }
   for (const auto& entry : options.pretrained) {
     if (progress) progress("encoding with " + entry.name, 1.0);
     evaluations.push_back(compare_detail::evaluate_pretrained(options, prepared, entry, samples));
+    evaluations.back().encoder = entry.encoder;
   }
   return evaluations;
 }
@@ -291,6 +293,10 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   std::vector<SampleSegmentation> samples;
   std::vector<LabelEvaluation> evaluations =
       evaluate_labels(registry, options, prepared, progress, samples);
+  if (options.audit || options.agreement) {
+    if (progress) progress("vocabulary audit and agreement", 1.0);
+    compare_detail::add_vocabulary_studies(result, options, prepared, evaluations);
+  }
   const std::vector<LineTokens> line_tokens = take_rows(evaluations, result);
   const std::vector<std::string> labels = row_labels(options);
   sort_samples(samples, labels);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -80,6 +81,9 @@ struct LabelEvaluation {
   std::vector<CompareRow> rows;
   std::vector<LineTokens> line_tokens;  // parallel to rows
   std::optional<CompareRow> pooled;
+  /// The tokenizer behind the rows, kept for the audit and agreement (null when
+  /// neither is asked for, or the training failed).
+  std::shared_ptr<const TextEncoder> encoder;
 };
 
 // ---- compare_preparation.cpp ------------------------------------------------------
@@ -126,6 +130,14 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
                                    const Prepared& prepared, const Task& task, bool measure_memory,
                                    std::vector<SampleSegmentation>& samples,
                                    std::mutex& samples_mutex);
+
+// ---- compare_vocabulary.cpp -------------------------------------------------------
+
+// The audit of each label's vocabulary and the agreement matrices
+// (CompareOptions::audit, agreement), from the evaluations' encoders.
+void add_vocabulary_studies(CompareResult& result, const CompareOptions& options,
+                            const Prepared& prepared,
+                            const std::vector<LabelEvaluation>& evaluations);
 
 // ---- bootstrap.cpp ----------------------------------------------------------------
 

@@ -10,6 +10,7 @@
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
+#include "tokenlab/vocabulary_report.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
@@ -66,6 +67,14 @@ int cmd_compare(const std::vector<std::string>& args) {
       std::cout << '\n';
       write_terminal(std::cout, pooled_table(result));
     }
+  }
+  if (experiment.options.audit) {
+    std::cout << '\n';
+    write_terminal(std::cout, audit_table(result));
+  }
+  if (experiment.options.agreement) {
+    std::cout << '\n';
+    write_terminal(std::cout, agreement_table(result));
   }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compare.hpp"
+#include "vocabulary.hpp"
 #include "counts.hpp"
 #include "errors.hpp"
 #include "keywords.hpp"
@@ -102,6 +103,7 @@ PYBIND11_MODULE(_tokenlab, m) {
   bind_counts(m);
   bind_tokenizer(m);
   bind_compare(m);
+  bind_vocabulary(m);
 
   // ---- the option tables: what tokenlab/__init__.py makes signatures and docs of
   m.def(

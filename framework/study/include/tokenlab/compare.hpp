@@ -34,8 +34,10 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/text_encoder.hpp"
 #include "tokenlab/tokenizer.hpp"
+#include "tokenlab/tokenizer_agreement.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/types.hpp"
+#include "tokenlab/vocabulary_audit.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab {
@@ -127,6 +129,12 @@ struct CompareOptions {
   /// Paired bootstrap resamples of the evaluation lines for the intervals of the
   /// premium, NSL and premium difference (0: none). Seeded by seed.
   std::size_t bootstrap_samples = 1000;
+  /// Audit every row's vocabulary (vocabulary_audit.hpp) on its evaluation text.
+  bool audit = false;
+  /// A word list for the audit's single-token retention (one word per line).
+  std::string audit_words;
+  /// Every pair of rows against each other (tokenizer_agreement.hpp).
+  bool agreement = false;
 };
 
 /// More resamples than this add nothing a study can read and cost minutes.
@@ -167,6 +175,20 @@ struct CompareRow {
   std::string note;  // e.g. "the corpus supports only 1234 pieces"
   /// A real model's tokenizer, evaluated but not trained here.
   bool pretrained = false;
+};
+
+/// One row's vocabulary audit (compare --audit).
+struct LabelAudit {
+  std::string label;
+  std::string language;  // set with per-language training only
+  VocabularyAudit audit;
+  std::string error;  // the row failed: no audit
+};
+
+/// The agreement matrix of the labels serving one language ("" = all the text).
+struct LanguageAgreement {
+  std::string language;
+  TokenizerAgreement matrix;
 };
 
 /// A corpus file as read: path, size and SHA-1 for the provenance record.
@@ -227,6 +249,12 @@ struct CompareResult {
   std::string premium_note;
   std::vector<SampleSegmentation> samples;
   std::string started_at;  // UTC, ISO 8601
+  /// CompareOptions::audit: one per label (per label and language with
+  /// per_language), in row order; never_used counts the label's evaluation lines.
+  std::vector<LabelAudit> audits;
+  /// CompareOptions::agreement: the labels' matrix on every language's evaluation
+  /// text together (language ""), or one per language with per_language.
+  std::vector<LanguageAgreement> agreement;
 };
 
 /// Progress messages for a terminal (stage, fraction in [0,1]).
