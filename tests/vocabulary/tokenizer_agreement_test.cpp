@@ -86,8 +86,8 @@ TEST_CASE("a word one tokenizer cannot spell (an unknown token) is left out of t
 
 TEST_CASE("a trained model and its exported tokenizer.json agree on everything",
           "[vocabulary][agreement]") {
-  const Tokenizer trained = test::trained(std::make_shared<BpeSegmenter>(), NormalizerOptions{},
-                                          test::kSentencePiece, 600);
+  const Tokenizer trained = test::trained(std::make_shared<bpe::BpeSegmenter>(),
+                                          NormalizerOptions{}, test::kSentencePiece, 600);
   const PretrainedTokenizer exported = PretrainedTokenizer::from_bytes(
       write_tokenizer_json(test::description_of(trained), trained.normalizer().options(),
                            trained.pre_tokenizer().options()),

@@ -22,8 +22,8 @@ TEST_CASE("the audit counts single bytes, partial UTF-8, unreachable and special
   const std::vector<std::string> words = {"abc", "the", "a.", "zz", "has space", ""};
   const VocabularyAudit a =
       audit_vocabulary(t, {.evaluation_lines = lines, .word_list = words, .threads = 2});
-  CHECK(a.ids == 50257);     // <|endoftext|> at 50256, the ids between are gaps
-  CHECK(a.entries == 263);   // 256 bytes + 6 merges + 1 special
+  CHECK(a.ids == 50257);    // <|endoftext|> at 50256, the ids between are gaps
+  CHECK(a.entries == 263);  // 256 bytes + 6 merges + 1 special
   CHECK(a.single_byte == 256);
   CHECK(a.partial_utf8 == 2);  // "\xE2\x80" and " \xE2\x80"; the bytes 0x80-0xFF are single
   CHECK(a.special == 1);
@@ -38,8 +38,9 @@ TEST_CASE("the audit counts single bytes, partial UTF-8, unreachable and special
     CHECK(a.evaluation_tokens == 3);
     CHECK(a.never_used == 262 - 3);
   }
-  SECTION("retention: a word with a space or no text is dropped; abc is one token alone, the "
-          "after a space") {
+  SECTION(
+      "retention: a word with a space or no text is dropped; abc is one token alone, the "
+      "after a space") {
     CHECK(a.words == 4);
     CHECK(a.words_single_token == 1);
     CHECK(a.words_single_token_spaced == 1);
@@ -72,8 +73,8 @@ TEST_CASE("WordPiece: ## pieces are continuations, not tested for reachability; 
 
 TEST_CASE("a model trained here audits the same from its Tokenizer and its tokenizer.json",
           "[vocabulary][audit]") {
-  const Tokenizer trained = test::trained(std::make_shared<BpeSegmenter>(), NormalizerOptions{},
-                                          test::kSentencePiece, 600);
+  const Tokenizer trained = test::trained(std::make_shared<bpe::BpeSegmenter>(),
+                                          NormalizerOptions{}, test::kSentencePiece, 600);
   const PretrainedTokenizer exported = PretrainedTokenizer::from_bytes(
       write_tokenizer_json(test::description_of(trained), trained.normalizer().options(),
                            trained.pre_tokenizer().options()),

@@ -60,7 +60,7 @@ TEST_CASE("compare audits and compares every row: trained, model and real tokeni
   // The same model three ways: a Tokenizer (as a .tkl loads), and its tokenizer.json
   // read as a real model's tokenizer.
   auto model = std::make_shared<const Tokenizer>(
-      test::trained(std::make_shared<BpeSegmenter>(), o.normalizer, o.pre_tokenizer, 600));
+      test::trained(std::make_shared<bpe::BpeSegmenter>(), o.normalizer, o.pre_tokenizer, 600));
   o.models.push_back({"model", "model.tkl", model});
   o.pretrained.push_back(
       {"exported", "export.json",
@@ -68,9 +68,8 @@ TEST_CASE("compare audits and compares every row: trained, model and real tokeni
            write_tokenizer_json(test::description_of(*model), model->normalizer().options(),
                                 model->pre_tokenizer().options()),
            "export.json", "tokenizer.json"))});
-  o.pretrained.push_back(
-      {"bert", "tokenizer.json",
-       std::make_shared<const PretrainedTokenizer>(test::wordpiece_walk())});
+  o.pretrained.push_back({"bert", "tokenizer.json",
+                          std::make_shared<const PretrainedTokenizer>(test::wordpiece_walk())});
 
   const CompareResult r = run_compare(test::experiments_registry(), o);
   REQUIRE(r.audits.size() == 4);

@@ -82,9 +82,9 @@ inline std::filesystem::path tiktoken_encoders() {
   const std::filesystem::path root =
       references != nullptr && *references != '\0'
           ? std::filesystem::path(references)
-          : (cache != nullptr && *cache != '\0' ? std::filesystem::path(cache)
-                                                : std::filesystem::path(home ? home : "/") /
-                                                      ".cache") /
+          : (cache != nullptr && *cache != '\0'
+                 ? std::filesystem::path(cache)
+                 : std::filesystem::path(home ? home : "/") / ".cache") /
                 "tokenlab" / "references";
   return root / "node_modules" / "tiktoken" / "encoders";
 }

@@ -301,8 +301,8 @@ VocabularyEntry PretrainedTokenizer::vocabulary_entry(TokenId id) const {
   if (unknown_id() == id) return {*token, EntryKind::special, false};
   VocabularyEntry entry{{}, EntryKind::normal, false};
   if (token_bytes(*token, entry.text)) return entry;
-  if (const auto byte = byte_fallback_value(*token); byte && p.model->type() != "WordLevel" &&
-                                                     !byte_fallback_ids().empty()) {
+  if (const auto byte = byte_fallback_value(*token);
+      byte && p.model->type() != "WordLevel" && !byte_fallback_ids().empty()) {
     entry.text.assign(1, static_cast<char>(*byte));
     entry.kind = EntryKind::byte_fallback;
     return entry;

@@ -97,8 +97,9 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     }
     if (pooled) out.pooled = pooled_row(rows.front(), *pooled);
     if (options.audit || options.agreement)
-      out.encoder = std::make_shared<const Tokenizer>(options.normalizer, options.pre_tokenizer,
-                                                      std::shared_ptr<Segmenter>(std::move(segmenter)));
+      out.encoder =
+          std::make_shared<const Tokenizer>(options.normalizer, options.pre_tokenizer,
+                                            std::shared_ptr<Segmenter>(std::move(segmenter)));
   } catch (const std::exception& e) {
     // An Error names what failed; anything else a plugin threw is named by its type.
     const std::string error =

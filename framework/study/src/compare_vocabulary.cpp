@@ -36,10 +36,12 @@ void add_audits(CompareResult& result, const CompareOptions& options, const Prep
       audit.language = evaluation.rows.front().language;
     audit.error = evaluation.rows.front().error;
     if (evaluation.encoder && audit.error.empty()) {
+      const auto start = Clock::now();
       const std::vector<std::string> lines = lines_of(prepared, evaluation.rows);
       audit.audit = audit_vocabulary(
           *evaluation.encoder,
           {.evaluation_lines = lines, .word_list = words, .threads = options.training.threads});
+      audit.seconds = seconds_since(start);
     } else if (audit.error.empty()) {
       audit.error = "no tokenizer to audit";
     }

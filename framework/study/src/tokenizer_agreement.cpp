@@ -54,9 +54,8 @@ PairCounts pair_counts(const std::vector<WordCut>& a, const std::vector<WordCut>
     p.compared += c;
     p.alike += c * (a[w].boundaries == b[w].boundaries);
     std::vector<std::uint32_t> both;
-    std::set_intersection(a[w].boundaries.begin(), a[w].boundaries.end(),
-                          b[w].boundaries.begin(), b[w].boundaries.end(),
-                          std::back_inserter(both));
+    std::set_intersection(a[w].boundaries.begin(), a[w].boundaries.end(), b[w].boundaries.begin(),
+                          b[w].boundaries.end(), std::back_inserter(both));
     p.common += c * both.size();
     p.total += c * (a[w].boundaries.size() + b[w].boundaries.size());
   }
@@ -163,7 +162,7 @@ TokenizerAgreement compare_tokenizers(std::span<const std::string> labels,
           p.compared == 0 ? 0.0 : static_cast<double>(p.alike) / static_cast<double>(p.compared);
       const double f1 =
           p.total == 0 ? 1.0 : 2.0 * static_cast<double>(p.common) / static_cast<double>(p.total);
-      for (const auto [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
+      for (const auto& [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
         m.jaccard[a * n + b] = overlap;
         m.word_agreement[a * n + b] = agreement;
         m.boundary_f1[a * n + b] = f1;

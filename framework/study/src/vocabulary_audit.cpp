@@ -58,8 +58,8 @@ std::vector<std::uint64_t> usage(const TextEncoder& encoder, std::span<const std
   return std::move(counts[0]);
 }
 
-void add_word_list(const TextEncoder& encoder, std::span<const std::string> words,
-                   unsigned threads, VocabularyAudit& audit) {
+void add_word_list(const TextEncoder& encoder, std::span<const std::string> words, unsigned threads,
+                   VocabularyAudit& audit) {
   std::vector<std::uint8_t> kept(words.size(), 0);  // bit 0: a word; 1: alone; 2: spaced
   parallel_for(words.size(), threads, [&](std::size_t i) {
     const std::string& w = words[i];

@@ -17,7 +17,8 @@ std::string fixed(double v, int digits) {
 }
 
 std::string percent_of(std::size_t part, std::size_t whole) {
-  return whole == 0 ? "-" : fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 2);
+  return whole == 0 ? "-"
+                    : fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 2);
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -63,6 +64,7 @@ ReportTable audit_table(const CompareResult& result) {
       {"words", I, "word-list words kept", false},
       {"strr%", R, "word-list words encoded as one token alone"},
       {"strr space%", R, "word-list words encoded as one token after a space"},
+      {"audit s", R, "wall time of the audit (not deterministic)", false},
       {"unreachable examples", ColumnKind::text, "the first unreachable entries", false},
       {"error", ColumnKind::text, "why there is no audit", false}};
   for (const auto& a : result.audits) {
@@ -76,16 +78,26 @@ ReportTable audit_table(const CompareResult& result) {
       continue;
     }
     const bool words = v.words > 0;
-    t.rows.push_back({a.label, a.language, std::to_string(v.ids), std::to_string(v.entries),
-                      std::to_string(v.single_byte), std::to_string(v.partial_utf8),
-                      std::to_string(v.unreachable), std::to_string(v.reachability_tested),
-                      std::to_string(v.special), std::to_string(v.added),
-                      std::to_string(v.byte_fallback), std::to_string(v.continuation),
+    t.rows.push_back({a.label,
+                      a.language,
+                      std::to_string(v.ids),
+                      std::to_string(v.entries),
+                      std::to_string(v.single_byte),
+                      std::to_string(v.partial_utf8),
+                      std::to_string(v.unreachable),
+                      std::to_string(v.reachability_tested),
+                      std::to_string(v.special),
+                      std::to_string(v.added),
+                      std::to_string(v.byte_fallback),
+                      std::to_string(v.continuation),
                       v.evaluated ? std::to_string(v.never_used) : "-",
                       v.evaluated ? percent_of(v.never_used, v.entries) : "-",
-                      std::to_string(v.words), words ? fixed(100.0 * v.retention(), 2) : "-",
+                      std::to_string(v.words),
+                      words ? fixed(100.0 * v.retention(), 2) : "-",
                       words ? fixed(100.0 * v.retention_spaced(), 2) : "-",
-                      join(v.unreachable_examples), ""});
+                      fixed(a.seconds, 3),
+                      join(v.unreachable_examples),
+                      ""});
   }
   return t;
 }
@@ -151,22 +163,22 @@ std::string heat_map_svg(const std::string& title, const std::vector<std::string
   const int margin = 20 + static_cast<int>(std::min<std::size_t>(longest, 24)) * 7;
   const int size = margin + cell * static_cast<int>(n) + 20;
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << size << "\" height=\""
-      << size + 30 << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << size << "\" height=\"" << size + 30
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << html_escape(title)
       << "</text>\n";
   for (std::size_t i = 0; i < n; ++i) {
     const int y = 30 + margin + cell * static_cast<int>(i);
     const int x = margin + cell * static_cast<int>(i);
-    svg << "<text x=\"" << margin - 6 << "\" y=\"" << y + cell / 2 + 4
-        << "\" text-anchor=\"end\">" << html_escape(labels[i]) << "</text>\n"
+    svg << "<text x=\"" << margin - 6 << "\" y=\"" << y + cell / 2 + 4 << "\" text-anchor=\"end\">"
+        << html_escape(labels[i]) << "</text>\n"
         << "<text transform=\"translate(" << x + cell / 2 + 4 << "," << 30 + margin - 6
         << ") rotate(-45)\">" << html_escape(labels[i]) << "</text>\n";
     for (std::size_t j = 0; j < n; ++j) {
       const double v = values[i * n + j];
       const int cx = margin + cell * static_cast<int>(j);
-      svg << "<rect x=\"" << cx << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\""
-          << cell << "\" fill=\"" << cell_colour(v) << "\" stroke=\"#fff\"><title>"
+      svg << "<rect x=\"" << cx << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\"" << cell
+          << "\" fill=\"" << cell_colour(v) << "\" stroke=\"#fff\"><title>"
           << html_escape(labels[i] + " / " + labels[j] + ": " + fixed(v, 4))
           << "</title></rect>\n<text x=\"" << cx + cell / 2 << "\" y=\"" << y + cell / 2 + 4
           << "\" text-anchor=\"middle\" fill=\"" << (v > 0.55 ? "#fff" : "#222") << "\">"

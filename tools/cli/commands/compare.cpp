@@ -10,10 +10,10 @@
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
 #include "tokenlab/compare_tables.hpp"
-#include "tokenlab/vocabulary_report.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
+#include "tokenlab/vocabulary_report.hpp"
 
 namespace tokenlab::cli {
 

@@ -175,22 +175,22 @@ void bind_compare(py::module_& m) {
           [](const PyCompareResult& r) {
             return r.result->pooled.empty() ? py::list() : table_rows(pooled_table(*r.result));
           })
-      .def_property_readonly(
-          "audit_rows",
-          [](const PyCompareResult& r) {
-            return r.result->audits.empty() ? py::list() : table_rows(audit_table(*r.result));
-          })
-      .def_property_readonly(
-          "agreement_rows",
-          [](const PyCompareResult& r) {
-            return r.result->agreement.empty() ? py::list()
-                                               : table_rows(agreement_table(*r.result));
-          })
+      .def_property_readonly("audit_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->audits.empty() ? py::list()
+                                                               : table_rows(audit_table(*r.result));
+                             })
+      .def_property_readonly("agreement_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->agreement.empty()
+                                          ? py::list()
+                                          : table_rows(agreement_table(*r.result));
+                             })
       .def_property_readonly("agreement_matrices",
                              [](const PyCompareResult& r) {
                                py::dict out;
-                               for (const auto& [language, m] : r.result->agreement)
-                                 out[text(language)] = agreement_as_dict(m);
+                               for (const auto& [language, matrix] : r.result->agreement)
+                                 out[text(language)] = agreement_as_dict(matrix);
                                return out;
                              })
       .def("to_pandas",

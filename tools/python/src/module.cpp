@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "compare.hpp"
-#include "vocabulary.hpp"
 #include "counts.hpp"
 #include "errors.hpp"
 #include "keywords.hpp"
@@ -29,6 +28,7 @@
 #include "tokenlab/app/usage_error.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plugin_abi.hpp"
+#include "vocabulary.hpp"
 
 namespace py = pybind11;
 using namespace tokenlab;

@@ -85,6 +85,12 @@ class CompareResult:
     def fairness_rows(self) -> list[dict[str, Any]]: ...
     @property
     def pooled_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def audit_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def agreement_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def agreement_matrices(self) -> dict[str, dict[str, Any]]: ...
     def to_pandas(self) -> pandas.DataFrame: ...
     def write_report(self, dir: PathLike) -> list[str]: ...
 
@@ -137,6 +143,15 @@ def train(
 def load(
     path: PathLike, format: str = "auto", plugin_dirs: Sequence[PathLike] = ()
 ) -> Tokenizer: ...
+def audit(
+    tokenizer: Tokenizer,
+    lines: Sequence[str] = (),
+    words: Sequence[str] = (),
+    threads: int = 0,
+) -> dict[str, Any]: ...
+def agreement(
+    tokenizers: Mapping[str, Tokenizer], lines: Sequence[str], threads: int = 0
+) -> dict[str, Any]: ...
 def compare(
     corpus: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,
     *,
@@ -165,6 +180,9 @@ def compare(
     squeeze_spaces: bool = False,
     baseline: Optional[str] = None,
     bootstrap: Optional[int] = None,
+    audit: bool = False,
+    audit_words: Optional[PathLike] = None,
+    agreement: bool = False,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,

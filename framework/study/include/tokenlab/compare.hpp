@@ -182,7 +182,8 @@ struct LabelAudit {
   std::string label;
   std::string language;  // set with per-language training only
   VocabularyAudit audit;
-  std::string error;  // the row failed: no audit
+  std::string error;     // the row failed: no audit
+  double seconds = 0.0;  // wall time of the audit; not deterministic
 };
 
 /// The agreement matrix of the labels serving one language ("" = all the text).

@@ -47,12 +47,12 @@ struct WordCut {
 /// Pair figures, row-major n x n (n = labels.size()); the diagonal is 1.
 struct TokenizerAgreement {
   std::vector<std::string> labels;
-  std::vector<std::size_t> vocabulary;    // normalised entries per tokenizer
-  std::vector<double> jaccard;            // vocabulary overlap
-  std::vector<double> word_agreement;     // share of compared words cut alike
-  std::vector<double> boundary_f1;        // 2 |Bi ∩ Bj| / (|Bi| + |Bj|), over compared words
-  std::vector<std::uint64_t> compared;    // word occurrences both spell alike in length
-  std::uint64_t words = 0;                // word occurrences in the text
+  std::vector<std::size_t> vocabulary;  // normalised entries per tokenizer
+  std::vector<double> jaccard;          // vocabulary overlap
+  std::vector<double> word_agreement;   // share of compared words cut alike
+  std::vector<double> boundary_f1;      // 2 |Bi ∩ Bj| / (|Bi| + |Bj|), over compared words
+  std::vector<std::uint64_t> compared;  // word occurrences both spell alike in length
+  std::uint64_t words = 0;              // word occurrences in the text
   [[nodiscard]] double at(const std::vector<double>& m, std::size_t i, std::size_t j) const {
     return m[i * labels.size() + j];
   }
@@ -62,9 +62,8 @@ struct TokenizerAgreement {
 /// encoded once, weighted by its count). A word enters a pair's figures when the
 /// two encoders spell it with the same number of bytes (not, say, where one has
 /// an unknown token). The result does not depend on threads (0 = all cores).
-[[nodiscard]] TOKENLAB_API TokenizerAgreement
-compare_tokenizers(std::span<const std::string> labels,
-                   std::span<const TextEncoder* const> encoders,
-                   std::span<const std::string> lines, unsigned threads = 0);
+[[nodiscard]] TOKENLAB_API TokenizerAgreement compare_tokenizers(
+    std::span<const std::string> labels, std::span<const TextEncoder* const> encoders,
+    std::span<const std::string> lines, unsigned threads = 0);
 
 }  // namespace tokenlab

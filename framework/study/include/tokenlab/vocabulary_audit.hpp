@@ -27,10 +27,10 @@ namespace tokenlab {
 struct AuditInput {
   /// Text whose lines are encoded one by one to find the entries never used;
   /// empty: never_used is not computed (evaluated stays false).
-  std::span<const std::string> evaluation_lines;
+  std::span<const std::string> evaluation_lines{};
   /// Words for the single-token retention rate; a word holding white space is
   /// dropped (STRR's rule), as are empty ones.
-  std::span<const std::string> word_list;
+  std::span<const std::string> word_list{};
   /// Worker threads (0 = all cores). The counts do not depend on it.
   unsigned threads = 0;
   /// How many unreachable entries to keep as examples (display pieces).
