@@ -60,7 +60,7 @@ TEST_CASE("the audit gives the same counts at every thread count", "[vocabulary]
   CHECK_FALSE(audit_vocabulary(t, {}).evaluated);
 }
 
-TEST_CASE("WordPiece: ## pieces are continuations, not tested for reachability; [UNK] is special",
+TEST_CASE("WordPiece: ## pieces are continuations, not tested for reachability, and [UNK] is special",
           "[vocabulary][audit]") {
   const VocabularyAudit a = audit_vocabulary(test::wordpiece_walk(), {});
   CHECK(a.entries == 6);

@@ -57,6 +57,7 @@ TEST_CASE("compare audits and compares every row: trained, model and real tokeni
   o.audit = true;
   o.audit_words = (dir / "words.txt").string();
   o.agreement = true;
+  o.pre_tokenizer = test::kSentencePiece;  // what tokenizer.json can express
   // The same model three ways: a Tokenizer (as a .tkl loads), and its tokenizer.json
   // read as a real model's tokenizer.
   auto model = std::make_shared<const Tokenizer>(
@@ -100,6 +101,7 @@ TEST_CASE("compare audits and compares every row: trained, model and real tokeni
     const ReportTable audit = audit_table(r);
     CHECK(audit.rows.size() == 4);
     CHECK(agreement_table(r).rows.size() == 4 * 3);
+    std::filesystem::create_directories(dir / "report");
     (void)write_compare_reports(dir / "report", r);
     CHECK(std::filesystem::exists(dir / "report" / "audit.csv"));
     CHECK(std::filesystem::exists(dir / "report" / "agreement.csv"));

@@ -307,9 +307,12 @@ VocabularyEntry PretrainedTokenizer::vocabulary_entry(TokenId id) const {
     entry.kind = EntryKind::byte_fallback;
     return entry;
   }
-  // A control piece (SentencePiece's <s>, </s>) is a token that decodes to nothing.
+  // A SentencePiece control piece (<s>, </s>) is a token that decodes to nothing.
+  // Only there: HF's specials are added tokens, and a decoder such as Mistral's
+  // Strip(1 left) makes the plain piece "▁" decode to nothing too.
   const TokenId one[] = {id};
-  if (!token->empty() && decode(one).empty()) return {*token, EntryKind::special, false};
+  if (p.format == "sentencepiece" && !token->empty() && decode(one).empty())
+    return {*token, EntryKind::special, false};
   std::string_view text = *token;
   if (p.model->type() == "WordPiece" && text.starts_with("##")) {
     text.remove_prefix(2);

@@ -37,7 +37,7 @@ struct AuditInput {
   std::size_t examples = 10;
 };
 
-struct VocabularyAudit {
+struct TOKENLAB_API VocabularyAudit {
   std::size_t ids = 0;      // vocabulary_size(): one past the largest id
   std::size_t entries = 0;  // ids that name a token (gaps excluded)
   /// Normal and byte-fallback entries whose text is exactly one byte.
