@@ -12,6 +12,27 @@ namespace tokenlab {
 
 namespace {
 
+// A table cell on one line: control characters as \n, \t or \xNN.
+std::string escape_controls(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7F) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    }
+  }
+  return out;
+}
+
 unsigned resolve_threads(unsigned threads) {
   return threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
@@ -125,7 +146,8 @@ VocabularyAudit audit_vocabulary(const TextEncoder& encoder, const AuditInput& i
     if (f.tested && !f.reachable) {
       ++audit.unreachable;
       if (audit.unreachable_examples.size() < input.examples)
-        audit.unreachable_examples.push_back(encoder.display_piece(static_cast<TokenId>(id)));
+        audit.unreachable_examples.push_back(
+            escape_controls(encoder.display_piece(static_cast<TokenId>(id))));
     }
     if (audit.evaluated) {
       audit.evaluation_tokens += used[id];

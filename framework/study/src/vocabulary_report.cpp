@@ -69,9 +69,14 @@ ReportTable audit_table(const CompareResult& result) {
       {"error", ColumnKind::text, "why there is no audit", false}};
   for (const auto& a : result.audits) {
     const VocabularyAudit& v = a.audit;
+    // Labelled as the comparison table labels its rows.
+    bool pretrained = false;
+    for (const auto& row : result.rows)
+      pretrained = pretrained || (row.algorithm == a.label && row.pretrained);
+    const std::string label = pretrained ? a.label + " (pretrained)" : a.label;
     if (!a.error.empty()) {
       std::vector<std::string> row(t.columns.size(), "-");
-      row[0] = a.label;
+      row[0] = label;
       row[1] = a.language;
       row.back() = a.error;
       t.rows.push_back(std::move(row));
@@ -125,6 +130,31 @@ ReportTable agreement_table(const CompareResult& result) {
       }
   }
   return t;
+}
+
+std::vector<ReportTable> agreement_matrix_tables(const CompareResult& result) {
+  std::vector<ReportTable> tables;
+  for (const auto& [language, m] : result.agreement) {
+    const std::string on = language.empty() ? "" : " (" + language + ")";
+    const std::pair<std::string, const std::vector<double>*> figures[] = {
+        {"Vocabulary overlap (Jaccard)", &m.jaccard},
+        {"Words cut alike (share of words)", &m.word_agreement},
+        {"Boundary F1", &m.boundary_f1}};
+    for (const auto& [name, values] : figures) {
+      ReportTable t;
+      t.title = name + on;
+      t.columns.push_back({"", ColumnKind::text});
+      for (const auto& label : m.labels) t.columns.push_back({label, ColumnKind::real});
+      for (std::size_t i = 0; i < m.labels.size(); ++i) {
+        std::vector<std::string> row = {m.labels[i]};
+        for (std::size_t j = 0; j < m.labels.size(); ++j)
+          row.push_back(fixed(m.at(*values, i, j), 3));
+        t.rows.push_back(std::move(row));
+      }
+      tables.push_back(std::move(t));
+    }
+  }
+  return tables;
 }
 
 PlotSpec audit_plot(const CompareResult& result) {

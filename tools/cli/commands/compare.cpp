@@ -72,10 +72,11 @@ int cmd_compare(const std::vector<std::string>& args) {
     std::cout << '\n';
     write_terminal(std::cout, audit_table(result));
   }
-  if (experiment.options.agreement) {
-    std::cout << '\n';
-    write_terminal(std::cout, agreement_table(result));
-  }
+  if (experiment.options.agreement)
+    for (const auto& table : agreement_matrix_tables(result)) {
+      std::cout << '\n';
+      write_terminal(std::cout, table);
+    }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();
   if (!experiment.report_dir.empty())

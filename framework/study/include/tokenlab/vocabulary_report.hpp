@@ -20,6 +20,10 @@ namespace tokenlab {
 /// One row per ordered pair of labels (and language): Jaccard, word agreement,
 /// boundary F1 and the words compared.
 [[nodiscard]] TOKENLAB_API ReportTable agreement_table(const CompareResult& result);
+/// The agreement as square tables, one per figure (Jaccard, words cut alike,
+/// boundary F1) and language: what the terminal shows.
+[[nodiscard]] TOKENLAB_API std::vector<ReportTable> agreement_matrix_tables(
+    const CompareResult& result);
 /// The audit's shares of each vocabulary as clustered bars (gnuplot).
 [[nodiscard]] TOKENLAB_API PlotSpec audit_plot(const CompareResult& result);
 /// One self-contained SVG heat map per agreement matrix and figure: caption, SVG.
