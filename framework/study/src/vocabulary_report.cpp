@@ -83,7 +83,7 @@ ReportTable audit_table(const CompareResult& result) {
       continue;
     }
     const bool words = v.words > 0;
-    t.rows.push_back({a.label,
+    t.rows.push_back({label,
                       a.language,
                       std::to_string(v.ids),
                       std::to_string(v.entries),
