@@ -121,3 +121,43 @@ TEST_CASE("the heat map draws one cell per pair with its value", "[vocabulary][r
   CHECK(svg.find(">0.25<") != std::string::npos);
   CHECK(svg.find("a / b: 0.2500") != std::string::npos);
 }
+
+TEST_CASE("with per-language training, each language has its own audits and matrix",
+          "[vocabulary][compare]") {
+  test::TempDir dir;
+  std::string en;
+  std::string de;
+  for (int i = 0; i < 30; ++i) {
+    en += "the walking man talked to the walking woman\n";
+    de += "der laufende Mann sprach mit der laufenden Frau\n";
+  }
+  test::write_bytes(dir / "en.txt", en);
+  test::write_bytes(dir / "de.txt", de);
+  CompareOptions o;
+  o.languages = {{"en", {(dir / "en.txt").string()}}, {"de", {(dir / "de.txt").string()}}};
+  o.per_language = true;
+  o.algorithms = {"bpe"};
+  o.training.vocab_size = 300;
+  o.training.threads = 1;
+  o.held_out = 0.5;
+  o.bootstrap_samples = 0;
+  o.audit = true;
+  o.agreement = true;
+  o.pretrained.push_back(
+      {"walk", "tokenizer.json",
+       std::make_shared<const PretrainedTokenizer>(test::metaspace_walk())});
+  const CompareResult r = run_compare(test::experiments_registry(), o);
+  REQUIRE(r.audits.size() == 3);
+  CHECK(r.audits[0].label == "bpe");
+  CHECK(r.audits[0].language == "en");
+  CHECK(r.audits[1].language == "de");
+  CHECK(r.audits[2].label == "walk");
+  CHECK(r.audits[2].language.empty());
+  REQUIRE(r.agreement.size() == 2);
+  CHECK(r.agreement[0].language == "en");
+  CHECK(r.agreement[1].language == "de");
+  // In each language: that language's bpe and the tokenizer that serves all.
+  CHECK(r.agreement[0].matrix.labels == std::vector<std::string>{"bpe", "walk"});
+  CHECK(r.agreement[1].matrix.labels == std::vector<std::string>{"bpe", "walk"});
+  CHECK(r.agreement[0].matrix.words > 0);
+}

@@ -193,7 +193,9 @@ std::string heat_map_svg(const std::string& title, const std::vector<std::string
   const int margin = 20 + static_cast<int>(std::min<std::size_t>(longest, 24)) * 7;
   const int size = margin + cell * static_cast<int>(n) + 20;
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << size << "\" height=\"" << size + 30
+  // The column labels lean right, past the last column: room for the longest.
+  const int width = size + static_cast<int>(std::min<std::size_t>(longest, 24)) * 5;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << size + 30
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << html_escape(title)
       << "</text>\n";
