@@ -60,8 +60,9 @@ TEST_CASE("the audit gives the same counts at every thread count", "[vocabulary]
   CHECK_FALSE(audit_vocabulary(t, {}).evaluated);
 }
 
-TEST_CASE("WordPiece: ## pieces are continuations, not tested for reachability, and [UNK] is special",
-          "[vocabulary][audit]") {
+TEST_CASE(
+    "WordPiece: ## pieces are continuations, not tested for reachability, and [UNK] is special",
+    "[vocabulary][audit]") {
   const VocabularyAudit a = audit_vocabulary(test::wordpiece_walk(), {});
   CHECK(a.entries == 6);
   CHECK(a.special == 1);

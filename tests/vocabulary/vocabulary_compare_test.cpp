@@ -127,9 +127,11 @@ TEST_CASE("with per-language training, each language has its own audits and matr
   test::TempDir dir;
   std::string en;
   std::string de;
+  // Distinct lines: the held-out split is by line hash, so copies of one line
+  // would all fall on one side.
   for (int i = 0; i < 30; ++i) {
-    en += "the walking man talked to the walking woman\n";
-    de += "der laufende Mann sprach mit der laufenden Frau\n";
+    en += "the walking man talked to the walking woman " + std::to_string(i) + "\n";
+    de += "der laufende Mann sprach mit der laufenden Frau " + std::to_string(i) + "\n";
   }
   test::write_bytes(dir / "en.txt", en);
   test::write_bytes(dir / "de.txt", de);
@@ -143,9 +145,8 @@ TEST_CASE("with per-language training, each language has its own audits and matr
   o.bootstrap_samples = 0;
   o.audit = true;
   o.agreement = true;
-  o.pretrained.push_back(
-      {"walk", "tokenizer.json",
-       std::make_shared<const PretrainedTokenizer>(test::metaspace_walk())});
+  o.pretrained.push_back({"walk", "tokenizer.json",
+                          std::make_shared<const PretrainedTokenizer>(test::metaspace_walk())});
   const CompareResult r = run_compare(test::experiments_registry(), o);
   REQUIRE(r.audits.size() == 3);
   CHECK(r.audits[0].label == "bpe");

@@ -195,8 +195,8 @@ std::string heat_map_svg(const std::string& title, const std::vector<std::string
   std::ostringstream svg;
   // The column labels lean right, past the last column: room for the longest.
   const int width = size + static_cast<int>(std::min<std::size_t>(longest, 24)) * 5;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << size + 30
-      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\""
+      << size + 30 << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<text x=\"10\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << html_escape(title)
       << "</text>\n";
   for (std::size_t i = 0; i < n; ++i) {
