@@ -162,3 +162,18 @@ TEST_CASE("with per-language training, each language has its own audits and matr
   CHECK(r.agreement[1].matrix.labels == std::vector<std::string>{"bpe", "walk"});
   CHECK(r.agreement[0].matrix.words > 0);
 }
+
+TEST_CASE("a word list without --audit, or one that cannot be read, fails before any training",
+          "[vocabulary][compare]") {
+  test::TempDir dir;
+  test::write_bytes(dir / "corpus.txt", "a b c\n");
+  CompareOptions o;
+  o.corpus_files = {(dir / "corpus.txt").string()};
+  o.algorithms = {"bpe"};
+  o.audit_words = (dir / "words.txt").string();
+  CHECK_THROWS_WITH(run_compare(test::experiments_registry(), o),
+                    Catch::Contains("give --audit with it"));
+  o.audit = true;
+  CHECK_THROWS_WITH(run_compare(test::experiments_registry(), o),
+                    Catch::Contains("words.txt: cannot read the word list"));
+}

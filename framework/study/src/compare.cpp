@@ -114,6 +114,10 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
   if (o.bootstrap_samples > kMaxBootstrapSamples)
     throw Error("bootstrap samples must be at most " + std::to_string(kMaxBootstrapSamples) +
                 ", got " + std::to_string(o.bootstrap_samples));
+  if (!o.audit_words.empty()) {
+    if (!o.audit) throw Error("--audit-words is the audit's word list: give --audit with it");
+    (void)read_word_list(o.audit_words);  // a missing file fails before any training
+  }
   if (o.jobs == 0) o.jobs = 1;
   return o;
 }
