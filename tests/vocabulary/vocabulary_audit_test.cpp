@@ -112,3 +112,16 @@ TEST_CASE("r50k_base (GPT-2): 256 single-byte tokens, 216 multi-byte partial UTF
   CHECK(a.special == 1);
   CHECK(a.added == 0);
 }
+
+TEST_CASE("a SentencePiece .model: its CONTROL pieces and <unk> are special, the piece ▁ is not",
+          "[vocabulary][audit]") {
+  // tests/data/pretrained/unigram.model: <unk>, <s>, </s>, then "▁" and 196 more pieces.
+  const PretrainedTokenizer t =
+      PretrainedTokenizer::load(TOKENLAB_TEST_DATA_DIR "/pretrained/unigram.model");
+  const VocabularyAudit a = audit_vocabulary(t, {});
+  CHECK(a.entries == 200);
+  CHECK(a.special == 3);
+  CHECK(a.added == 0);
+  CHECK(t.vocabulary_entry(3).kind == EntryKind::normal);
+  CHECK(t.vocabulary_entry(3).text == " ");
+}

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "sentencepiece/internal.hpp"
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/interruption.hpp"
@@ -307,12 +308,16 @@ VocabularyEntry PretrainedTokenizer::vocabulary_entry(TokenId id) const {
     entry.kind = EntryKind::byte_fallback;
     return entry;
   }
-  // A SentencePiece control piece (<s>, </s>) is a token that decodes to nothing.
-  // Only there: HF's specials are added tokens, and a decoder such as Mistral's
-  // Strip(1 left) makes the plain piece "▁" decode to nothing too.
-  const TokenId one[] = {id};
-  if (p.format == "sentencepiece" && !token->empty() && decode(one).empty())
-    return {*token, EntryKind::special, false};
+  // A .model file says what each piece is: CONTROL pieces (<s>, </s>) are
+  // special, USER_DEFINED ones are matched in the text before the model, as
+  // HF's added tokens are.
+  if (const auto* spm = dynamic_cast<const sentencepiece_detail::SpmModel*>(p.model.get());
+      spm != nullptr && id < spm->vocabulary().types.size()) {
+    using sentencepiece_detail::PieceType;
+    const PieceType type = spm->vocabulary().types[id];
+    if (type == PieceType::control) return {*token, EntryKind::special, false};
+    if (type == PieceType::user_defined) return {*token, EntryKind::added, false};
+  }
   std::string_view text = *token;
   if (p.model->type() == "WordPiece" && text.starts_with("##")) {
     text.remove_prefix(2);
