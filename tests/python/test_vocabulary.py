@@ -4,7 +4,7 @@ compare --audit and --agreement in Python, with the CLI's names and figures."""
 import csv
 
 import tokenlab
-from conftest import ENGLISH, UNIGRAM_MODEL, bpe, english_lines, unigram  # noqa: F401
+from conftest import ENGLISH, UNIGRAM_MODEL
 
 
 def read_csv(path):
