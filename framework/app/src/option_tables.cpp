@@ -233,6 +233,23 @@ void add_study_options(OptionTable<CompareRequest>& t) {
         &R::inference);
 }
 
+// compare's vocabulary studies (docs/metrics.md#vocabulary-audit).
+void add_vocabulary_study_options(OptionTable<CompareRequest>& t) {
+  using R = CompareRequest;
+  t.add({.name = "audit",
+         .help = "audit every row's vocabulary: single bytes, partial UTF-8, unreachable, "
+                 "special and added entries, entries the evaluation text never uses"},
+        &R::options, &CompareOptions::audit);
+  t.add({.name = "audit-words",
+         .help = "with --audit: a word list (one word per line) for the share of words kept as "
+                 "one token (STRR), alone and after a space"},
+        &R::options, &CompareOptions::audit_words);
+  t.add({.name = "agreement",
+         .help = "every pair of rows: vocabulary overlap (Jaccard), words cut alike and "
+                 "boundary F1 on the evaluation text's words"},
+        &R::options, &CompareOptions::agreement);
+}
+
 OptionTable<CompareRequest> make_compare_table() {
   OptionTable<CompareRequest> t;
   using R = CompareRequest;
@@ -242,6 +259,7 @@ OptionTable<CompareRequest> make_compare_table() {
   add_experiment_corpus_options(t);
   add_experiment_training_and_protocol_options(t);
   add_study_options(t);
+  add_vocabulary_study_options(t);
   return t;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "sentencepiece/internal.hpp"
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/interruption.hpp"
@@ -261,6 +262,78 @@ std::vector<TokenId> PretrainedTokenizer::byte_fallback_ids() const {
   return ids;
 }
 
+bool PretrainedTokenizer::token_bytes(const std::string& token, std::string& bytes) const {
+  // The bytes the token stands for: tiktoken's tokens are bytes; a ByteLevel
+  // vocabulary spells bytes in GPT-2's printable alphabet. Any other token is
+  // shown as the file spells it, so that SentencePiece's U+2581 stays visible
+  // (decoding would turn it into a space), and a byte-fallback piece stays
+  // <0xNN>, as SentencePiece, HF and tokenlab's own models show it: shown as its
+  // byte (\xF0), the same model printed other pieces from its .tkl than from
+  // its exported tokenizer.json (issue 26).
+  const PretrainedPipeline& p = *pipeline_;
+  bytes.clear();
+  if (p.format == "tiktoken") {
+    bytes = token;
+    return true;
+  }
+  const bool byte_level = std::any_of(p.decoders.begin(), p.decoders.end(),
+                                      [](const auto& d) { return d->describe() == "ByteLevel"; });
+  if (!byte_level) return false;
+  static const auto inverse = [] {
+    std::unordered_map<char32_t, char> map;
+    const auto& alphabet = byte_level_alphabet();
+    for (std::size_t b = 0; b < alphabet.size(); ++b) map[alphabet[b]] = static_cast<char>(b);
+    return map;
+  }();
+  for (const std::string_view c : utf8::split_code_points(token)) {
+    const auto it = inverse.find(utf8::decode_at(c, 0));
+    if (it == inverse.end()) return false;  // not byte-level after all
+    bytes += it->second;
+  }
+  return true;
+}
+
+VocabularyEntry PretrainedTokenizer::vocabulary_entry(TokenId id) const {
+  const PretrainedPipeline& p = *pipeline_;
+  if (const AddedToken* added = p.added.empty() ? nullptr : p.added.find(id))
+    return {added->content, added->special ? EntryKind::special : EntryKind::added, false};
+  const std::string* token = p.tokens->token(id);
+  if (!token) return {};
+  if (unknown_id() == id) return {*token, EntryKind::special, false};
+  VocabularyEntry entry{{}, EntryKind::normal, false};
+  if (token_bytes(*token, entry.text)) return entry;
+  if (const auto byte = byte_fallback_value(*token);
+      byte && p.model->type() != "WordLevel" && !byte_fallback_ids().empty()) {
+    entry.text.assign(1, static_cast<char>(*byte));
+    entry.kind = EntryKind::byte_fallback;
+    return entry;
+  }
+  // A .model file says what each piece is: CONTROL pieces (<s>, </s>) are
+  // special, USER_DEFINED ones are matched in the text before the model, as
+  // HF's added tokens are.
+  if (const auto* spm = dynamic_cast<const sentencepiece_detail::SpmModel*>(p.model.get());
+      spm != nullptr && id < spm->vocabulary().types.size()) {
+    using sentencepiece_detail::PieceType;
+    const PieceType type = spm->vocabulary().types[id];
+    if (type == PieceType::control) return {*token, EntryKind::special, false};
+    if (type == PieceType::user_defined) return {*token, EntryKind::added, false};
+  }
+  std::string_view text = *token;
+  if (p.model->type() == "WordPiece" && text.starts_with("##")) {
+    text.remove_prefix(2);
+    entry.continuation = true;
+  }
+  const std::string_view marker = kBoundaryMarker;
+  for (std::size_t at = 0;;) {
+    const std::size_t next = text.find(marker, at);
+    entry.text.append(text.substr(at, next == std::string_view::npos ? next : next - at));
+    if (next == std::string_view::npos) break;
+    entry.text += ' ';
+    at = next + marker.size();
+  }
+  return entry;
+}
+
 std::string PretrainedTokenizer::display_piece(TokenId id) const {
   return display_piece_as(id, PartialBytes::backslash);
 }
@@ -270,33 +343,8 @@ std::string PretrainedTokenizer::display_piece_as(TokenId id, PartialBytes parti
   if (const AddedToken* added = p.added.empty() ? nullptr : p.added.find(id)) return added->content;
   const std::string* token = p.tokens->token(id);
   if (!token) return {};
-  // The bytes the token stands for: tiktoken's tokens are bytes; a ByteLevel
-  // vocabulary spells bytes in GPT-2's printable alphabet. Any other token is
-  // shown as the file spells it, so that SentencePiece's U+2581 stays visible
-  // (decoding would turn it into a space), and a byte-fallback piece stays
-  // <0xNN>, as SentencePiece, HF and tokenlab's own models show it: shown as its
-  // byte (\xF0), the same model printed other pieces from its .tkl than from
-  // its exported tokenizer.json (issue 26).
   std::string bytes;
-  const bool byte_level = std::any_of(p.decoders.begin(), p.decoders.end(),
-                                      [](const auto& d) { return d->describe() == "ByteLevel"; });
-  if (p.format == "tiktoken") {
-    bytes = *token;
-  } else if (byte_level) {
-    static const auto inverse = [] {
-      std::unordered_map<char32_t, char> map;
-      const auto& alphabet = byte_level_alphabet();
-      for (std::size_t b = 0; b < alphabet.size(); ++b) map[alphabet[b]] = static_cast<char>(b);
-      return map;
-    }();
-    for (const std::string_view c : utf8::split_code_points(*token)) {
-      const auto it = inverse.find(utf8::decode_at(c, 0));
-      if (it == inverse.end()) return *token;  // not byte-level after all
-      bytes += it->second;
-    }
-  } else {
-    bytes = *token;
-  }
+  if (!token_bytes(*token, bytes)) bytes = *token;
   std::string shown;
   for (std::size_t i = 0; i < bytes.size();) {
     const std::size_t length = utf8::sequence_length(bytes, i);

@@ -114,6 +114,10 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
   if (o.bootstrap_samples > kMaxBootstrapSamples)
     throw Error("bootstrap samples must be at most " + std::to_string(kMaxBootstrapSamples) +
                 ", got " + std::to_string(o.bootstrap_samples));
+  if (!o.audit_words.empty()) {
+    if (!o.audit) throw Error("--audit-words is the audit's word list: give --audit with it");
+    (void)read_word_list(o.audit_words);  // a missing file fails before any training
+  }
   if (o.jobs == 0) o.jobs = 1;
   return o;
 }
@@ -188,11 +192,13 @@ std::vector<LabelEvaluation> evaluate_labels(const PluginRegistry& registry,
     if (progress) progress("encoding with " + entry.name, 1.0);
     evaluations.push_back(
         compare_detail::evaluate_model(options, prepared, entry, samples, samples_mutex));
+    evaluations.back().encoder = entry.tokenizer;
   }
   for (const auto& entry : options.pretrained) {
     if (progress) progress("encoding with " + entry.name, 1.0);
     evaluations.push_back(compare_detail::evaluate_pretrained(options, prepared, entry, samples));
     compare_detail::add_pretrained_studies(options, prepared, entry, evaluations.back(), samples);
+    evaluations.back().encoder = entry.encoder;
   }
   return evaluations;
 }
@@ -294,6 +300,10 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   std::vector<SampleSegmentation> samples;
   std::vector<LabelEvaluation> evaluations =
       evaluate_labels(registry, options, prepared, progress, samples);
+  if (options.audit || options.agreement) {
+    if (progress) progress("vocabulary audit and agreement", 1.0);
+    compare_detail::add_vocabulary_studies(result, options, prepared, evaluations);
+  }
   const std::vector<LineTokens> line_tokens = take_rows(evaluations, result);
   const std::vector<std::string> labels = row_labels(options);
   sort_samples(samples, labels);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -82,6 +83,9 @@ struct LabelEvaluation {
   std::optional<CompareRow> pooled;
   std::vector<MorphologyRow> morphology;  // compare_studies.cpp
   std::vector<InferenceRow> inference;
+  /// The tokenizer behind the rows, kept for the audit and agreement (null when
+  /// neither is asked for, or the training failed).
+  std::shared_ptr<const TextEncoder> encoder;
 };
 
 // ---- compare_preparation.cpp ------------------------------------------------------
@@ -143,6 +147,13 @@ void add_segmenter_studies(const CompareOptions& options, const Prepared& prepar
 void add_pretrained_studies(const CompareOptions& options, const Prepared& prepared,
                             const PretrainedEntry& entry, LabelEvaluation& out,
                             std::vector<SampleSegmentation>& samples);
+// ---- compare_vocabulary.cpp -------------------------------------------------------
+
+// The audit of each label's vocabulary and the agreement matrices
+// (CompareOptions::audit, agreement), from the evaluations' encoders.
+void add_vocabulary_studies(CompareResult& result, const CompareOptions& options,
+                            const Prepared& prepared,
+                            const std::vector<LabelEvaluation>& evaluations);
 
 // ---- bootstrap.cpp ----------------------------------------------------------------
 

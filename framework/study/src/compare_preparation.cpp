@@ -61,7 +61,7 @@ class HeldOutRecorder {
       lang_.held_out.ends.push_back(lang_.held_out.text.size());
     });
     lang_.held_out_words_after_line.push_back(lang_.held_out.size());
-    if (!options_.pretrained.empty()) {
+    if (!options_.pretrained.empty() || options_.audit || options_.agreement) {
       lang_.raw_held_out.text.append(raw);
       lang_.raw_held_out.ends.push_back(lang_.raw_held_out.text.size());
     }

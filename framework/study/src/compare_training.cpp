@@ -2,6 +2,7 @@
 // with its peak memory, before its rows are evaluated (compare_evaluation.cpp).
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -99,6 +100,10 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     add_segmenter_studies(options, prepared, served, task.algorithm,
                           std::shared_ptr<Segmenter>(segmenter.get(), [](Segmenter*) {}), out,
                           samples, samples_mutex);
+    if (options.audit || options.agreement)
+      out.encoder =
+          std::make_shared<const Tokenizer>(options.normalizer, options.pre_tokenizer,
+                                            std::shared_ptr<Segmenter>(std::move(segmenter)));
   } catch (const std::exception& e) {
     // An Error names what failed; anything else a plugin threw is named by its type.
     const std::string error =

@@ -14,6 +14,7 @@
 #include "tokenlab/lorenz.hpp"
 #include "tokenlab/plot.hpp"
 #include "tokenlab/study_tables.hpp"
+#include "tokenlab/vocabulary_report.hpp"
 
 namespace tokenlab {
 
@@ -115,6 +116,35 @@ void add_study_tables(const fs::path& dir, const CompareResult& result, HtmlRepo
   }
 }
 
+// compare --audit and --agreement (vocabulary_report.hpp).
+void add_vocabulary_tables(const fs::path& dir, const CompareResult& result, HtmlReport& html,
+                           ReportBundle& bundle) {
+  if (result.options.audit) {
+    const ReportTable audit = audit_table(result);
+    write_table_files(dir, "audit", audit, bundle);
+    html.tables.push_back(audit);
+  }
+  if (result.options.agreement) {
+    const ReportTable agreement = agreement_table(result);
+    write_table_files(dir, "agreement", agreement, bundle);
+    html.tables.push_back(agreement);
+  }
+}
+void add_vocabulary_plots(const fs::path& dir, const CompareResult& result, HtmlReport& html,
+                          ReportBundle& bundle) {
+  if (result.options.audit && !result.audits.empty())
+    add_plot(dir, "audit", audit_plot(result), html, bundle);
+  // Heat maps are drawn here, not by gnuplot: they need no external program.
+  std::size_t k = 0;
+  for (const auto& [caption, svg] : agreement_heat_maps(result)) {
+    fs::create_directories(dir / "plots");
+    const fs::path path = dir / "plots" / ("agreement-" + std::to_string(++k) + ".svg");
+    write_file_atomically(path, [&](std::ostream& out) { out << svg; });
+    bundle.files.push_back(path);
+    html.plots.emplace_back(caption, svg);
+  }
+}
+
 void write_html_file(const fs::path& dir, const HtmlReport& html, ReportBundle& bundle) {
   const fs::path path = dir / "report.html";
   write_file_atomically(path, [&](std::ostream& out) { write_html(out, html); });
@@ -142,6 +172,7 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
     html.tables.push_back(pooled);
   }
   add_study_tables(dir, result, html, bundle);
+  add_vocabulary_tables(dir, result, html, bundle);
   for (auto& t : html.tables) t.metadata.clear();  // shown once, at the end
   html.metadata = run_metadata(result);
   html.samples = result.samples;
@@ -183,6 +214,7 @@ ReportBundle write_compare_reports(const fs::path& dir, const CompareResult& res
     add_plot(dir, "premium", premium, html, bundle);
     if (!result.gini.empty()) add_plot(dir, "lorenz", lorenz_plot(result), html, bundle);
   }
+  add_vocabulary_plots(dir, result, html, bundle);
   write_html_file(dir, html, bundle);
   return bundle;
 }

@@ -1,5 +1,6 @@
 #include "tokenlab/tokenizer.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "tokenlab/alphabet.hpp"
@@ -9,6 +10,7 @@
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/segmenter_source.hpp"
 #include "tokenlab/train_options.hpp"
+#include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
 
@@ -70,6 +72,39 @@ std::vector<TokenId> Tokenizer::encode(std::string_view text) const {
 
 TextEncoder::~TextEncoder() = default;
 
+VocabularyEntry TextEncoder::vocabulary_entry(TokenId id) const {
+  if (id >= vocabulary_size()) return {};
+  if (unknown_id() == id) return {display_piece(id), EntryKind::special, false};
+  try {
+    const TokenId one[] = {id};
+    return {decode(one), EntryKind::normal, false};
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+bool TextEncoder::encodes_to_itself(TokenId id) const {
+  const VocabularyEntry entry = vocabulary_entry(id);
+  if (entry.text.empty() || utf8::find_invalid(entry.text)) return false;
+  std::vector<TokenId> ids;
+  const auto gives = [&](std::string_view text) {
+    ids.clear();
+    encode(text, ids);
+    return ids.size() == 1 && ids.front() == id;
+  };
+  if (gives(entry.text)) return true;
+  if (entry.text.front() == ' ' && entry.text.size() > 1 && gives(entry.text.substr(1)))
+    return true;
+  // A piece that never starts a line (SentencePiece's dummy prefix makes every
+  // line start with a marker): after a newline it can start a piece.
+  std::vector<TokenId> anchor;
+  encode("\n", anchor);
+  ids.clear();
+  encode("\n" + entry.text, ids);
+  return ids.size() == anchor.size() + 1 && std::equal(anchor.begin(), anchor.end(), ids.begin()) &&
+         ids.back() == id;
+}
+
 std::vector<std::vector<TokenId>> TextEncoder::encode_batch(std::span<const std::string> lines,
                                                             unsigned threads) const {
   std::vector<std::vector<TokenId>> out(lines.size());
@@ -92,6 +127,40 @@ std::string Tokenizer::display_piece(TokenId id) const {
 
 std::optional<TokenId> Tokenizer::unknown_id() const {
   return segmenter_->vocabulary().unknown_id();
+}
+
+VocabularyEntry Tokenizer::vocabulary_entry(TokenId id) const {
+  const Vocabulary& vocabulary = segmenter_->vocabulary();
+  if (id >= vocabulary.size()) return {};
+  const std::string& piece = vocabulary.piece(id);
+  if (vocabulary.is_special(id)) return {piece, EntryKind::special, false};
+  if (const auto byte = byte_fallback_value(piece); byte && !byte_fallback_ids().empty())
+    return {std::string(1, static_cast<char>(*byte)), EntryKind::byte_fallback, false};
+  const TokenId one[] = {id};
+  std::string text = segmenter_->decode(one);  // markers kept, "##" stripped, bytes raw
+  // A WordPiece continuation piece is stored with its prefix and decodes without it.
+  const bool continuation = piece.size() > text.size() && piece.starts_with("##") &&
+                            std::string_view(piece).substr(2) == text;
+  const std::string_view marker_text = kBoundaryMarker;
+  std::string spaced;
+  for (std::size_t at = 0;;) {
+    const std::size_t marker = text.find(marker_text, at);
+    spaced.append(text, at, marker == std::string::npos ? std::string::npos : marker - at);
+    if (marker == std::string::npos) break;
+    spaced += ' ';
+    at = marker + marker_text.size();
+  }
+  return {std::move(spaced), EntryKind::normal, continuation};
+}
+
+bool Tokenizer::encodes_to_itself(TokenId id) const {
+  // A segmenter's unit is the word, marker included: the piece itself is the
+  // text to encode ("ing" is reached inside "▁walking", never as a line).
+  const Vocabulary& vocabulary = segmenter_->vocabulary();
+  if (id >= vocabulary.size() || vocabulary.is_special(id)) return false;
+  std::vector<TokenId> ids;
+  segmenter_->encode(vocabulary.piece(id), ids);
+  return ids.size() == 1 && ids.front() == id;
 }
 
 std::vector<TokenId> Tokenizer::byte_fallback_ids() const {

@@ -14,6 +14,7 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
 #include "tokenlab/study_tables.hpp"
+#include "tokenlab/vocabulary_report.hpp"
 
 namespace tokenlab::cli {
 
@@ -69,6 +70,15 @@ int cmd_compare(const std::vector<std::string>& args) {
     }
   }
   write_study_tables(std::cout, result);
+  if (experiment.options.audit) {
+    std::cout << '\n';
+    write_terminal(std::cout, audit_table(result));
+  }
+  if (experiment.options.agreement)
+    for (const auto& table : agreement_matrix_tables(result)) {
+      std::cout << '\n';
+      write_terminal(std::cout, table);
+    }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();
   if (!experiment.report_dir.empty())

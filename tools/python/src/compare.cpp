@@ -22,6 +22,8 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
 #include "tokenlab/study_tables.hpp"
+#include "tokenlab/vocabulary_report.hpp"
+#include "vocabulary.hpp"
 
 namespace tokenlab::python {
 
@@ -181,6 +183,24 @@ void bind_compare(py::module_& m) {
       .def_property_readonly(
           "inference_rows",
           [](const PyCompareResult& r) { return table_rows(inference_table(*r.result)); })
+      .def_property_readonly("audit_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->audits.empty() ? py::list()
+                                                               : table_rows(audit_table(*r.result));
+                             })
+      .def_property_readonly("agreement_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->agreement.empty()
+                                          ? py::list()
+                                          : table_rows(agreement_table(*r.result));
+                             })
+      .def_property_readonly("agreement_matrices",
+                             [](const PyCompareResult& r) {
+                               py::dict out;
+                               for (const auto& [language, matrix] : r.result->agreement)
+                                 out[text(language)] = agreement_as_dict(matrix);
+                               return out;
+                             })
       .def("to_pandas",
            [](const PyCompareResult& r) { return to_pandas(comparison_table(*r.result)); })
       .def(

@@ -28,6 +28,7 @@
 #include "tokenlab/app/usage_error.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plugin_abi.hpp"
+#include "vocabulary.hpp"
 
 namespace py = pybind11;
 using namespace tokenlab;
@@ -102,6 +103,7 @@ PYBIND11_MODULE(_tokenlab, m) {
   bind_counts(m);
   bind_tokenizer(m);
   bind_compare(m);
+  bind_vocabulary(m);
 
   // ---- the option tables: what tokenlab/__init__.py makes signatures and docs of
   m.def(

@@ -28,7 +28,7 @@ import inspect
 import os
 import re
 import sys
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from . import _tokenlab
 from ._tokenlab import (
@@ -50,6 +50,8 @@ __all__ = [
     "SweepResult",
     "Tokenizer",
     "WordCounts",
+    "agreement",
+    "audit",
     "compare",
     "count",
     "load",
@@ -277,6 +279,36 @@ def load(path: PathLike, format: str = "auto", plugin_dirs: Sequence[PathLike] =
     return _tokenlab.load(os.fspath(path), format, [os.fspath(d) for d in plugin_dirs])
 
 
+def audit(
+    tokenizer: Tokenizer,
+    lines: Sequence[str] = (),
+    words: Sequence[str] = (),
+    threads: int = 0,
+) -> dict:
+    """The vocabulary audit of ``compare --audit`` for one tokenizer (docs/metrics.md).
+
+    Counts of its entries: ``single_byte``, ``partial_utf8`` (2+ bytes, not
+    valid UTF-8 on their own), ``unreachable`` (encoding the entry's own text
+    does not give it), ``special``, ``added``, ``byte_fallback``,
+    ``continuation``; ``never_used`` on ``lines`` (each encoded alone; None
+    without lines); ``strr`` and ``strr_space``: the share of ``words`` encoded
+    as one token alone and after a space (None without words).
+    """
+    return _tokenlab.audit(tokenizer, list(lines), list(words), threads)
+
+
+def agreement(tokenizers: Mapping[str, Tokenizer], lines: Sequence[str], threads: int = 0) -> dict:
+    """Tokenizers against each other, as ``compare --agreement`` (docs/metrics.md).
+
+    ``tokenizers``: ``{name: Tokenizer}``. Returns ``labels`` and three square
+    matrices (lists of rows, in ``labels`` order): ``jaccard`` (vocabulary
+    overlap, markers normalised), ``word_agreement`` (share of the whitespace
+    words of ``lines`` that two tokenizers cut alike) and ``boundary_f1``; and
+    ``words``, the word occurrences.
+    """
+    return _tokenlab.agreement(dict(tokenizers), list(lines), threads)
+
+
 compare = _command(
     "compare",
     """Trains every segmenter on one corpus and compares them, as ``tokenlab compare``.
@@ -301,7 +333,9 @@ compare = _command(
     ``words`` (``"pretokenizer"`` or ``"whitespace"``: tok/word's words),
     ``squeeze_spaces`` (clean each evaluation line as swiss-ai's loader does).
     ``baseline``: a row label, NSL's denominator; ``bootstrap``: resamples for
-    the intervals (0 for none). With ``report_dir`` the CLI's report files are
+    the intervals (0 for none). ``audit=True`` (with ``audit_words``, a word
+    list file) and ``agreement=True`` fill ``audit_rows``, ``agreement_rows``
+    and ``agreement_matrices`` (:func:`audit`, :func:`agreement`). With ``report_dir`` the CLI's report files are
     written there too. Returns a :class:`CompareResult`.
     """,
     one_bar=True,

@@ -89,6 +89,11 @@ class CompareResult:
     def morphology_rows(self) -> list[dict[str, Any]]: ...
     @property
     def inference_rows(self) -> list[dict[str, Any]]: ...
+    def audit_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def agreement_rows(self) -> list[dict[str, Any]]: ...
+    @property
+    def agreement_matrices(self) -> dict[str, dict[str, Any]]: ...
     def to_pandas(self) -> pandas.DataFrame: ...
     def write_report(self, dir: PathLike) -> list[str]: ...
 
@@ -141,6 +146,15 @@ def train(
 def load(
     path: PathLike, format: str = "auto", plugin_dirs: Sequence[PathLike] = ()
 ) -> Tokenizer: ...
+def audit(
+    tokenizer: Tokenizer,
+    lines: Sequence[str] = (),
+    words: Sequence[str] = (),
+    threads: int = 0,
+) -> dict[str, Any]: ...
+def agreement(
+    tokenizers: Mapping[str, Tokenizer], lines: Sequence[str], threads: int = 0
+) -> dict[str, Any]: ...
 def compare(
     corpus: Union[None, PathLike, Sequence[PathLike], Mapping[str, Any]] = None,
     *,
@@ -172,6 +186,9 @@ def compare(
     morph_gold: Union[None, PathLike, Sequence[PathLike]] = None,
     morph_space: bool = False,
     inference: Optional[str] = None,
+    audit: bool = False,
+    audit_words: Optional[PathLike] = None,
+    agreement: bool = False,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,

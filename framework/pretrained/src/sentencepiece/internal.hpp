@@ -147,6 +147,8 @@ class SpmModel : public PretrainedModel {
   explicit SpmModel(std::shared_ptr<const SpmVocabulary> vocabulary)
       : vocabulary_(std::move(vocabulary)) {}
   [[nodiscard]] TokenId unknown_id() const override { return vocabulary_->unknown; }
+  // The pieces and their types, for PretrainedTokenizer::vocabulary_entry.
+  [[nodiscard]] const SpmVocabulary& vocabulary() const noexcept { return *vocabulary_; }
   [[nodiscard]] std::string describe() const override {
     std::string d = std::to_string(vocabulary_->pieces.size()) + " pieces";
     if (vocabulary_->byte_fallback) d += ", byte fallback";

@@ -36,8 +36,10 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/text_encoder.hpp"
 #include "tokenlab/tokenizer.hpp"
+#include "tokenlab/tokenizer_agreement.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/types.hpp"
+#include "tokenlab/vocabulary_audit.hpp"
 #include "tokenlab/word_counts.hpp"
 
 namespace tokenlab {
@@ -137,6 +139,12 @@ struct CompareOptions {
   /// Inference methods (inference_methods.hpp): for each, a row per tokenizer
   /// ("bpe/longest-prefix") and its agreement with the model's own encoding.
   std::vector<InferenceMethod> inference_methods;
+  /// Audit every row's vocabulary (vocabulary_audit.hpp) on its evaluation text.
+  bool audit = false;
+  /// A word list for the audit's single-token retention (one word per line).
+  std::string audit_words;
+  /// Every pair of rows against each other (tokenizer_agreement.hpp).
+  bool agreement = false;
 };
 
 /// More resamples than this add nothing a study can read and cost minutes.
@@ -177,6 +185,21 @@ struct CompareRow {
   std::string note;  // e.g. "the corpus supports only 1234 pieces"
   /// A real model's tokenizer, evaluated but not trained here.
   bool pretrained = false;
+};
+
+/// One row's vocabulary audit (compare --audit).
+struct LabelAudit {
+  std::string label;
+  std::string language;  // set with per-language training only
+  VocabularyAudit audit;
+  std::string error;     // the row failed: no audit
+  double seconds = 0.0;  // wall time of the audit; not deterministic
+};
+
+/// The agreement matrix of the labels serving one language ("" = all the text).
+struct LanguageAgreement {
+  std::string language;
+  TokenizerAgreement matrix;
 };
 
 /// A corpus file as read: path, size and SHA-1 for the provenance record.
@@ -241,6 +264,12 @@ struct CompareResult {
   /// Per tokenizer, method and language: how the method differs from the own encoding.
   std::vector<InferenceRow> inference;
   std::string started_at;  // UTC, ISO 8601
+  /// CompareOptions::audit: one per label (per label and language with
+  /// per_language), in row order; never_used counts the label's evaluation lines.
+  std::vector<LabelAudit> audits;
+  /// CompareOptions::agreement: the labels' matrix on every language's evaluation
+  /// text together (language ""), or one per language with per_language.
+  std::vector<LanguageAgreement> agreement;
 };
 
 /// Progress messages for a terminal (stage, fraction in [0,1]).

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,6 +23,26 @@
 #include "tokenlab/types.hpp"
 
 namespace tokenlab {
+
+/// What kind of thing a vocabulary entry is (vocabulary audits, overlap).
+enum class EntryKind : std::uint8_t {
+  normal,         // a piece the model emits for text
+  byte_fallback,  // one of <0x00>..<0xFF>: stands for that one byte
+  special,        // a control token (<unk>, <s>, <|endoftext|>): never text
+  added,          // a non-special added token, cut out of the text before the model
+  gap             // no token has this id
+};
+
+/// A vocabulary entry as the bytes it stands for in text, so that entries of
+/// different tokenizers compare: raw bytes for tiktoken and byte-level pieces
+/// (GPT-2's "Ġ" is a space), the boundary marker U+2581 read as a space, a
+/// WordPiece "##" prefix removed (continuation set), a byte-fallback piece as
+/// its byte; a special or added token as its spelling; "" for a gap.
+struct VocabularyEntry {
+  std::string text;
+  EntryKind kind = EntryKind::gap;
+  bool continuation = false;  // WordPiece "##": only ever glued to a previous piece
+};
 
 class TOKENLAB_API TextEncoder {
  public:
@@ -41,6 +62,19 @@ class TOKENLAB_API TextEncoder {
   /// Pure: a default of "none" made compare print byte fb% 0 for a trained model
   /// loaded from its .tkl (issue 26), a wrong number with no warning.
   [[nodiscard]] virtual std::vector<TokenId> byte_fallback_ids() const = 0;
+
+  /// The entry id as text bytes and kind. The default decodes {id} alone (a
+  /// tokenizer whose pieces may be partial UTF-8 must override it, as Tokenizer
+  /// and PretrainedTokenizer do); the unknown id is special, an id that does not
+  /// decode is a gap.
+  [[nodiscard]] virtual VocabularyEntry vocabulary_entry(TokenId id) const;
+  /// Whether encoding the entry's own text gives exactly {id} (Land & Bartolo
+  /// 2024's reachability). Meaningful for normal entries whose text is valid
+  /// UTF-8 and not a continuation. The default tries the text, the text without
+  /// its leading space (tokenizers that add a word-initial marker themselves)
+  /// and the text after "\n" (a piece that cannot start a line), checking that
+  /// the last gives encode("\n") then id.
+  [[nodiscard]] virtual bool encodes_to_itself(TokenId id) const;
 
   /// Encodes each line independently on threads threads (0 = all cores); results
   /// in input order.

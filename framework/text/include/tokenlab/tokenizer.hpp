@@ -45,6 +45,10 @@ class TOKENLAB_API Tokenizer final : public TextEncoder {
   [[nodiscard]] std::optional<TokenId> unknown_id() const override;
   /// The segmenter's byte pieces (byte_fallback_ids in alphabet.hpp).
   [[nodiscard]] std::vector<TokenId> byte_fallback_ids() const override;
+  /// The piece as text: markers as spaces, "##" removed, byte pieces as bytes.
+  [[nodiscard]] VocabularyEntry vocabulary_entry(TokenId id) const override;
+  /// Whether the segmenter, given the piece itself as a word, gives exactly {id}.
+  [[nodiscard]] bool encodes_to_itself(TokenId id) const override;
 
   /// Normalizes and pre-tokenizes text, calling fn with each word (marker included)
   /// in order: the words encode() gives the segmenter, for callers that use the

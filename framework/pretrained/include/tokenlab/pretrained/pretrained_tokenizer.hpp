@@ -108,8 +108,16 @@ class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
   [[nodiscard]] std::string display_piece_as(TokenId id, PartialBytes partial) const;
   [[nodiscard]] std::optional<TokenId> unknown_id() const override;
   [[nodiscard]] std::vector<TokenId> byte_fallback_ids() const override;
+  /// The token as the bytes it stands for (tiktoken, byte-level), or with U+2581
+  /// as a space and a WordPiece "##" removed; added tokens special or added, as
+  /// the file marks them; a .model's CONTROL pieces and the unknown token special,
+  /// its USER_DEFINED pieces added.
+  [[nodiscard]] VocabularyEntry vocabulary_entry(TokenId id) const override;
 
  private:
+  // The bytes of a tiktoken or byte-level token; false for any other spelling.
+  bool token_bytes(const std::string& token, std::string& bytes) const;
+
   std::shared_ptr<const PretrainedPipeline> pipeline_;
 };
 
