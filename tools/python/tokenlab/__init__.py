@@ -264,6 +264,9 @@ train = _command(
     """,
     one_bar=False,
     positional=("algorithm", "vocab_size", "corpus", "counts", "threads"),
+    # Required here though not in the table: train --like FILE needs no algorithm,
+    # but like= is for the command line (it writes the file's own format).
+    required=("algorithm",),
     algorithm_options=True,
 )
 
