@@ -189,7 +189,9 @@ std::u32string decode_utf8(std::string_view text) {
   return out;
 }
 
-void append_utf8(char32_t c, std::string& out) { utf8::append(out, c); }
+void append_utf8(char32_t c, std::string& out) {
+  utf8::append(out, c);
+}
 
 namespace {
 
