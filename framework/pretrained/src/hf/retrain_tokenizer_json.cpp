@@ -217,6 +217,36 @@ void update_post_processor(
     for (auto& p : list->GetArray()) update_post_processor(p, id_of, file, a);
 }
 
+// The trained vocabulary (and merges) into the file's model; returns token -> id.
+std::unordered_map<std::string, std::uint32_t> write_model(Value& model, const HfBpeResult& trained,
+                                                           const HfBpeTrainerSettings& settings,
+                                                           bool wordpiece,
+                                                           rapidjson::Document::AllocatorType& a) {
+  std::unordered_map<std::string, std::uint32_t> ids;
+  Value vocab(rapidjson::kObjectType);
+  for (std::uint32_t id = 0; id < trained.vocabulary.size(); ++id) {
+    ids.emplace(trained.vocabulary[id], id);
+    vocab.AddMember(string_value(trained.vocabulary[id], a), Value(id), a);
+  }
+  model["vocab"] = vocab;
+  if (!wordpiece) {
+    Value merges(rapidjson::kArrayType);
+    for (const auto& [left, right] : trained.merges) {
+      Value pair(rapidjson::kArrayType);
+      pair.PushBack(string_value(left, a), a).PushBack(string_value(right, a), a);
+      merges.PushBack(pair, a);
+    }
+    model["merges"] = merges;
+    for (const auto& [name, value] :
+         {std::pair{"continuing_subword_prefix", settings.continuing_subword_prefix},
+          std::pair{"end_of_word_suffix", settings.end_of_word_suffix}})
+      if (model.HasMember(name)) model[name] = value ? string_value(*value, a) : Value();
+  } else if (model.HasMember("continuing_subword_prefix")) {
+    model["continuing_subword_prefix"] = string_value(*settings.continuing_subword_prefix, a);
+  }
+  return ids;
+}
+
 }  // namespace
 
 RetrainedTokenizer retrain_tokenizer_json(const RetrainingRequest& request, std::string content,
@@ -244,28 +274,8 @@ RetrainedTokenizer retrain_tokenizer_json(const RetrainingRequest& request, std:
                                   : train_hf_bpe(words, settings);
 
   auto& a = document.GetAllocator();
-  std::unordered_map<std::string, std::uint32_t> ids;
-  Value vocab(rapidjson::kObjectType);
-  for (std::uint32_t id = 0; id < trained.vocabulary.size(); ++id) {
-    ids.emplace(trained.vocabulary[id], id);
-    vocab.AddMember(string_value(trained.vocabulary[id], a), Value(id), a);
-  }
-  (*model)["vocab"] = vocab;
-  if (!wordpiece) {
-    Value merges(rapidjson::kArrayType);
-    for (const auto& [left, right] : trained.merges) {
-      Value pair(rapidjson::kArrayType);
-      pair.PushBack(string_value(left, a), a).PushBack(string_value(right, a), a);
-      merges.PushBack(pair, a);
-    }
-    (*model)["merges"] = merges;
-    for (const auto& [name, value] :
-         {std::pair{"continuing_subword_prefix", settings.continuing_subword_prefix},
-          std::pair{"end_of_word_suffix", settings.end_of_word_suffix}})
-      if (model->HasMember(name)) (*model)[name] = value ? string_value(*value, a) : Value();
-  } else if (model->HasMember("continuing_subword_prefix")) {
-    (*model)["continuing_subword_prefix"] = string_value(*settings.continuing_subword_prefix, a);
-  }
+  std::unordered_map<std::string, std::uint32_t> ids =
+      write_model(*model, trained, settings, wordpiece, a);
 
   // The trainer's special tokens at their vocabulary ids (HF's add_special_tokens
   // after training), then the other added tokens after the vocabulary.
