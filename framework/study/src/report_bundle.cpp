@@ -136,10 +136,12 @@ void add_vocabulary_plots(const fs::path& dir, const CompareResult& result, Html
     add_plot(dir, "audit", audit_plot(result), html, bundle);
   // Heat maps are drawn here, not by gnuplot: they need no external program.
   std::size_t k = 0;
-  for (const auto& [caption, svg] : agreement_heat_maps(result)) {
+  for (const auto& heat_map : agreement_heat_maps(result)) {
+    // Not a structured binding: clang 14 (the fuzz preset) cannot capture one.
+    const auto& [caption, svg] = heat_map;
     fs::create_directories(dir / "plots");
     const fs::path path = dir / "plots" / ("agreement-" + std::to_string(++k) + ".svg");
-    write_file_atomically(path, [&](std::ostream& out) { out << svg; });
+    write_file_atomically(path, [&](std::ostream& out) { out << heat_map.second; });
     bundle.files.push_back(path);
     html.plots.emplace_back(caption, svg);
   }

@@ -173,8 +173,9 @@ void apply_overrides(sentencepiece::ModelProto& proto,
       bad_flag(name, value,
                name == "vocab_size" ? "give the vocabulary size as vocab_size, not as a flag"
                                     : "set by the call (the corpus files), not a flag");
-    const auto* flag = std::find_if(std::begin(kFlags), std::end(kFlags),
-                                    [&](const Flag& f) { return name == f.name; });
+    const auto* flag =
+        std::find_if(std::begin(kFlags), std::end(kFlags),
+                     [&flag_name = name](const Flag& f) { return flag_name == f.name; });
     if (flag == std::end(kFlags))
       bad_flag(name, value,
                "spm_train 0.1.97 has no such flag here; the flags are " + flag_names());
