@@ -187,22 +187,32 @@ using PairStates = PairMap<PairState>;
 void merge_word(std::vector<TokenId>& word, std::uint32_t index, TokenId left, TokenId right,
                 TokenId replacement, const Vocabulary& vocabulary, std::uint64_t max_length,
                 std::vector<Change>& changes) {
+  // One pass that writes the merged word over itself (an erase per occurrence
+  // moved the tail each time). The changes are HF's, in its order: the symbol
+  // before is the one already written (merged, if the previous pair was an
+  // occurrence too), the symbol after is the next one not yet read.
   const std::uint64_t new_length = vocabulary.length(replacement);
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    if (word[i] != left || i + 1 >= word.size() || word[i + 1] != right) continue;
-    if (i > 0) {
-      changes.push_back({pack_pair(word[i - 1], left), -1, index});
-      if (vocabulary.length(word[i - 1]) + new_length < max_length)
-        changes.push_back({pack_pair(word[i - 1], replacement), 1, index});
+  const std::size_t n = word.size();
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < n;) {
+    if (word[i] != left || i + 1 >= n || word[i + 1] != right) {
+      word[out++] = word[i++];
+      continue;
     }
-    word[i] = replacement;
-    word.erase(word.begin() + static_cast<std::ptrdiff_t>(i) + 1);
-    if (i + 1 < word.size()) {
-      changes.push_back({pack_pair(right, word[i + 1]), -1, index});
-      if (vocabulary.length(word[i + 1]) + new_length < max_length)
-        changes.push_back({pack_pair(replacement, word[i + 1]), 1, index});
+    if (out > 0) {
+      changes.push_back({pack_pair(word[out - 1], left), -1, index});
+      if (vocabulary.length(word[out - 1]) + new_length < max_length)
+        changes.push_back({pack_pair(word[out - 1], replacement), 1, index});
     }
+    if (i + 2 < n) {
+      changes.push_back({pack_pair(right, word[i + 2]), -1, index});
+      if (vocabulary.length(word[i + 2]) + new_length < max_length)
+        changes.push_back({pack_pair(replacement, word[i + 2]), 1, index});
+    }
+    word[out++] = replacement;
+    i += 2;
   }
+  word.resize(out);
 }
 
 // HF's priority queue of Merge{pair, count, pos}: the highest count first, then
