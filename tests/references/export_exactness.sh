@@ -11,7 +11,8 @@
 # the first 10 MB of English Wikipedia (2.5 MB), the reference's ids must equal
 # `tokenlab encode` of the trained model, and its decoded text must equal
 # `tokenlab decode`. (Sampled, not cut: every script and every kind of line stays
-# in, and the test runs in less than half the time of the whole 32 MB.) The models trained
+# in, and the test runs in less than half the time of the whole 32 MB, which
+# TOKENLAB_REFERENCE_FULL=1 takes.) The models trained
 # with every default (*-default: the unicode pre-tokenizer, which HF runs as a
 # Split pattern) are compared on held-out samples instead, so that they do not
 # double the test's run time: every 10th line of each NTREX-128 language, the
@@ -80,11 +81,13 @@ names=("$@")
   bpe-default unigram-default wordpiece-default word-default character-default)
 
 # ---- texts --------------------------------------------------------------------------
+# TOKENLAB_REFERENCE_FULL=1: every line of NTREX and of the 10 MB (in a fresh WORK_DIR).
+full=${TOKENLAB_REFERENCE_FULL:-0}
 if [[ ! -f ntrex.txt || ! -f wiki.txt || ! -f train-en-hi.txt || ! -f train-en-hi-ja.txt ]]; then
-  for f in "$ntrex"/*.txt; do awk 'NR % 2 == 1' "$f"; done > ntrex.txt
+  for f in "$ntrex"/*.txt; do awk -v full="$full" 'full == 1 || NR % 2 == 1' "$f"; done > ntrex.txt
   { xz -dc "$wiki" 2>/dev/null || true; } | head -c 10000000 > wiki10m.txt
   truncate -s $(($(wc -c < wiki10m.txt) - $(tail -n 1 wiki10m.txt | wc -c))) wiki10m.txt
-  awk 'NR % 4 == 1' wiki10m.txt > wiki.txt
+  awk -v full="$full" 'full == 1 || NR % 4 == 1' wiki10m.txt > wiki.txt
   # Training text: Wikipedia after the 10 MB the tests encode, then Hindi (and Japanese).
   { xz -dc "$wiki" 2>/dev/null || true; } | tail -c +10000001 | head -n 5000 | tail -n +2 > train.tmp
   cat "$shared/corpora/mono/hi.txt" >> train.tmp
