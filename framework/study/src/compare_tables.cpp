@@ -3,7 +3,6 @@
 #include "tokenlab/compare_tables.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -12,12 +11,6 @@
 namespace tokenlab {
 
 namespace {
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 // A failed segmenter's row: its leading cells, "-" for every figure, and the error
 // in the last column (the note).
@@ -28,11 +21,11 @@ void add_error_row(ReportTable& table, std::vector<std::string> cells, const std
 }
 
 std::string millions(std::uint64_t v) {
-  return fixed(static_cast<double>(v) / 1e6, 1);
+  return fixed_decimals(static_cast<double>(v) / 1e6, 1);
 }
 
 std::string interval(const std::optional<Interval>& i, int digits) {
-  return i ? fixed(i->low, digits) + ".." + fixed(i->high, digits) : "-";
+  return i ? fixed_decimals(i->low, digits) + ".." + fixed_decimals(i->high, digits) : "-";
 }
 
 bool whitespace_words(const CompareResult& result) {
@@ -198,39 +191,39 @@ void add_metric_cells(std::vector<std::string>& cells, const CompareResult& resu
   const auto& m = row.metrics;
   cells.push_back(std::to_string(m.vocabulary_size));
   cells.push_back(std::to_string(m.tokens));
-  cells.push_back(fixed(tokens_per_word(result, m), 3));
-  cells.push_back(fixed(m.tokens_per_line(), 3));
-  cells.push_back(fixed(m.characters_per_token(), 3));
-  cells.push_back(fixed(m.bytes_per_token(), 3));
+  cells.push_back(fixed_decimals(tokens_per_word(result, m), 3));
+  cells.push_back(fixed_decimals(m.tokens_per_line(), 3));
+  cells.push_back(fixed_decimals(m.characters_per_token(), 3));
+  cells.push_back(fixed_decimals(m.bytes_per_token(), 3));
   // A pretrained tokenizer's tokens do not map onto tokenlab's words.
-  cells.push_back(row.pretrained ? "-" : fixed(100 * m.continued_word_rate(), 2));
-  cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
-  cells.push_back(fixed(100 * m.unknown_character_rate(), 3));
-  cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
-  cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
-  cells.push_back(fixed(100 * m.vocabulary_utilization(), 1));
-  cells.push_back(fixed(m.renyi_efficiency_2_5, 3));
+  cells.push_back(row.pretrained ? "-" : fixed_decimals(100 * m.continued_word_rate(), 2));
+  cells.push_back(fixed_decimals(100 * m.unknown_token_rate(), 3));
+  cells.push_back(fixed_decimals(100 * m.unknown_character_rate(), 3));
+  cells.push_back(fixed_decimals(100 * m.unknown_word_rate(), 3));
+  cells.push_back(fixed_decimals(100 * m.byte_fallback_rate(), 3));
+  cells.push_back(fixed_decimals(100 * m.vocabulary_utilization(), 1));
+  cells.push_back(fixed_decimals(m.renyi_efficiency_2_5, 3));
 }
 
 void add_distribution_cells(std::vector<std::string>& cells, const TokenDistribution& spread) {
-  cells.push_back(fixed(spread.shannon_bits, 3));
-  cells.push_back(fixed(spread.renyi_vocabulary[0], 4));
-  cells.push_back(fixed(spread.renyi_seen[0], 4));
-  cells.push_back(fixed(spread.renyi_vocabulary[1], 4));
-  cells.push_back(fixed(spread.renyi_seen[1], 4));
-  cells.push_back(fixed(spread.renyi_seen[2], 4));
-  cells.push_back(fixed(spread.renyi_vocabulary[3], 4));
-  cells.push_back(fixed(spread.renyi_seen[3], 4));
-  cells.push_back(fixed(spread.type_token_ratio, 4));
-  cells.push_back(fixed(spread.average_token_rank, 1));
-  cells.push_back(fixed(spread.uniform_bits_per_byte, 3));
+  cells.push_back(fixed_decimals(spread.shannon_bits, 3));
+  cells.push_back(fixed_decimals(spread.renyi_vocabulary[0], 4));
+  cells.push_back(fixed_decimals(spread.renyi_seen[0], 4));
+  cells.push_back(fixed_decimals(spread.renyi_vocabulary[1], 4));
+  cells.push_back(fixed_decimals(spread.renyi_seen[1], 4));
+  cells.push_back(fixed_decimals(spread.renyi_seen[2], 4));
+  cells.push_back(fixed_decimals(spread.renyi_vocabulary[3], 4));
+  cells.push_back(fixed_decimals(spread.renyi_seen[3], 4));
+  cells.push_back(fixed_decimals(spread.type_token_ratio, 4));
+  cells.push_back(fixed_decimals(spread.average_token_rank, 1));
+  cells.push_back(fixed_decimals(spread.uniform_bits_per_byte, 3));
 }
 
 void add_ratio_cells(std::vector<std::string>& cells, const CompareResult& result,
                      const CompareRow& row) {
-  if (has_premium(result)) cells.push_back(row.premium ? fixed(*row.premium, 3) : "-");
+  if (has_premium(result)) cells.push_back(row.premium ? fixed_decimals(*row.premium, 3) : "-");
   if (has_nsl(result)) {
-    cells.push_back(row.nsl ? fixed(*row.nsl, 3) : "-");
+    cells.push_back(row.nsl ? fixed_decimals(*row.nsl, 3) : "-");
     cells.push_back(interval(row.nsl_interval, 3));
   }
 }
@@ -247,14 +240,15 @@ void add_model_cells(std::vector<std::string>& cells, const CompareResult& resul
     const EmbeddingCost cost = embedding_cost(m.vocabulary_size, d);
     cells.push_back(millions(cost.tied_parameters));
     cells.push_back(millions(cost.untied_parameters));
-    cells.push_back(fixed(static_cast<double>(cost.tied_bf16_bytes()) / 1e6, 1));
+    cells.push_back(fixed_decimals(static_cast<double>(cost.tied_bf16_bytes()) / 1e6, 1));
   }
 }
 
 void add_run_cells(std::vector<std::string>& cells, const CompareRow& row) {
-  cells.push_back(row.pretrained || row.train_seconds < 0 ? "-" : fixed(row.train_seconds, 2));
-  cells.push_back(row.train_peak_mib >= 0 ? fixed(row.train_peak_mib, 1) : "-");
-  cells.push_back(fixed(row.encode_mb_per_second, 1));
+  cells.push_back(row.pretrained || row.train_seconds < 0 ? "-"
+                                                          : fixed_decimals(row.train_seconds, 2));
+  cells.push_back(row.train_peak_mib >= 0 ? fixed_decimals(row.train_peak_mib, 1) : "-");
+  cells.push_back(fixed_decimals(row.encode_mb_per_second, 1));
   cells.push_back(row.note);
 }
 
@@ -289,16 +283,16 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const CompareResul
                    std::to_string(l.training_lines) + " / " + std::to_string(l.held_out_lines));
   m.emplace_back("distinct training words", std::to_string(result.distinct_words));
   if (!result.training_note.empty()) m.emplace_back("words left out", result.training_note);
-  m.emplace_back("counting seconds", fixed(result.count_seconds, 2));
+  m.emplace_back("counting seconds", fixed_decimals(result.count_seconds, 2));
   m.emplace_back("vocab size requested", std::to_string(o.training.vocab_size));
-  m.emplace_back("character coverage", fixed(o.training.character_coverage, 6));
+  m.emplace_back("character coverage", fixed_decimals(o.training.character_coverage, 6));
   m.emplace_back("min frequency", std::to_string(o.training.min_frequency));
   if (o.training_counts)
     m.emplace_back("held-out fraction", "every line of the corpus (training from counts)");
   else
-    m.emplace_back(
-        "held-out fraction",
-        fixed(o.held_out, 3) + (o.aligned ? " (aligned: by line number)" : " (by line hash)"));
+    m.emplace_back("held-out fraction",
+                   fixed_decimals(o.held_out, 3) +
+                       (o.aligned ? " (aligned: by line number)" : " (by line hash)"));
   if (o.languages.size() > 1) {
     m.emplace_back("training", o.per_language ? "one tokenizer per language"
                                               : "joint (one tokenizer for all languages)");
@@ -367,14 +361,15 @@ ReportTable fairness_table(const CompareResult& result) {
     std::vector<std::string> cells{
         row.algorithm,
         row.language,
-        fixed(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0, 4),
-        fixed(
+        fixed_decimals(m.bytes ? static_cast<double>(m.tokens) / static_cast<double>(m.bytes) : 0.0,
+                       4),
+        fixed_decimals(
             m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
             4),
-        row.premium ? fixed(*row.premium, 3) : "-",
+        row.premium ? fixed_decimals(*row.premium, 3) : "-",
         interval(row.premium_interval, 3)};
     if (!baseline.empty()) cells.push_back(interval(row.premium_difference_interval, 3));
-    cells.push_back(gini == result.gini.end() ? "-" : fixed(gini->second, 4));
+    cells.push_back(gini == result.gini.end() ? "-" : fixed_decimals(gini->second, 4));
     t.rows.push_back(std::move(cells));
   }
   t.metadata = run_metadata(result);
@@ -404,19 +399,21 @@ ReportTable pooled_table(const CompareResult& result) {
   for (const auto& row : result.pooled) {
     const auto& m = row.metrics;
     const auto gini = result.gini.find(row.algorithm);
-    std::vector<std::string> cells{row.pretrained ? row.algorithm + " (pretrained)" : row.algorithm,
-                                   std::to_string(m.vocabulary_size),
-                                   std::to_string(m.tokens),
-                                   std::to_string(m.lines),
-                                   fixed(m.tokens_per_line(), 3),
-                                   fixed(m.vocabulary_utilization(), 3),
-                                   std::to_string(m.distinct_tokens),
-                                   fixed(m.distribution.type_token_ratio, 4),
-                                   fixed(m.distribution.shannon_bits, 2),
-                                   fixed(m.distribution.average_token_rank, 1),
-                                   fixed(m.renyi_efficiency_2_5, 3),
-                                   gini == result.gini.end() ? "-" : fixed(gini->second, 3)};
-    if (!result.options.baseline.empty()) cells.push_back(row.nsl ? fixed(*row.nsl, 3) : "-");
+    std::vector<std::string> cells{
+        row.pretrained ? row.algorithm + " (pretrained)" : row.algorithm,
+        std::to_string(m.vocabulary_size),
+        std::to_string(m.tokens),
+        std::to_string(m.lines),
+        fixed_decimals(m.tokens_per_line(), 3),
+        fixed_decimals(m.vocabulary_utilization(), 3),
+        std::to_string(m.distinct_tokens),
+        fixed_decimals(m.distribution.type_token_ratio, 4),
+        fixed_decimals(m.distribution.shannon_bits, 2),
+        fixed_decimals(m.distribution.average_token_rank, 1),
+        fixed_decimals(m.renyi_efficiency_2_5, 3),
+        gini == result.gini.end() ? "-" : fixed_decimals(gini->second, 3)};
+    if (!result.options.baseline.empty())
+      cells.push_back(row.nsl ? fixed_decimals(*row.nsl, 3) : "-");
     t.rows.push_back(std::move(cells));
   }
   t.metadata = run_metadata(result);
@@ -462,16 +459,17 @@ ReportTable sweep_table(const SweepResult& sweep) {
       const auto& m = row.metrics;
       cells.push_back(std::to_string(m.vocabulary_size));
       cells.push_back(std::to_string(m.tokens));
-      cells.push_back(fixed(
+      cells.push_back(fixed_decimals(
           m.characters ? static_cast<double>(m.tokens) / static_cast<double>(m.characters) : 0.0,
           4));
-      cells.push_back(fixed(m.fertility(), 3));
-      cells.push_back(fixed(100 * m.unknown_token_rate(), 3));
-      cells.push_back(fixed(100 * m.unknown_word_rate(), 3));
-      cells.push_back(fixed(100 * m.byte_fallback_rate(), 3));
+      cells.push_back(fixed_decimals(m.fertility(), 3));
+      cells.push_back(fixed_decimals(100 * m.unknown_token_rate(), 3));
+      cells.push_back(fixed_decimals(100 * m.unknown_word_rate(), 3));
+      cells.push_back(fixed_decimals(100 * m.byte_fallback_rate(), 3));
       for (const std::size_t width : widths)
         cells.push_back(millions(embedding_cost(m.vocabulary_size, width).tied_parameters));
-      cells.push_back(row.pretrained || row.train_seconds < 0 ? "-" : fixed(row.train_seconds, 2));
+      cells.push_back(
+          row.pretrained || row.train_seconds < 0 ? "-" : fixed_decimals(row.train_seconds, 2));
       cells.push_back(row.note);
       t.rows.push_back(std::move(cells));
     }

@@ -24,6 +24,12 @@ bool right_aligned(ColumnKind kind) {
 
 }  // namespace
 
+std::string fixed_decimals(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
 std::string json_quote(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {

@@ -1,23 +1,12 @@
 #include "tokenlab/study_tables.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <ostream>
 #include <string>
 
 #include "tokenlab/compare_tables.hpp"
 
 namespace tokenlab {
-
-namespace {
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
-
-}  // namespace
 
 ReportTable morphology_table(const CompareResult& result) {
   ReportTable t;
@@ -45,11 +34,11 @@ ReportTable morphology_table(const CompareResult& result) {
   for (const auto& row : result.morphology) {
     const auto& s = row.scores;
     const bool segmented = s.segmented_words > 0;
-    const auto seg = [&](double v) { return segmented ? fixed(v, 3) : std::string("-"); };
+    const auto seg = [&](double v) { return segmented ? fixed_decimals(v, 3) : std::string("-"); };
     t.rows.push_back({row.algorithm, row.gold, std::to_string(s.words), seg(s.boundary_precision()),
                       seg(s.boundary_recall()), seg(s.boundary_f1()), seg(s.word_precision()),
                       seg(s.word_recall()), seg(s.word_f1()), seg(s.exact_share()),
-                      s.morph_score_words > 0 ? fixed(s.morph_score(), 3) : "-",
+                      s.morph_score_words > 0 ? fixed_decimals(s.morph_score(), 3) : "-",
                       std::to_string(s.morph_score_words), std::to_string(s.excluded_single_token),
                       seg(s.tokens_per_morpheme()), std::to_string(s.unaligned),
                       row.error.empty() ? "-" : row.error});
@@ -82,7 +71,7 @@ ReportTable inference_table(const CompareResult& result) {
     const auto& a = row.agreement;
     const bool ok = row.error.empty();
     const auto cell = [&](double v, int digits) {
-      return ok ? fixed(v, digits) : std::string("-");
+      return ok ? fixed_decimals(v, digits) : std::string("-");
     };
     t.rows.push_back(
         {row.algorithm, row.method, row.language.empty() ? "-" : row.language,

@@ -10,15 +10,10 @@ namespace tokenlab {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string percent_of(std::size_t part, std::size_t whole) {
-  return whole == 0 ? "-"
-                    : fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 2);
+  return whole == 0
+             ? "-"
+             : fixed_decimals(100.0 * static_cast<double>(part) / static_cast<double>(whole), 2);
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -98,9 +93,9 @@ ReportTable audit_table(const CompareResult& result) {
                       v.evaluated ? std::to_string(v.never_used) : "-",
                       v.evaluated ? percent_of(v.never_used, v.entries) : "-",
                       std::to_string(v.words),
-                      words ? fixed(100.0 * v.retention(), 2) : "-",
-                      words ? fixed(100.0 * v.retention_spaced(), 2) : "-",
-                      fixed(a.seconds, 3),
+                      words ? fixed_decimals(100.0 * v.retention(), 2) : "-",
+                      words ? fixed_decimals(100.0 * v.retention_spaced(), 2) : "-",
+                      fixed_decimals(a.seconds, 3),
                       join(v.unreachable_examples),
                       ""});
   }
@@ -123,9 +118,10 @@ ReportTable agreement_table(const CompareResult& result) {
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j) {
         if (i == j) continue;
-        t.rows.push_back({language, m.labels[i], m.labels[j], fixed(m.at(m.jaccard, i, j), 4),
-                          fixed(m.at(m.word_agreement, i, j), 4),
-                          fixed(m.at(m.boundary_f1, i, j), 4),
+        t.rows.push_back({language, m.labels[i], m.labels[j],
+                          fixed_decimals(m.at(m.jaccard, i, j), 4),
+                          fixed_decimals(m.at(m.word_agreement, i, j), 4),
+                          fixed_decimals(m.at(m.boundary_f1, i, j), 4),
                           std::to_string(m.compared[i * n + j]), std::to_string(m.words)});
       }
   }
@@ -148,7 +144,7 @@ std::vector<ReportTable> agreement_matrix_tables(const CompareResult& result) {
       for (std::size_t i = 0; i < m.labels.size(); ++i) {
         std::vector<std::string> row = {m.labels[i]};
         for (std::size_t j = 0; j < m.labels.size(); ++j)
-          row.push_back(fixed(m.at(*values, i, j), 3));
+          row.push_back(fixed_decimals(m.at(*values, i, j), 3));
         t.rows.push_back(std::move(row));
       }
       tables.push_back(std::move(t));
@@ -211,10 +207,10 @@ std::string heat_map_svg(const std::string& title, const std::vector<std::string
       const int cx = margin + cell * static_cast<int>(j);
       svg << "<rect x=\"" << cx << "\" y=\"" << y << "\" width=\"" << cell << "\" height=\"" << cell
           << "\" fill=\"" << cell_colour(v) << "\" stroke=\"#fff\"><title>"
-          << html_escape(labels[i] + " / " + labels[j] + ": " + fixed(v, 4))
+          << html_escape(labels[i] + " / " + labels[j] + ": " + fixed_decimals(v, 4))
           << "</title></rect>\n<text x=\"" << cx + cell / 2 << "\" y=\"" << y + cell / 2 + 4
           << "\" text-anchor=\"middle\" fill=\"" << (v > 0.55 ? "#fff" : "#222") << "\">"
-          << fixed(v, 2) << "</text>\n";
+          << fixed_decimals(v, 2) << "</text>\n";
     }
   }
   svg << "</svg>\n";

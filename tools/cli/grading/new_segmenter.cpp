@@ -2,7 +2,6 @@
 // compared with the built-ins.
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +15,7 @@
 #include "tokenlab/conformance.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/plugin_checks.hpp"
+#include "tokenlab/report.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab::cli::grading {
@@ -50,12 +50,6 @@ std::vector<std::string> example_pieces(const WordCounts& counts, std::size_t ro
     if (seen[text] >= 2) out.push_back(text);
   }
   return out;
-}
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
 }
 
 // A description of one's own, not the placeholder or the example's.
@@ -132,9 +126,10 @@ void compare_with_built_ins(const Grader& g, Report& r, const std::string& part)
     if (row.algorithm == "character") character = &row;
     if (part == "comparison" && row.error.empty())
       r.note(row.algorithm + ": " + std::to_string(row.metrics.vocabulary_size) + " entries, " +
-             std::to_string(row.metrics.tokens) + " tokens, " + fixed(row.metrics.fertility(), 3) +
-             " tokens per word, " + fixed(100.0 * row.metrics.unknown_word_rate(), 2) +
-             "% words with <unk>" + (row.note.empty() ? "" : " (" + row.note + ")"));
+             std::to_string(row.metrics.tokens) + " tokens, " +
+             fixed_decimals(row.metrics.fertility(), 3) + " tokens per word, " +
+             fixed_decimals(100.0 * row.metrics.unknown_word_rate(), 2) + "% words with <unk>" +
+             (row.note.empty() ? "" : " (" + row.note + ")"));
   }
   if (mine == nullptr || !mine->error.empty()) {
     r.lose(100, "tokenlab compare could not train or evaluate it: " +

@@ -43,6 +43,9 @@ TOKENLAB_API void write_markdown(std::ostream& out, const ReportTable& table);
 
 /// JSON string literal with escapes.
 TOKENLAB_API std::string json_quote(const std::string& text);
+/// value with exactly digits decimals ("%.*f"): the one format every table cell
+/// with a figure uses, so that the terminal, CSV, JSON and Markdown agree.
+TOKENLAB_API std::string fixed_decimals(double value, int digits);
 /// CSV field, quoted when needed (RFC 4180).
 TOKENLAB_API std::string csv_field(const std::string& text);
 
