@@ -36,6 +36,13 @@ const Value* member(const Value& object, const char* name) {
   return it == object.MemberEnd() ? nullptr : &it->value;
 }
 
+// The same for a document being rewritten in place.
+Value* member(Value& object, const char* name) {
+  if (!object.IsObject()) return nullptr;
+  const auto it = object.FindMember(name);
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
 std::optional<std::string> optional_string(const Value& object, const char* name) {
   const Value* v = member(object, name);
   if (v && v->IsString()) return text_of(*v);
@@ -100,7 +107,7 @@ struct AddedEntry {
 
 std::vector<AddedEntry> added_tokens_of(rapidjson::Document& document, const std::string& file) {
   std::vector<AddedEntry> entries;
-  Value* list = const_cast<Value*>(member(document, "added_tokens"));
+  Value* list = member(document, "added_tokens");
   if (!list || list->IsNull()) return entries;
   if (!list->IsArray()) throw Error(file + ": added_tokens: expected an array");
   for (auto& token : list->GetArray()) {
@@ -192,11 +199,10 @@ void update_post_processor(
     return Error(file + ": post_processor: the special token \"" + token +
                  "\" is not in the new vocabulary; give it in --special-tokens");
   };
-  if (Value* specials = const_cast<Value*>(member(processor, "special_tokens"));
-      specials && specials->IsObject()) {
+  if (Value* specials = member(processor, "special_tokens"); specials && specials->IsObject()) {
     for (auto& entry : specials->GetObject()) {
-      Value* tokens = const_cast<Value*>(member(entry.value, "tokens"));
-      Value* ids = const_cast<Value*>(member(entry.value, "ids"));
+      Value* tokens = member(entry.value, "tokens");
+      Value* ids = member(entry.value, "ids");
       if (!tokens || !ids || !tokens->IsArray() || !ids->IsArray()) continue;
       ids->Clear();
       for (const auto& token : tokens->GetArray()) {
@@ -207,13 +213,13 @@ void update_post_processor(
     }
   }
   for (const char* name : {"cls", "sep"}) {
-    Value* pair = const_cast<Value*>(member(processor, name));
+    Value* pair = member(processor, name);
     if (!pair || !pair->IsArray() || pair->Size() != 2 || !(*pair)[0].IsString()) continue;
     const auto id = id_of(text_of((*pair)[0]));
     if (!id) throw missing(text_of((*pair)[0]));
     (*pair)[1] = Value(*id);
   }
-  if (Value* list = const_cast<Value*>(member(processor, "processors")); list && list->IsArray())
+  if (Value* list = member(processor, "processors"); list && list->IsArray())
     for (auto& p : list->GetArray()) update_post_processor(p, id_of, file, a);
 }
 
@@ -256,7 +262,7 @@ RetrainedTokenizer retrain_tokenizer_json(const RetrainingRequest& request, std:
   document.Parse<rapidjson::kParseFullPrecisionFlag>(content.data(), content.size());
   if (document.HasParseError() || !document.IsObject())
     throw Error(file + ": not a tokenizer.json (malformed JSON)");
-  Value* model = const_cast<Value*>(member(document, "model"));
+  Value* model = member(document, "model");
   const auto type = model ? optional_string(*model, "type") : std::nullopt;
   if (type != "BPE" && type != "WordPiece")
     throw Error(file + ": model.type: retraining a " + type.value_or("(missing)") +
@@ -323,7 +329,7 @@ RetrainedTokenizer retrain_tokenizer_json(const RetrainingRequest& request, std:
     if (it == ids.end()) return std::nullopt;
     return it->second;
   };
-  if (Value* processor = const_cast<Value*>(member(document, "post_processor")))
+  if (Value* processor = member(document, "post_processor"))
     update_post_processor(*processor, id_of, file, a);
   if (const auto unk = optional_string(*model, "unk_token"); unk && !ids.count(*unk))
     note(file + ": the model's unk_token \"" + *unk +
