@@ -6,6 +6,7 @@
 #include <array>
 #include <functional>
 
+#include "hf/ascii_words.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -316,6 +317,18 @@ bool is_numeric(char32_t c) {
 }
 
 }  // namespace
+
+namespace hf {
+// The factories below name the two: no other step has these names.
+bool is_whitespace_pre_tokenizer(const PreTokenizerStep& step) {
+  const auto* span = dynamic_cast<const SpanPreTokenizer*>(&step);
+  return span != nullptr && span->describe() == "Whitespace";
+}
+bool is_bert_pre_tokenizer(const PreTokenizerStep& step) {
+  const auto* chain = dynamic_cast<const ChainPreTokenizer*>(&step);
+  return chain != nullptr && chain->describe() == "BertPreTokenizer";
+}
+}  // namespace hf
 
 std::unique_ptr<PreTokenizerStep> make_split_pre_tokenizer(std::string pattern, bool is_regex,
                                                            SplitBehavior behavior, bool invert) {

@@ -1,9 +1,13 @@
-#include "hf/training_words.hpp"
+#include "tokenlab/pretrained/hf_training_words.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <iterator>
 #include <string_view>
+
+#include "hf/ascii_words.hpp"
+#include "tokenlab/bert_characters.hpp"
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
@@ -11,7 +15,8 @@
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/word_counts.hpp"
 
-namespace tokenlab::hf {
+namespace tokenlab {
+namespace hf {
 namespace {
 
 std::string read_whole(const std::string& path) {
@@ -36,7 +41,38 @@ std::vector<std::string_view> chunks_of(std::string_view text) {
   return chunks;
 }
 
-void count_chunk(const PretrainedTokenizer& tokenizer, std::string_view chunk, WordCounts& counts) {
+// The bytes that end a chunk of ascii_words.hpp: ASCII white space that both
+// pre-tokenizers drop and BertNormalizer keeps (it removes \v and \f, controls).
+bool ends_chunk(char c) noexcept { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+// Counts the pieces of text (whole lines) chunk by chunk (ascii_words.hpp).
+void count_by_chunks(const PretrainedTokenizer& tokenizer, const AsciiWordRule& rule,
+                     std::string_view text, WordCounts& counts) {
+  std::string scratch;
+  std::vector<std::string_view> pieces;
+  const auto add = [&](std::string_view piece, bool) { counts.add(piece); };
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && !ends_chunk(text[i])) continue;
+    const std::string_view chunk = text.substr(start, i - start);
+    start = i + 1;
+    if (chunk.empty()) continue;
+    if (!is_printable_ascii(chunk)) {
+      tokenizer.for_each_piece(chunk, add);
+      continue;
+    }
+    pieces.clear();
+    ascii_pieces(chunk, rule, scratch, pieces);
+    for (const std::string_view piece : pieces) counts.add(piece);
+  }
+}
+
+void count_chunk(const PretrainedTokenizer& tokenizer, const std::optional<AsciiWordRule>& rule,
+                 std::string_view chunk, WordCounts& counts) {
+  if (rule) {
+    count_by_chunks(tokenizer, *rule, chunk, counts);
+    return;
+  }
   while (!chunk.empty()) {
     const std::size_t newline = chunk.find('\n');
     const std::size_t end = newline == std::string_view::npos ? chunk.size() : newline + 1;
@@ -48,14 +84,78 @@ void count_chunk(const PretrainedTokenizer& tokenizer, std::string_view chunk, W
 
 }  // namespace
 
-std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokenizer,
-                                              const std::vector<std::string>& files,
-                                              unsigned threads) {
+std::optional<AsciiWordRule> ascii_word_rule(const PretrainedPipeline& p) {
+  if (!p.added.empty() || p.normalizers.size() > 1 || p.pre_tokenizers.size() != 1)
+    return std::nullopt;
+  AsciiWordRule rule;
+  if (!p.normalizers.empty()) {
+    const NormalizerStep& normalizer = *p.normalizers.front();
+    if (const auto lowercase = bert_normalizer_lowercase(normalizer))
+      rule.lowercase = *lowercase;
+    else if (!is_nfc_normalizer(normalizer))
+      return std::nullopt;
+  }
+  const PreTokenizerStep& pre_tokenizer = *p.pre_tokenizers.front();
+  if (is_bert_pre_tokenizer(pre_tokenizer))
+    rule.isolate_punctuation = true;
+  else if (!is_whitespace_pre_tokenizer(pre_tokenizer))
+    return std::nullopt;
+  return rule;
+}
+
+bool is_printable_ascii(std::string_view chunk) noexcept {
+  for (const char c : chunk)
+    if (c < 0x20 || c > 0x7E) return false;  // char may be signed: bytes >= 0x80 are < 0
+  return true;
+}
+
+void ascii_pieces(std::string_view chunk, const AsciiWordRule& rule, std::string& scratch,
+                  std::vector<std::string_view>& pieces) {
+  // The classes of printable ASCII: BERT's punctuation, and Whitespace's \w.
+  static const auto kClasses = [] {
+    std::array<std::uint8_t, 128> classes{};  // bit 0: punctuation, bit 1: word
+    for (char32_t c = 0x20; c < 0x7F; ++c) {
+      const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '_';
+      classes[c] = static_cast<std::uint8_t>((bert::is_punctuation(c) ? 1 : 0) | (word ? 2 : 0));
+    }
+    return classes;
+  }();
+  if (rule.lowercase) {
+    scratch.assign(chunk);
+    for (char& c : scratch)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    chunk = scratch;
+  }
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < chunk.size(); ++i) {
+    const std::uint8_t cls = kClasses[static_cast<unsigned char>(chunk[i])];
+    if (rule.isolate_punctuation) {
+      if ((cls & 1) == 0) continue;
+      if (i > start) pieces.push_back(chunk.substr(start, i - start));
+      pieces.push_back(chunk.substr(i, 1));
+      start = i + 1;
+    } else if (i > start &&
+               (cls & 2) != (kClasses[static_cast<unsigned char>(chunk[i - 1])] & 2)) {
+      pieces.push_back(chunk.substr(start, i - start));
+      start = i;
+    }
+  }
+  if (chunk.size() > start) pieces.push_back(chunk.substr(start));
+}
+
+}  // namespace hf
+
+std::vector<HfWordCount> count_hf_training_words(const PretrainedTokenizer& tokenizer,
+                                                 const std::vector<std::string>& files,
+                                                 unsigned threads) {
+  using namespace hf;
   WordCounts total;
   // One table per worker for all chunks, merged at the end: merging each chunk's
   // table under a lock kept the second thread waiting.
   const unsigned workers = resolve_threads(threads);
   std::vector<WordCounts> per_worker(workers);
+  const std::optional<AsciiWordRule> rule = ascii_word_rule(tokenizer.pipeline());
   for (const std::string& file : files) {
     const std::string content = read_whole(file);
     if (const auto bad = utf8::find_invalid(content)) {
@@ -66,7 +166,7 @@ std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokeniz
     }
     const std::vector<std::string_view> chunks = chunks_of(content);
     parallel_for_workers(chunks.size(), workers, [&](unsigned worker, std::size_t c) {
-      count_chunk(tokenizer, chunks[c], per_worker[worker]);
+      count_chunk(tokenizer, rule, chunks[c], per_worker[worker]);
     });
   }
   for (auto& counts : per_worker) {
@@ -83,4 +183,4 @@ std::vector<HfWordCount> count_training_words(const PretrainedTokenizer& tokeniz
   return words;
 }
 
-}  // namespace tokenlab::hf
+}  // namespace tokenlab
