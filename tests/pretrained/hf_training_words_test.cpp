@@ -40,16 +40,22 @@ const std::string kBertCased = template_with(
     R"({"type":"BertPreTokenizer"})");
 const std::string kWhitespaceNfc = template_with(R"({"type":"NFC"})", R"({"type":"Whitespace"})");
 const std::string kWhitespace = template_with("null", R"({"type":"Whitespace"})");
+const std::string kMetaspace = template_with(
+    "null", R"({"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true})");
+const std::string kMetaspaceFirst = template_with(
+    "null", R"({"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":true})");
 
 const std::string kHostile =
     "Hello, WORLD! x--y a_b (1990)\n"
-    "Héllo ÀBC naïve İstanbul ΣΑΣ\n"         // non-ASCII right after ASCII; Turkish İ, final sigma
-    "cafe\u0301 e\u0301\u0327 \u0301x a\u0300b\n"  // combining marks after ASCII letters, alone
-    "中文ABC字 x中y 한국어ABC\n"                  // CJK next to ASCII
+    "Héllo ÀBC naïve İstanbul ΣΑΣ\n"  // non-ASCII right after ASCII; Turkish İ, final sigma
+    "cafe\u0301 e\u0301\u0327 \u0301x a\u0300b\n"     // combining marks after ASCII letters, alone
+    "中文ABC字 x中y 한국어ABC\n"                      // CJK next to ASCII
     "tab\there\r\nctl\x01x del\x7Fy \v vt\fff\x0B\n"  // controls, \v and \f
     "NBSP\u00A0split thin\u2009space ideo\u3000space zw\u200Bj\n"
     "\uFF21\uFF42\uFF43 fullwidth \uFB01ne ligature\n"
     "   spaces   around   \n"
+    "▁already ▁marked▁ ▁▁twice  a\r\n"
+    " \n"
     "\n"
     "last line without a newline: $5.00 {x}|y ~z`";
 
@@ -84,7 +90,8 @@ TEST_CASE("the counted words are the pipeline's pieces, line by line, on hostile
           "[pretrained][hf-trainer]") {
   TempDir dir;
   const std::string corpus = written(dir, "hostile.txt", kHostile);
-  for (const std::string* json : {&kBert, &kBertCased, &kWhitespaceNfc, &kWhitespace}) {
+  for (const std::string* json :
+       {&kBert, &kBertCased, &kWhitespaceNfc, &kWhitespace, &kMetaspace, &kMetaspaceFirst}) {
     const auto tokenizer = PretrainedTokenizer::from_bytes(*json, "template.json");
     INFO(tokenizer.pipeline().pre_tokenizers.front()->describe());
     CHECK(counted(tokenizer, corpus, 1) == line_by_line(tokenizer, kHostile));
@@ -96,8 +103,8 @@ TEST_CASE("BERT's pipeline on ASCII: lower-cased, split at white space, punctuat
   TempDir dir;
   const auto bert = PretrainedTokenizer::from_bytes(kBert, "bert.json");
   const Counts counts = counted(bert, written(dir, "a.txt", "Hello, WORLD!\nhello x--y\n"), 2);
-  CHECK(counts == Counts{{"hello", 2}, {",", 1}, {"world", 1}, {"!", 1}, {"x", 1}, {"-", 2},
-                         {"y", 1}});
+  CHECK(counts ==
+        Counts{{"hello", 2}, {",", 1}, {"world", 1}, {"!", 1}, {"x", 1}, {"-", 2}, {"y", 1}});
   const auto cased = PretrainedTokenizer::from_bytes(kBertCased, "cased.json");
   CHECK(counted(cased, written(dir, "b.txt", "Hello\n"), 1) == Counts{{"Hello", 1}});
 }
@@ -106,10 +113,18 @@ TEST_CASE("Whitespace's pipeline on ASCII: runs of word characters and runs of t
           "[pretrained][hf-trainer]") {
   TempDir dir;
   const auto whitespace = PretrainedTokenizer::from_bytes(kWhitespaceNfc, "ws.json");
-  const Counts counts =
-      counted(whitespace, written(dir, "a.txt", "a_b x--y (1990),\tA\n"), 1);
-  CHECK(counts == Counts{{"a_b", 1}, {"x", 1}, {"--", 1}, {"y", 1}, {"(", 1}, {"1990", 1},
-                         {"),", 1}, {"A", 1}});
+  const Counts counts = counted(whitespace, written(dir, "a.txt", "a_b x--y (1990),\tA\n"), 1);
+  CHECK(counts ==
+        Counts{
+            {"a_b", 1}, {"x", 1}, {"--", 1}, {"y", 1}, {"(", 1}, {"1990", 1}, {"),", 1}, {"A", 1}});
+}
+
+TEST_CASE("Metaspace's pipeline: each run between spaces after the replacement",
+          "[pretrained][hf-trainer]") {
+  TempDir dir;
+  const auto metaspace = PretrainedTokenizer::from_bytes(kMetaspace, "metaspace.json");
+  const Counts counts = counted(metaspace, written(dir, "a.txt", "a  b\n c▁d \n"), 2);
+  CHECK(counts == Counts{{"▁a", 1}, {"▁", 1}, {"▁b\n", 1}, {"▁c", 1}, {"▁d", 1}, {"▁\n", 1}});
 }
 
 TEST_CASE("the counted words do not depend on the thread count", "[pretrained][hf-trainer]") {

@@ -187,8 +187,8 @@ using PairStates = PairMap<PairState>;
 
 // HF's Word::merge: every non-overlapping (left, right) from the left becomes
 // replacement; the pair counts it changes are appended to changes.
-void merge_word(std::vector<TokenId>& word, std::uint32_t index, std::int64_t count,
-                TokenId left, TokenId right, TokenId replacement, const Vocabulary& vocabulary,
+void merge_word(std::vector<TokenId>& word, std::uint32_t index, std::int64_t count, TokenId left,
+                TokenId right, TokenId replacement, const Vocabulary& vocabulary,
                 std::uint64_t max_length, std::vector<Change>& changes) {
   // One pass that writes the merged word over itself (an erase per occurrence
   // moved the tail each time). The changes are HF's, in its order: the symbol
@@ -365,11 +365,12 @@ void count_initial_pairs(const std::vector<std::vector<TokenId>>& symbols,
 // each costs two cache misses, its vector and then its symbols, that the loop
 // would wait for one after the other (most of the merge loop's time); asking for
 // them some words ahead overlaps them.
-void merge_range(std::vector<std::vector<TokenId>>& symbols, const std::vector<std::int64_t>& counts,
-                 const std::vector<std::uint32_t>& targets, std::size_t begin, std::size_t end,
-                 Pair pair, TokenId replacement, const Vocabulary& vocabulary,
-                 std::uint64_t max_length, std::vector<Change>& changes) {
-  constexpr std::size_t kAhead = 8;
+void merge_range(std::vector<std::vector<TokenId>>& symbols,
+                 const std::vector<std::int64_t>& counts, const std::vector<std::uint32_t>& targets,
+                 std::size_t begin, std::size_t end, Pair pair, TokenId replacement,
+                 const Vocabulary& vocabulary, std::uint64_t max_length,
+                 std::vector<Change>& changes) {
+  constexpr std::size_t kAhead = 16;
   const TokenId left = pair_left(pair), right = pair_right(pair);
   for (std::size_t k = begin; k < end; ++k) {
     if (k + 2 * kAhead < end) {
@@ -426,7 +427,8 @@ HfBpeResult train_hf_bpe(const std::vector<HfWordCount>& words,
   const std::uint64_t max_length =
       settings.max_token_length.value_or(std::numeric_limits<std::uint64_t>::max());
   std::vector<std::int64_t> counts(words.size());
-  for (std::size_t w = 0; w < words.size(); ++w) counts[w] = static_cast<std::int64_t>(words[w].count);
+  for (std::size_t w = 0; w < words.size(); ++w)
+    counts[w] = static_cast<std::int64_t>(words[w].count);
   PairStates states(1 << 16);
   MergeQueue queue;
   std::vector<Change> changes;

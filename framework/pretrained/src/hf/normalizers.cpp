@@ -3,7 +3,7 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
-#include "hf/ascii_words.hpp"
+#include "hf/word_count_shortcuts.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"

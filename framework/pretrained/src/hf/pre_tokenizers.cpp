@@ -6,7 +6,7 @@
 #include <array>
 #include <functional>
 
-#include "hf/ascii_words.hpp"
+#include "hf/word_count_shortcuts.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -264,6 +264,10 @@ class MetaspacePreTokenizer final : public PreTokenizerStep {
     return "Metaspace(\"" + replacement_ + "\", prepend " + kSchemes[static_cast<int>(scheme_)] +
            (split_ ? ", split" : "") + ")";
   }
+  [[nodiscard]] const std::string& replacement() const noexcept { return replacement_; }
+  [[nodiscard]] bool always_split() const noexcept {
+    return split_ && scheme_ == PrependScheme::always;
+  }
 
  private:
   std::string replacement_;
@@ -323,6 +327,11 @@ namespace hf {
 bool is_whitespace_pre_tokenizer(const PreTokenizerStep& step) {
   const auto* span = dynamic_cast<const SpanPreTokenizer*>(&step);
   return span != nullptr && span->describe() == "Whitespace";
+}
+std::optional<std::string> metaspace_always_split(const PreTokenizerStep& step) {
+  const auto* metaspace = dynamic_cast<const MetaspacePreTokenizer*>(&step);
+  if (metaspace == nullptr || !metaspace->always_split()) return std::nullopt;
+  return metaspace->replacement();
 }
 bool is_bert_pre_tokenizer(const PreTokenizerStep& step) {
   const auto* chain = dynamic_cast<const ChainPreTokenizer*>(&step);

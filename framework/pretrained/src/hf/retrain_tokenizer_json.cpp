@@ -15,9 +15,9 @@
 
 #include "hf/retrain_tokenizer_json.hpp"
 #include "hf/serde_pretty.hpp"
-#include "tokenlab/pretrained/hf_training_words.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/hf_trainers.hpp"
+#include "tokenlab/pretrained/hf_training_words.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 #include "tokenlab/utf8.hpp"
 

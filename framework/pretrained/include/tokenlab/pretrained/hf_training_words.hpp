@@ -24,7 +24,6 @@ namespace tokenlab {
 /// BERT's pipelines). Error naming the file and line of invalid UTF-8 (HF refuses
 /// such a file too) or a file that cannot be read.
 TOKENLAB_PRETRAINED_API std::vector<HfWordCount> count_hf_training_words(
-    const PretrainedTokenizer& tokenizer, const std::vector<std::string>& files,
-    unsigned threads);
+    const PretrainedTokenizer& tokenizer, const std::vector<std::string>& files, unsigned threads);
 
 }  // namespace tokenlab
