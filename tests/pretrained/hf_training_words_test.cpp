@@ -84,6 +84,13 @@ std::string written(const TempDir& dir, const std::string& name, const std::stri
   return path;
 }
 
+// The words counted in text, as one file, by the pipeline of the template json.
+Counts counted_in(const std::string& json, const std::string& text) {
+  TempDir dir;
+  const auto tokenizer = PretrainedTokenizer::from_bytes(json, "template.json");
+  return counted(tokenizer, written(dir, "corpus.txt", text), 2);
+}
+
 }  // namespace
 
 TEST_CASE("the counted words are the pipeline's pieces, line by line, on hostile text",
@@ -100,31 +107,23 @@ TEST_CASE("the counted words are the pipeline's pieces, line by line, on hostile
 
 TEST_CASE("BERT's pipeline on ASCII: lower-cased, split at white space, punctuation alone",
           "[pretrained][hf-trainer]") {
-  TempDir dir;
-  const auto bert = PretrainedTokenizer::from_bytes(kBert, "bert.json");
-  const Counts counts = counted(bert, written(dir, "a.txt", "Hello, WORLD!\nhello x--y\n"), 2);
-  CHECK(counts ==
+  CHECK(counted_in(kBert, "Hello, WORLD!\nhello x--y\n") ==
         Counts{{"hello", 2}, {",", 1}, {"world", 1}, {"!", 1}, {"x", 1}, {"-", 2}, {"y", 1}});
-  const auto cased = PretrainedTokenizer::from_bytes(kBertCased, "cased.json");
-  CHECK(counted(cased, written(dir, "b.txt", "Hello\n"), 1) == Counts{{"Hello", 1}});
+  CHECK(counted_in(kBertCased, "Hello\n") == Counts{{"Hello", 1}});
 }
 
 TEST_CASE("Whitespace's pipeline on ASCII: runs of word characters and runs of the others",
           "[pretrained][hf-trainer]") {
-  TempDir dir;
-  const auto whitespace = PretrainedTokenizer::from_bytes(kWhitespaceNfc, "ws.json");
-  const Counts counts = counted(whitespace, written(dir, "a.txt", "a_b x--y (1990),\tA\n"), 1);
-  CHECK(counts ==
+  CHECK(counted_in(kWhitespaceNfc, "a_b x--y (1990),\tA\n") ==
         Counts{
             {"a_b", 1}, {"x", 1}, {"--", 1}, {"y", 1}, {"(", 1}, {"1990", 1}, {"),", 1}, {"A", 1}});
 }
 
 TEST_CASE("Metaspace's pipeline: each run between spaces after the replacement",
           "[pretrained][hf-trainer]") {
-  TempDir dir;
-  const auto metaspace = PretrainedTokenizer::from_bytes(kMetaspace, "metaspace.json");
-  const Counts counts = counted(metaspace, written(dir, "a.txt", "a  b\n c▁d \n"), 2);
-  CHECK(counts == Counts{{"▁a", 1}, {"▁", 1}, {"▁b\n", 1}, {"▁c", 1}, {"▁d", 1}, {"▁\n", 1}});
+  // The line that starts with a space gets no replacement prepended.
+  CHECK(counted_in(kMetaspace, "a  b\n c▁d \n") ==
+        Counts{{"▁a", 1}, {"▁", 1}, {"▁b\n", 1}, {"▁c", 1}, {"▁d", 1}, {"▁\n", 1}});
 }
 
 TEST_CASE("the counted words do not depend on the thread count", "[pretrained][hf-trainer]") {

@@ -8,7 +8,6 @@
 
 #include "hf/word_count_shortcuts.hpp"
 #include "tokenlab/bert_characters.hpp"
-
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/train_options.hpp"
@@ -41,8 +40,9 @@ std::vector<std::string_view> chunks_of(std::string_view text) {
   return chunks;
 }
 
-// The bytes that end a chunk of word_count_shortcuts.hpp: ASCII white space that both
-// pre-tokenizers drop and BertNormalizer keeps (it removes \v and \f, controls).
+// The bytes that end a chunk of word_count_shortcuts.hpp: the ASCII white space
+// both pre-tokenizers drop and BertNormalizer keeps (it removes \v and \f, which
+// are controls to it).
 bool ends_chunk(char c) noexcept {
   return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
