@@ -4,10 +4,11 @@
 // word indices become sorted vectors, the per-step hash map of new pair
 // positions a sorted list, and the per-symbol length a per-token table.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <queue>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -167,9 +168,11 @@ std::vector<std::vector<TokenId>> words_as_symbols(const std::vector<std::vector
   return symbols;
 }
 
+// A pair count change: delta is +-1 times the word's count, carried here so that
+// applying it does not read the word's entry again (a cache miss per change).
 struct Change {
   Pair pair;
-  std::int32_t delta;
+  std::int64_t delta;
   std::uint32_t word;
 };
 
@@ -184,9 +187,9 @@ using PairStates = PairMap<PairState>;
 
 // HF's Word::merge: every non-overlapping (left, right) from the left becomes
 // replacement; the pair counts it changes are appended to changes.
-void merge_word(std::vector<TokenId>& word, std::uint32_t index, TokenId left, TokenId right,
-                TokenId replacement, const Vocabulary& vocabulary, std::uint64_t max_length,
-                std::vector<Change>& changes) {
+void merge_word(std::vector<TokenId>& word, std::uint32_t index, std::int64_t count, TokenId left,
+                TokenId right, TokenId replacement, const Vocabulary& vocabulary,
+                std::uint64_t max_length, std::vector<Change>& changes) {
   // One pass that writes the merged word over itself (an erase per occurrence
   // moved the tail each time). The changes are HF's, in its order: the symbol
   // before is the one already written (merged, if the previous pair was an
@@ -200,14 +203,14 @@ void merge_word(std::vector<TokenId>& word, std::uint32_t index, TokenId left, T
       continue;
     }
     if (out > 0) {
-      changes.push_back({pack_pair(word[out - 1], left), -1, index});
+      changes.push_back({pack_pair(word[out - 1], left), -count, index});
       if (vocabulary.length(word[out - 1]) + new_length < max_length)
-        changes.push_back({pack_pair(word[out - 1], replacement), 1, index});
+        changes.push_back({pack_pair(word[out - 1], replacement), count, index});
     }
     if (i + 2 < n) {
-      changes.push_back({pack_pair(right, word[i + 2]), -1, index});
+      changes.push_back({pack_pair(right, word[i + 2]), -count, index});
       if (vocabulary.length(word[i + 2]) + new_length < max_length)
-        changes.push_back({pack_pair(replacement, word[i + 2]), 1, index});
+        changes.push_back({pack_pair(replacement, word[i + 2]), count, index});
     }
     word[out++] = replacement;
     i += 2;
@@ -216,7 +219,13 @@ void merge_word(std::vector<TokenId>& word, std::uint32_t index, TokenId left, T
 }
 
 // HF's priority queue of Merge{pair, count, pos}: the highest count first, then
-// the smaller pair; equal entries in push order.
+// the smaller pair; equal entries in push order. Most entries never come out:
+// their count stays below the last merge's. So entries wait, unordered, in one
+// bucket per power of two of their count, and only the highest bucket with any
+// is a binary heap: a push below it is an append, and the heap stays small
+// enough for the cache (one heap of every entry had a cache miss per level).
+// Every entry in a bucket counts less than every entry in the heap, so the top
+// of the heap is the top of all, as in HF's one heap.
 class MergeQueue {
  public:
   struct Top {
@@ -230,12 +239,22 @@ class MergeQueue {
     repush(count, pair, entry);
   }
   void repush(std::uint64_t count, Pair pair, std::uint32_t entry) {
-    heap_.push(Item{count, pair, sequence_++, entry});
+    const Item item{count, pair, sequence_++, entry};
+    const auto bucket = static_cast<std::size_t>(std::bit_width(count));
+    if (bucket >= heap_bucket_) {
+      heap_.push_back(item);
+      std::push_heap(heap_.begin(), heap_.end());
+    } else {
+      buckets_[bucket].push_back(item);
+      ++waiting_;
+    }
   }
-  [[nodiscard]] bool empty() const noexcept { return heap_.empty(); }
-  Top pop() {
-    const Item item = heap_.top();
-    heap_.pop();
+  [[nodiscard]] bool empty() const noexcept { return heap_.empty() && waiting_ == 0; }
+  Top pop() {  // not empty()
+    if (heap_.empty()) refill();
+    std::pop_heap(heap_.begin(), heap_.end());
+    const Item item = heap_.back();
+    heap_.pop_back();
     return {item.count, item.pair, item.entry};
   }
   [[nodiscard]] std::vector<std::uint32_t> take_words(std::uint32_t entry) {
@@ -254,7 +273,22 @@ class MergeQueue {
       return a.sequence > b.sequence;
     }
   };
-  std::priority_queue<Item> heap_;
+  static constexpr std::size_t kBuckets = 65;  // bit_width of a 64-bit count
+  // The heap takes the highest bucket that has entries.
+  void refill() {
+    std::size_t b = heap_bucket_;
+    while (buckets_[--b].empty()) {
+    }
+    heap_bucket_ = b;
+    heap_.swap(buckets_[b]);
+    buckets_[b].clear();
+    waiting_ -= heap_.size();
+    std::make_heap(heap_.begin(), heap_.end());
+  }
+  std::vector<Item> heap_;
+  std::array<std::vector<Item>, kBuckets> buckets_;
+  std::size_t heap_bucket_ = kBuckets;  // entries of this bucket and above are in heap_
+  std::size_t waiting_ = 0;             // entries in buckets_
   std::vector<std::vector<std::uint32_t>> words_;
   std::uint64_t sequence_ = 0;
 };
@@ -264,8 +298,8 @@ class MergeQueue {
 // order, so each gained list is sorted as it is built.
 class StepChanges {
  public:
-  void apply(std::vector<Change>& changes, const std::vector<HfWordCount>& words,
-             PairStates& states, std::uint32_t step, MergeQueue& queue) {
+  void apply(std::vector<Change>& changes, PairStates& states, std::uint32_t step,
+             MergeQueue& queue) {
     touched_.clear();
     bool inserted = false;
     for (const Change& c : changes) {
@@ -275,7 +309,7 @@ class StepChanges {
         state.slot = static_cast<std::uint32_t>(touched_.size());
         touched_.push_back({c.pair, {}});
       }
-      state.count += c.delta * static_cast<std::int64_t>(words[c.word].count);
+      state.count += c.delta;
       if (c.delta > 0) {
         auto& gained = touched_[state.slot].gained;
         if (gained.empty() || gained.back() != c.word) gained.push_back(c.word);
@@ -327,26 +361,47 @@ void count_initial_pairs(const std::vector<std::vector<TokenId>>& symbols,
                std::move(where[slot]));
 }
 
+// merge_word on targets[begin, end). The words are scattered over memory, and
+// each costs two cache misses, its vector and then its symbols, that the loop
+// would wait for one after the other (most of the merge loop's time); asking for
+// them some words ahead overlaps them.
+void merge_range(std::vector<std::vector<TokenId>>& symbols,
+                 const std::vector<std::int64_t>& counts, const std::vector<std::uint32_t>& targets,
+                 std::size_t begin, std::size_t end, Pair pair, TokenId replacement,
+                 const Vocabulary& vocabulary, std::uint64_t max_length,
+                 std::vector<Change>& changes) {
+  constexpr std::size_t kAhead = 16;
+  const TokenId left = pair_left(pair), right = pair_right(pair);
+  for (std::size_t k = begin; k < end; ++k) {
+    if (k + 2 * kAhead < end) {
+      __builtin_prefetch(&symbols[targets[k + 2 * kAhead]]);
+      __builtin_prefetch(&counts[targets[k + 2 * kAhead]]);
+    }
+    if (k + kAhead < end) __builtin_prefetch(symbols[targets[k + kAhead]].data());
+    const std::uint32_t w = targets[k];
+    merge_word(symbols[w], w, counts[w], left, right, replacement, vocabulary, max_length, changes);
+  }
+}
+
 // Merges (left, right) in the given words, on several threads when there are many.
 void merge_in_words(std::vector<std::vector<TokenId>>& symbols,
+                    const std::vector<std::int64_t>& counts,
                     const std::vector<std::uint32_t>& targets, Pair pair, TokenId replacement,
                     const Vocabulary& vocabulary, std::uint64_t max_length, unsigned threads,
                     std::vector<Change>& changes) {
   constexpr std::size_t kWordsPerTask = 4096;
-  const TokenId left = pair_left(pair), right = pair_right(pair);
   threads = resolve_threads(threads);
   if (threads <= 1 || targets.size() < 2 * kWordsPerTask) {
-    for (const std::uint32_t w : targets)
-      merge_word(symbols[w], w, left, right, replacement, vocabulary, max_length, changes);
+    merge_range(symbols, counts, targets, 0, targets.size(), pair, replacement, vocabulary,
+                max_length, changes);
     return;
   }
   const std::size_t tasks = (targets.size() + kWordsPerTask - 1) / kWordsPerTask;
   std::vector<std::vector<Change>> parts(tasks);
   parallel_for(tasks, threads, [&](std::size_t t) {
     const std::size_t end = std::min(targets.size(), (t + 1) * kWordsPerTask);
-    for (std::size_t k = t * kWordsPerTask; k < end; ++k)
-      merge_word(symbols[targets[k]], targets[k], left, right, replacement, vocabulary, max_length,
-                 parts[t]);
+    merge_range(symbols, counts, targets, t * kWordsPerTask, end, pair, replacement, vocabulary,
+                max_length, parts[t]);
   });
   for (const auto& part : parts) changes.insert(changes.end(), part.begin(), part.end());
 }
@@ -371,6 +426,9 @@ HfBpeResult train_hf_bpe(const std::vector<HfWordCount>& words,
 
   const std::uint64_t max_length =
       settings.max_token_length.value_or(std::numeric_limits<std::uint64_t>::max());
+  std::vector<std::int64_t> counts(words.size());
+  for (std::size_t w = 0; w < words.size(); ++w)
+    counts[w] = static_cast<std::int64_t>(words[w].count);
   PairStates states(1 << 16);
   MergeQueue queue;
   std::vector<Change> changes;
@@ -394,9 +452,9 @@ HfBpeResult train_hf_bpe(const std::vector<HfWordCount>& words,
     const TokenId id = vocabulary.add(vocabulary.token(left) + std::string(right_text),
                                       vocabulary.length(left) + vocabulary.length(right));
     merges.emplace_back(top.pair, id);
-    merge_in_words(symbols, queue.take_words(top.entry), top.pair, id, vocabulary, max_length,
-                   settings.threads, changes);
-    step_changes.apply(changes, words, states, static_cast<std::uint32_t>(merges.size()), queue);
+    merge_in_words(symbols, counts, queue.take_words(top.entry), top.pair, id, vocabulary,
+                   max_length, settings.threads, changes);
+    step_changes.apply(changes, states, static_cast<std::uint32_t>(merges.size()), queue);
   }
 
   // HF keeps merges in a map from pair to rank: a pair merged twice keeps the later rank.

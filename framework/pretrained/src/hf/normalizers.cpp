@@ -3,6 +3,7 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include "hf/word_count_shortcuts.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -56,6 +57,7 @@ class UnicodeNormalizer final : public NormalizerStep {
     static constexpr const char* kNames[] = {"NFC", "NFD", "NFKC", "NFKD"};
     return kNames[static_cast<int>(form_)];
   }
+  [[nodiscard]] UnicodeForm form() const noexcept { return form_; }
 
  private:
   UnicodeForm form_;
@@ -204,6 +206,7 @@ class BertNormalizer final : public NormalizerStep {
     return "BertNormalizer(" + normalizer_.options().to_string() +
            (handle_chinese_chars_ ? ", CJK spaced" : "") + ")";
   }
+  [[nodiscard]] bool lowercase() const noexcept { return normalizer_.options().lowercase; }
 
  private:
   Normalizer normalizer_;
@@ -211,6 +214,18 @@ class BertNormalizer final : public NormalizerStep {
 };
 
 }  // namespace
+
+namespace hf {
+bool is_nfc_normalizer(const NormalizerStep& step) {
+  const auto* unicode = dynamic_cast<const UnicodeNormalizer*>(&step);
+  return unicode != nullptr && unicode->form() == UnicodeForm::nfc;
+}
+std::optional<bool> bert_normalizer_lowercase(const NormalizerStep& step) {
+  const auto* bert = dynamic_cast<const BertNormalizer*>(&step);
+  if (bert == nullptr) return std::nullopt;
+  return bert->lowercase();
+}
+}  // namespace hf
 
 std::unique_ptr<NormalizerStep> make_unicode_normalizer(UnicodeForm form) {
   return std::make_unique<UnicodeNormalizer>(form);

@@ -6,6 +6,7 @@
 #include <array>
 #include <functional>
 
+#include "hf/word_count_shortcuts.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -263,6 +264,10 @@ class MetaspacePreTokenizer final : public PreTokenizerStep {
     return "Metaspace(\"" + replacement_ + "\", prepend " + kSchemes[static_cast<int>(scheme_)] +
            (split_ ? ", split" : "") + ")";
   }
+  [[nodiscard]] const std::string& replacement() const noexcept { return replacement_; }
+  [[nodiscard]] bool always_split() const noexcept {
+    return split_ && scheme_ == PrependScheme::always;
+  }
 
  private:
   std::string replacement_;
@@ -316,6 +321,23 @@ bool is_numeric(char32_t c) {
 }
 
 }  // namespace
+
+namespace hf {
+// The factories below name the two: no other step has these names.
+bool is_whitespace_pre_tokenizer(const PreTokenizerStep& step) {
+  const auto* span = dynamic_cast<const SpanPreTokenizer*>(&step);
+  return span != nullptr && span->describe() == "Whitespace";
+}
+std::optional<std::string> metaspace_always_split(const PreTokenizerStep& step) {
+  const auto* metaspace = dynamic_cast<const MetaspacePreTokenizer*>(&step);
+  if (metaspace == nullptr || !metaspace->always_split()) return std::nullopt;
+  return metaspace->replacement();
+}
+bool is_bert_pre_tokenizer(const PreTokenizerStep& step) {
+  const auto* chain = dynamic_cast<const ChainPreTokenizer*>(&step);
+  return chain != nullptr && chain->describe() == "BertPreTokenizer";
+}
+}  // namespace hf
 
 std::unique_ptr<PreTokenizerStep> make_split_pre_tokenizer(std::string pattern, bool is_regex,
                                                            SplitBehavior behavior, bool invert) {

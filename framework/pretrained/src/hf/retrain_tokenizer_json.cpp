@@ -15,9 +15,9 @@
 
 #include "hf/retrain_tokenizer_json.hpp"
 #include "hf/serde_pretty.hpp"
-#include "hf/training_words.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/hf_trainers.hpp"
+#include "tokenlab/pretrained/hf_training_words.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -275,7 +275,7 @@ RetrainedTokenizer retrain_tokenizer_json(const RetrainingRequest& request, std:
       settings_for(request, *model, member(document, "pre_tokenizer"), added, wordpiece);
 
   const std::vector<HfWordCount> words =
-      count_training_words(tokenizer, request.corpus, request.threads);
+      count_hf_training_words(tokenizer, request.corpus, request.threads);
   HfBpeResult trained = wordpiece ? HfBpeResult{train_hf_wordpiece(words, settings), {}}
                                   : train_hf_bpe(words, settings);
 
