@@ -124,12 +124,44 @@ class BpeModel final : public PretrainedModel {
     thread_local std::vector<Symbol> symbols;
     symbols.clear();
     initial_symbols(piece, symbols);
-    merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-      const PairResult* found = merges_.find(pack_pair(l.id, r.id));
-      return found ? *found : PairResult{UINT32_MAX, 0};
-    });
+    if (symbols.size() <= kShortWord) {
+      merge_short(symbols, out);
+      return;
+    }
+    merge_all(symbols, [&](const Symbol& l, const Symbol& r) { return pair_result(l.id, r.id); });
     for (const Symbol& s : symbols)
       if (s.alive) out.push_back(s.id);
+  }
+
+  [[nodiscard]] PairResult pair_result(TokenId left, TokenId right) const {
+    const PairResult* found = merges_.find(pack_pair(left, right));
+    return found ? *found : PairResult{UINT32_MAX, 0};
+  }
+
+  // merge_all's order (the lowest rank, then the leftmost pair) by a scan of
+  // the pairs' ranks, each looked up once and again only beside a merge: for
+  // the few symbols of a word, cheaper than a heap (allocated per word).
+  void merge_short(const std::vector<Symbol>& symbols, std::vector<TokenId>& out) const {
+    std::array<TokenId, kShortWord> ids{};
+    std::array<PairResult, kShortWord> pairs{};  // pairs[i]: ids[i] with ids[i + 1]
+    std::size_t n = symbols.size();
+    for (std::size_t i = 0; i < n; ++i) ids[i] = symbols[i].id;
+    for (std::size_t i = 0; i + 1 < n; ++i) pairs[i] = pair_result(ids[i], ids[i + 1]);
+    while (n > 1) {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i + 1 < n; ++i)
+        if (pairs[i].rank < pairs[best].rank) best = i;
+      if (pairs[best].rank == UINT32_MAX) break;
+      ids[best] = pairs[best].new_id;
+      for (std::size_t i = best + 1; i + 1 < n; ++i) {
+        ids[i] = ids[i + 1];
+        pairs[i] = pairs[i + 1];
+      }
+      --n;
+      if (best > 0) pairs[best - 1] = pair_result(ids[best - 1], ids[best]);
+      if (best + 1 < n) pairs[best] = pair_result(ids[best], ids[best + 1]);
+    }
+    out.insert(out.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n));
   }
 
   void encode_cached(std::string_view piece, std::vector<TokenId>& out) const {
@@ -238,7 +270,8 @@ class BpeModel final : public PretrainedModel {
   std::array<TokenId, 256> byte_ids_{};
   PairMap<PairResult> merges_;  // packed pair -> rank and merged id
   static constexpr char32_t kDirect = 0x10000;
-  bool plain_ = false;           // no continuing prefix, no end-of-word suffix
+  static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
+  bool plain_ = false;                           // no continuing prefix, no end-of-word suffix
   std::vector<TokenId> direct_;  // plain_: BMP code point -> its one-character token
   MergeCuts cuts_;               // plain_ and not ignore_merges: where a piece may be cut
   const std::uint64_t serial_ = new_model_identity();
