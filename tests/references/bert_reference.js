@@ -8,6 +8,8 @@
 //       writes BERT's vocab.txt (30,522 lines)
 //   node bert_reference.js encode VOCAB_TXT cased|uncased TEXT OUT
 //       writes one line of space-separated ids per line of TEXT
+//   node bert_reference.js json VOCAB_TXT cased|uncased OUT_JSON
+//       writes the tokenizer.json that encode uses (for the benchmarks)
 const fs = require("fs");
 const path = require("path");
 
@@ -53,11 +55,16 @@ async function main() {
     fs.writeFileSync(args[0], bertVocabulary().join("\n") + "\n");
     return;
   }
-  if (command !== "encode") throw new Error("usage: bert_reference.js vocab|encode ...");
+  if (command !== "encode" && command !== "json")
+    throw new Error("usage: bert_reference.js vocab|encode|json ...");
   const [vocabFile, casing, textFile, outFile] = args;
   const vocab = fs.readFileSync(vocabFile, "utf8").split("\n");
   if (vocab[vocab.length - 1] === "") vocab.pop();
   const json = tokenizerJson(vocab, casing === "uncased");
+  if (command === "json") {
+    fs.writeFileSync(textFile, JSON.stringify(json));
+    return;
+  }
   const jsonFile = outFile + ".tokenizer.json";
   fs.writeFileSync(jsonFile, JSON.stringify(json));
   const { Tokenizer } = req("@anush008/tokenizers");

@@ -12,9 +12,11 @@
 //           the Python module's encode_batch runs), timed on a second pass over
 //           every line; one: the first line encoded again and again on one
 //           thread, printing "one NANOSECONDS_PER_CALL TOKENS"
-// Prints: "load SECONDS PEAK_MIB" after loading, then "BYTES TOKENS SECONDS MB/s"
-// for the encode loop alone, after encoding the first 1,000 lines once (warm-up,
-// as the reference script does). MB = 10^6 bytes.
+// Prints: "load SECONDS PEAK_MIB" after loading, then for the encode loop alone,
+// after encoding the first 1,000 lines once (warm-up, as the reference script
+// does), "cpu SECONDS" (the process's user+sys time over the loop, every thread:
+// what a loaded machine inflates least) and last "BYTES TOKENS SECONDS MB/s"
+// (wall time). MB = 10^6 bytes.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -36,6 +38,15 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 double peak_mib() {
@@ -100,9 +111,11 @@ int main(int argc, char** argv) {
       // Steady state: one untimed pass over every line first (the caches the
       // tokenizer fills, the allocator's pages), then the timed one.
       (void)tokenizer.encode_batch(lines, threads);
+      const double cpu = cpu_seconds();
       const auto start = std::chrono::steady_clock::now();
       const auto encoded = tokenizer.encode_batch(lines, threads);
       const double seconds = seconds_since(start);
+      std::printf("cpu %.3f\n", cpu_seconds() - cpu);
       std::size_t tokens = 0;
       for (const auto& e : encoded) tokens += e.size();
       std::printf("%zu %zu %.3f %.2f\n", bytes, tokens, seconds,
@@ -112,6 +125,7 @@ int main(int argc, char** argv) {
     constexpr std::size_t kChunk = 256;
     const std::size_t chunks = (lines.size() + kChunk - 1) / kChunk;
     std::vector<std::size_t> tokens_per_chunk(chunks, 0);
+    const double cpu = cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
     tokenlab::parallel_for(chunks, threads, [&](std::size_t chunk) {
       std::vector<tokenlab::TokenId> out;
@@ -124,6 +138,7 @@ int main(int argc, char** argv) {
       tokens_per_chunk[chunk] = tokens;
     });
     const double seconds = seconds_since(start);
+    std::printf("cpu %.3f\n", cpu_seconds() - cpu);
     std::size_t tokens = 0;
     for (const std::size_t t : tokens_per_chunk) tokens += t;
     std::printf("%zu %zu %.3f %.2f\n", bytes, tokens, seconds,

@@ -119,11 +119,12 @@ void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& 
       return;
     }
     pieces.clear();
-    pieces.emplace_back(segment);
-    for (const auto& step : p.pre_tokenizers) {
+    // The first step splits the segment itself, not a copy of it.
+    p.pre_tokenizers.front()->split(segment, at_start, pieces);
+    for (std::size_t s = 1; s < p.pre_tokenizers.size(); ++s) {
       next.clear();
       for (std::size_t i = 0; i < pieces.size(); ++i)
-        step->split(pieces[i], at_start && i == 0, next);
+        p.pre_tokenizers[s]->split(pieces[i], at_start && i == 0, next);
       pieces.swap(next);
     }
     for (std::size_t i = 0; i < pieces.size(); ++i) {

@@ -1,4 +1,6 @@
 // tokenlab encode: lines of text to ids or pieces, with any model encode reads.
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <limits>
@@ -12,6 +14,7 @@
 #include "commands/line_source.hpp"
 #include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/parallel.hpp"
 #include "tokenlab/plugin_checks.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/segmenter.hpp"
@@ -41,11 +44,61 @@ class LineEncoder {
   // Encodes the batch (the lines just read from source) and writes it.
   void flush(std::vector<std::string>& batch, const LineSource& source, std::ostream& out) {
     source_ = &source;
-    write(sampling_ ? encode_sampled(batch) : encode(batch), out);
+    if (sampling_) {
+      write(encode_sampled(batch), out);
+    } else if (const auto texts = encode_to_text(batch)) {
+      for (const std::string& text : *texts)
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    } else {
+      write(encode(batch), out);  // a line failed: the one-by-one path names it
+    }
     batch.clear();
   }
 
  private:
+  // The batch's output text, in chunks of lines both encoded and formatted on
+  // the worker threads (formatted on the main thread, the ids were the serial
+  // part that kept 2 threads from 2x); the chunks are fixed by line number, so
+  // the text is the same for any thread count. nullopt if any line failed.
+  std::optional<std::vector<std::string>> encode_to_text(
+      const std::vector<std::string>& batch) const {
+    constexpr std::size_t kChunk = 256;
+    const std::size_t chunks = (batch.size() + kChunk - 1) / kChunk;
+    const std::size_t vocabulary_size = encoder_.vocabulary_size();
+    std::vector<std::string> texts(chunks);
+    std::vector<char> failed(chunks, 0);
+    parallel_for(chunks, threads_, [&](std::size_t c) {
+      std::vector<TokenId> ids;
+      std::string& text = texts[c];
+      try {
+        for (std::size_t i = c * kChunk; i < batch.size() && i < (c + 1) * kChunk; ++i) {
+          ids.clear();
+          encoder_.encode(batch[i], ids);
+          check_ids(ids, vocabulary_size, loaded_.kind);
+          append_line(ids, text);
+        }
+      } catch (const std::exception&) {
+        failed[c] = 1;
+      }
+    });
+    if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return std::nullopt;
+    return texts;
+  }
+
+  void append_line(const std::vector<TokenId>& ids, std::string& text) const {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (i) text += ' ';
+      if (pieces_) {
+        text += encoder_.display_piece(ids[i]);
+        continue;
+      }
+      char digits[16];
+      const auto end = std::to_chars(digits, digits + sizeof digits, ids[i]).ptr;
+      text.append(digits, end);
+    }
+    text += '\n';
+  }
+
   std::vector<std::vector<TokenId>> encode_sampled(const std::vector<std::string>& batch) {
     std::vector<std::vector<TokenId>> encoded;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -83,11 +136,7 @@ class LineEncoder {
     for (const auto& ids : encoded) {
       check_ids(ids, vocabulary_size, loaded_.kind);
       text_.clear();
-      for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (i) text_ += ' ';
-        text_ += pieces_ ? encoder_.display_piece(ids[i]) : std::to_string(ids[i]);
-      }
-      text_ += '\n';
+      append_line(ids, text_);
       out.write(text_.data(), static_cast<std::streamsize>(text_.size()));
     }
   }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "merge_cuts.hpp"
 #include "model_common.hpp"
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
@@ -19,6 +20,7 @@ namespace tokenlab {
 namespace {
 
 using pretrained_detail::merge_all;
+using pretrained_detail::MergeCuts;
 using pretrained_detail::PairResult;
 using pretrained_detail::PieceCache;
 using pretrained_detail::Symbol;
@@ -70,27 +72,27 @@ class BpeModel final : public PretrainedModel {
       // As HF's map: a repeated pair keeps its last rank.
       merges_.insert_or_assign(pack_pair(*id_a, *id_b), {static_cast<std::uint32_t>(i), *id});
     }
+    plain_ = options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty();
+    if (plain_) index_characters();
   }
 
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
-    if (options_.ignore_merges) {
-      if (const auto id = tokens_->find(piece)) {
-        out.push_back(*id);
-        return;
-      }
+    if (whole_token(piece, out)) return;
+    if (cuts_.empty()) {
+      encode_cached(piece, out);
+      return;
     }
-    PieceCache::encode(serial_, piece, out, [&](std::string_view, std::vector<TokenId>&) {
-      thread_local std::vector<Symbol> symbols;
-      symbols.clear();
-      initial_symbols(piece, symbols);
-      merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-        const PairResult* found = merges_.find(pack_pair(l.id, r.id));
-        return found ? *found : PairResult{UINT32_MAX, 0};
-      });
-      for (const Symbol& s : symbols)
-        if (s.alive) out.push_back(s.id);
-    });
+    // Whole-line BPE (SentencePiece-style: the line is one piece, spaces are
+    // "▁"): merged in parts no merge reaches across, each found in the cache
+    // the next time it comes.
+    cuts_.for_each_part(piece, [&](std::string_view part) { encode_cached(part, out); });
+  }
+
+  void encode_plain(std::string_view piece, std::vector<TokenId>& out) const override {
+    if (piece.empty()) return;
+    if (whole_token(piece, out)) return;
+    merge(piece, out);
   }
 
   [[nodiscard]] std::string type() const override { return "BPE"; }
@@ -109,6 +111,94 @@ class BpeModel final : public PretrainedModel {
   [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
 
  private:
+  // HF's ignore_merges: a piece that is a token is that token, merges unasked.
+  bool whole_token(std::string_view piece, std::vector<TokenId>& out) const {
+    if (!options_.ignore_merges) return false;
+    const auto id = tokens_->find(piece);
+    if (id) out.push_back(*id);
+    return id.has_value();
+  }
+
+  // The merges of one piece, uncached (what the cache stores).
+  void merge(std::string_view piece, std::vector<TokenId>& out) const {
+    thread_local std::vector<Symbol> symbols;
+    symbols.clear();
+    initial_symbols(piece, symbols);
+    if (symbols.size() <= kShortWord) {
+      merge_short(symbols, out);
+      return;
+    }
+    merge_all(symbols, [&](const Symbol& l, const Symbol& r) { return pair_result(l.id, r.id); });
+    for (const Symbol& s : symbols)
+      if (s.alive) out.push_back(s.id);
+  }
+
+  [[nodiscard]] PairResult pair_result(TokenId left, TokenId right) const {
+    const PairResult* found = merges_.find(pack_pair(left, right));
+    return found ? *found : PairResult{UINT32_MAX, 0};
+  }
+
+  // merge_all's order (the lowest rank, then the leftmost pair) by a scan of
+  // the pairs' ranks, each looked up once and again only beside a merge: for
+  // the few symbols of a word, cheaper than a heap (allocated per word).
+  void merge_short(const std::vector<Symbol>& symbols, std::vector<TokenId>& out) const {
+    std::array<TokenId, kShortWord> ids{};
+    std::array<PairResult, kShortWord> pairs{};  // pairs[i]: ids[i] with ids[i + 1]
+    std::size_t n = symbols.size();
+    for (std::size_t i = 0; i < n; ++i) ids[i] = symbols[i].id;
+    for (std::size_t i = 0; i + 1 < n; ++i) pairs[i] = pair_result(ids[i], ids[i + 1]);
+    while (n > 1) {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i + 1 < n; ++i)
+        if (pairs[i].rank < pairs[best].rank) best = i;
+      if (pairs[best].rank == UINT32_MAX) break;
+      ids[best] = pairs[best].new_id;
+      for (std::size_t i = best + 1; i + 1 < n; ++i) {
+        ids[i] = ids[i + 1];
+        pairs[i] = pairs[i + 1];
+      }
+      --n;
+      if (best > 0) pairs[best - 1] = pair_result(ids[best - 1], ids[best]);
+      if (best + 1 < n) pairs[best] = pair_result(ids[best], ids[best + 1]);
+    }
+    out.insert(out.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+
+  void encode_cached(std::string_view piece, std::vector<TokenId>& out) const {
+    PieceCache::encode(serial_, piece, out,
+                       [this](std::string_view p, std::vector<TokenId>& o) { merge(p, o); });
+  }
+
+  // The id of the one-character token for the code point at piece[i], or kNone.
+  [[nodiscard]] TokenId character_id(std::string_view piece, std::size_t i,
+                                     std::size_t length) const {
+    const char32_t c = utf8::decode_at(piece, i);
+    if (c < kDirect) return direct_[c];
+    const auto id = tokens_->find(piece.substr(i, length));
+    return id ? *id : kNone;
+  }
+
+  // For plain models (no prefix or suffix): the one-character tokens of the
+  // Basic Multilingual Plane in a table (the first step of every piece looked
+  // each character up in the vocabulary's hash), and where pieces may be cut.
+  void index_characters() {
+    direct_.assign(kDirect, kNone);
+    std::vector<std::string_view> all;
+    std::vector<std::string_view> own;
+    for (TokenId id = 0; id < tokens_->id_limit(); ++id) {
+      const std::string* token = tokens_->token(id);
+      if (token == nullptr || token->empty()) continue;
+      all.emplace_back(*token);
+      if (utf8::sequence_length(*token, 0) != token->size()) continue;
+      // The id find() gives, as initial_symbols() would look it up.
+      const auto found = tokens_->find(*token);
+      if (!found) continue;
+      own.emplace_back(*token);
+      if (const char32_t c = utf8::decode_at(*token, 0); c < kDirect) direct_[c] = *found;
+    }
+    if (!options_.ignore_merges) cuts_ = MergeCuts(all, own);
+  }
+
   void initial_symbols(std::string_view piece, std::vector<Symbol>& symbols) const {
     std::string unit;
     TokenId pending_unknown = kNone;
@@ -126,14 +216,22 @@ class BpeModel final : public PretrainedModel {
     for (std::size_t i = 0; i < piece.size();) {
       std::size_t length = utf8::sequence_length(piece, i);
       if (length == 0) length = 1;
+      const auto start = static_cast<std::uint32_t>(i);
+      const auto end = static_cast<std::uint32_t>(i + length);
+      if (plain_) {
+        if (const TokenId id = character_id(piece, i, length); id != kNone) {
+          i += length;
+          flush_unknown();
+          push(id, start, end);
+          continue;
+        }
+      }
       const bool first = i == 0;
       const bool last = i + length == piece.size();
       unit.clear();
       if (!first) unit += options_.continuing_subword_prefix;
       unit.append(piece.substr(i, length));
       if (last) unit += options_.end_of_word_suffix;
-      const auto start = static_cast<std::uint32_t>(i);
-      const auto end = static_cast<std::uint32_t>(i + length);
       i += length;
       if (const auto id = tokens_->find(unit)) {
         flush_unknown();
@@ -171,6 +269,11 @@ class BpeModel final : public PretrainedModel {
   bool unknown_missing_ = false;
   std::array<TokenId, 256> byte_ids_{};
   PairMap<PairResult> merges_;  // packed pair -> rank and merged id
+  static constexpr char32_t kDirect = 0x10000;
+  static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
+  bool plain_ = false;                           // no continuing prefix, no end-of-word suffix
+  std::vector<TokenId> direct_;  // plain_: BMP code point -> its one-character token
+  MergeCuts cuts_;               // plain_ and not ignore_merges: where a piece may be cut
   const std::uint64_t serial_ = new_model_identity();
 };
 

@@ -3,6 +3,9 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include <array>
+#include <string>
+
 #include "hf/word_count_shortcuts.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
@@ -183,23 +186,48 @@ class BertNormalizer final : public NormalizerStep {
       : normalizer_(NormalizerOptions{.form = NormalizationForm::bert,
                                       .lowercase = lowercase,
                                       .strip_accents = strip_accents}),
-        handle_chinese_chars_(handle_chinese_chars) {}
+        handle_chinese_chars_(handle_chinese_chars) {
+    // What the form does to each ASCII byte between two letters: a space, gone
+    // (a control character), or one byte.
+    for (int b = 0; b < 0x80; ++b) {
+      const std::string out = normalizer_.normalize(std::string{'a', static_cast<char>(b), 'a'});
+      ascii_[b] = out == "a a" ? kSpace : out == "aa" ? kRemoved : out[1];
+    }
+  }
+  // Word by word (between ASCII white space): an ASCII word through the table,
+  // any other through the form. Every step of the form but the collapse of
+  // white space is per character (decomposition reorders marks only between
+  // starters, and white space is one), so this is the form of the whole line;
+  // ICU saw the whole of any line with one accent before, a third of English.
   void apply(std::string& text) const override {
     std::string out;
-    normalizer_.normalize(text, out);
-    if (handle_chinese_chars_ && !is_ascii(out)) {
-      std::string spaced;
-      spaced.reserve(out.size() + 16);
-      for (std::size_t i = 0; i < out.size();) {
-        const std::size_t length = utf8::sequence_length(out, i);
-        const bool cjk = bert::is_chinese(utf8::decode_at(out, i));
-        if (cjk) spaced += ' ';
-        spaced.append(out, i, length);
-        if (cjk) spaced += ' ';
-        i += length;
+    out.reserve(text.size() + 16);
+    std::string word;
+    for (std::size_t i = 0; i < text.size();) {
+      if (ascii_at(text, i) == kSpace) {
+        ++i;
+        continue;
       }
-      out = std::move(spaced);
+      std::size_t end = i;
+      bool ascii = true;
+      while (end < text.size() && ascii_at(text, end) != kSpace) {
+        ascii = ascii && static_cast<unsigned char>(text[end]) < 0x80;
+        ++end;
+      }
+      const std::size_t mark = out.size();
+      if (!out.empty()) out += ' ';
+      const std::size_t start = out.size();
+      if (ascii) {
+        for (std::size_t k = i; k < end; ++k)
+          if (const char c = ascii_[static_cast<unsigned char>(text[k])]; c != kRemoved) out += c;
+      } else {
+        normalizer_.normalize(std::string_view(text).substr(i, end - i), word);
+        out += word;
+      }
+      if (out.size() == start) out.resize(mark);  // nothing left of the word
+      i = end;
     }
+    if (handle_chinese_chars_ && !is_ascii(out)) out = space_chinese(out);
     text = std::move(out);
   }
   [[nodiscard]] std::string describe() const override {
@@ -209,8 +237,31 @@ class BertNormalizer final : public NormalizerStep {
   [[nodiscard]] bool lowercase() const noexcept { return normalizer_.options().lowercase; }
 
  private:
+  static constexpr char kSpace = '\x01';    // in ascii_: the byte is white space
+  static constexpr char kRemoved = '\x02';  // in ascii_: the byte is dropped
+
+  // The table's answer for an ASCII byte; any other byte is part of a word.
+  [[nodiscard]] char ascii_at(std::string_view text, std::size_t i) const {
+    const auto b = static_cast<unsigned char>(text[i]);
+    return b < 0x80 ? ascii_[b] : 'a';
+  }
+  static std::string space_chinese(std::string_view out) {
+    std::string spaced;
+    spaced.reserve(out.size() + 16);
+    for (std::size_t i = 0; i < out.size();) {
+      const std::size_t length = utf8::sequence_length(out, i);
+      const bool cjk = bert::is_chinese(utf8::decode_at(out, i));
+      if (cjk) spaced += ' ';
+      spaced.append(out, i, length);
+      if (cjk) spaced += ' ';
+      i += length;
+    }
+    return spaced;
+  }
+
   Normalizer normalizer_;
   bool handle_chinese_chars_;
+  std::array<char, 0x80> ascii_{};
 };
 
 }  // namespace

@@ -295,24 +295,51 @@ class SpanPreTokenizer final : public PreTokenizerStep {
   SplitBehavior behavior_;
 };
 
-// Several span functions applied one after the other (HF applies BertPreTokenizer's
-// white space split, then its punctuation split, to each resulting piece).
-class ChainPreTokenizer final : public PreTokenizerStep {
+// HF's BertPreTokenizer: WhitespaceSplit (white space removed), then each
+// punctuation character isolated. Done in one pass over the code points, the
+// ASCII ones classified by a table built from the same predicates: the two-step
+// chain it replaces built a vector of strings per step, a third of BERT's time.
+class BertPreTokenizer final : public PreTokenizerStep {
  public:
-  ChainPreTokenizer(std::string name, std::unique_ptr<PreTokenizerStep> first,
-                    std::unique_ptr<PreTokenizerStep> second)
-      : name_(std::move(name)), first_(std::move(first)), second_(std::move(second)) {}
-  void split(std::string_view piece, bool at_start, std::vector<std::string>& out) const override {
-    std::vector<std::string> middle;
-    first_->split(piece, at_start, middle);
-    for (std::size_t i = 0; i < middle.size(); ++i)
-      second_->split(middle[i], at_start && i == 0, out);
+  enum class Kind : std::uint8_t { word, space, punctuation };
+
+  BertPreTokenizer() {
+    for (char32_t c = 0; c < 0x80; ++c) ascii_[c] = classify(c);
   }
-  [[nodiscard]] std::string describe() const override { return name_; }
+  void split(std::string_view piece, bool, std::vector<std::string>& out) const override {
+    std::size_t word = 0;  // start of the current run of word characters
+    for (std::size_t i = 0; i < piece.size();) {
+      const auto byte = static_cast<unsigned char>(piece[i]);
+      std::size_t length = 1;
+      Kind kind = Kind::word;
+      if (byte < 0x80) {
+        kind = ascii_[byte];
+      } else {
+        length = utf8::sequence_length(piece, i);
+        // An ill-formed byte (never reaches here: run_pipeline refuses it) is a word byte.
+        if (length == 0)
+          length = 1;
+        else
+          kind = classify(utf8::decode_at(piece, i));
+      }
+      if (kind != Kind::word) {
+        if (i > word) out.emplace_back(piece.substr(word, i - word));
+        if (kind == Kind::punctuation) out.emplace_back(piece.substr(i, length));
+        word = i + length;
+      }
+      i += length;
+    }
+    if (piece.size() > word) out.emplace_back(piece.substr(word));
+  }
+  [[nodiscard]] std::string describe() const override { return "BertPreTokenizer"; }
+
+  static Kind classify(char32_t c) {
+    if (is_white_space(c)) return Kind::space;
+    return bert::is_punctuation(c) ? Kind::punctuation : Kind::word;
+  }
 
  private:
-  std::string name_;
-  std::unique_ptr<PreTokenizerStep> first_, second_;
+  std::array<Kind, 0x80> ascii_{};
 };
 
 // Rust's char::is_numeric: Nd, Nl or No.
@@ -407,15 +434,7 @@ std::unique_ptr<PreTokenizerStep> make_whitespace_split_pre_tokenizer() {
 }
 
 std::unique_ptr<PreTokenizerStep> make_bert_pre_tokenizer() {
-  auto spaces = make_whitespace_split_pre_tokenizer();
-  auto punctuation = std::make_unique<SpanPreTokenizer>(
-      "punctuation",
-      [](std::string_view piece, std::vector<Span>& spans) {
-        character_spans(piece, bert::is_punctuation, spans);
-      },
-      SplitBehavior::isolated);
-  return std::make_unique<ChainPreTokenizer>("BertPreTokenizer", std::move(spaces),
-                                             std::move(punctuation));
+  return std::make_unique<BertPreTokenizer>();
 }
 
 std::unique_ptr<PreTokenizerStep> make_digits_pre_tokenizer(bool individual) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model_common.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/piece_trie.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -50,6 +51,21 @@ class WordPieceModel final : public PretrainedModel {
   }
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
+    // Running text repeats its words: a hit skips the trie walk. A word that
+    // throws (no unknown token) is never stored.
+    pretrained_detail::PieceCache::encode(
+        serial_, piece, out,
+        [this](std::string_view word, std::vector<TokenId>& o) { encode_plain(word, o); });
+  }
+  [[nodiscard]] std::string type() const override { return "WordPiece"; }
+  [[nodiscard]] std::string describe() const override {
+    return "prefix \"" + prefix_ + "\", at most " + std::to_string(max_chars_) + " characters" +
+           (unknown_ == kNone ? ", unknown \"" + unknown_token_ + "\" not in the vocabulary" : "");
+  }
+  [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
+
+  /// The greedy longest match, uncached (what the cache stores).
+  void encode_plain(std::string_view piece, std::vector<TokenId>& out) const override {
     if (utf8::count_code_points(piece) > max_chars_) {
       out.push_back(unknown(piece));
       return;
@@ -69,12 +85,6 @@ class WordPieceModel final : public PretrainedModel {
       start += length;
     }
   }
-  [[nodiscard]] std::string type() const override { return "WordPiece"; }
-  [[nodiscard]] std::string describe() const override {
-    return "prefix \"" + prefix_ + "\", at most " + std::to_string(max_chars_) + " characters" +
-           (unknown_ == kNone ? ", unknown \"" + unknown_token_ + "\" not in the vocabulary" : "");
-  }
-  [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
 
  private:
   [[nodiscard]] TokenId unknown(std::string_view piece) const {
@@ -91,6 +101,7 @@ class WordPieceModel final : public PretrainedModel {
   TokenId unknown_ = kNone;
   PieceTrie initial_;
   PieceTrie continuing_;
+  const std::uint64_t serial_ = new_model_identity();
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <bit>
 #include <utility>
 
+#include "merge_cuts.hpp"
+#include "model_common.hpp"
 #include "sentencepiece/internal.hpp"
 
 namespace tokenlab::sentencepiece_detail {
@@ -14,9 +16,38 @@ namespace {
 // are split back into the pair they were made of.
 class SpmBpeModel final : public SpmModel {
  public:
-  using SpmModel::SpmModel;
+  explicit SpmBpeModel(std::shared_ptr<const SpmVocabulary> vocabulary)
+      : SpmModel(std::move(vocabulary)) {
+    index_cuts();
+  }
+
+  // A line is one piece, its spaces "▁": merged in parts no merge (nor
+  // user-defined symbol) reaches across, each found in the cache the next time.
+  void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
+    cuts_.for_each_part(normalized, [&](std::string_view part) {
+      pretrained_detail::PieceCache::encode(
+          serial_, part, out,
+          [this](std::string_view p, std::vector<TokenId>& o) { encode_plain(p, o); });
+    });
+  }
 
  private:
+  // Every piece can be made by merges (UNUSED ones too, split back later), and
+  // a user-defined symbol is matched whole: the cuts must know them all. Only
+  // NORMAL characters stand for themselves.
+  void index_cuts() {
+    const SpmVocabulary& v = *vocabulary_;
+    std::vector<std::string_view> all(v.pieces.begin(), v.pieces.end());
+    std::vector<std::string_view> own;
+    for (std::size_t id = 0; id < v.pieces.size(); ++id)
+      if (v.types[id] == PieceType::normal && one_char_len(v.pieces[id][0]) == v.pieces[id].size())
+        own.emplace_back(v.pieces[id]);
+    cuts_ = pretrained_detail::MergeCuts(all, own);
+  }
+
+  pretrained_detail::MergeCuts cuts_;
+  const std::uint64_t serial_ = new_model_identity();
+
   struct Symbol {
     std::int32_t prev;
     std::int32_t next;
@@ -54,7 +85,9 @@ class SpmBpeModel final : public SpmModel {
   }
 
  public:
-  void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
+  /// SampleEncode over the whole text, with no cut and no cache (what encode
+  /// must equal; the tests compare the two).
+  void encode_plain(std::string_view normalized, std::vector<TokenId>& out) const override {
     if (normalized.empty()) return;
     const SpmVocabulary& v = *vocabulary_;
     Scratch& scratch = scratch_space();  // one TLS lookup, not one per use

@@ -51,6 +51,12 @@ class TOKENLAB_PRETRAINED_API PretrainedModel {
   virtual ~PretrainedModel();
   /// Appends the ids of one piece. Thread-safe.
   virtual void encode(std::string_view piece, std::vector<TokenId>& out) const = 0;
+  /// The ids encode() appends, by the model's plain algorithm alone: no cache of
+  /// words, no cut of the piece into parts, no fast path. Slow; the tests hold
+  /// each fast path to it. Models without fast paths just encode().
+  virtual void encode_plain(std::string_view piece, std::vector<TokenId>& out) const {
+    encode(piece, out);
+  }
   /// "BPE", "WordPiece", "Unigram", "WordLevel", "tiktoken BPE", "SentencePiece unigram"...
   [[nodiscard]] virtual std::string type() const = 0;
   /// Options worth showing in `tokenlab inspect` (may be empty).

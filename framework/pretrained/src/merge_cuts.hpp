@@ -1,0 +1,97 @@
+// Where a piece may be cut before byte-pair merging without changing the result:
+// whole-line BPE (SentencePiece's, and HF tokenizer.json files converted from
+// it: Llama 2, Mistral, Gemma) merges a whole line at once, and a cut lets each
+// part be merged alone and found in the word cache the next time it comes.
+// Internal to tokenlab_pretrained: nothing here is installed.
+//
+// Why a cut between characters a and b is exact: every merge makes a token of
+// the vocabulary, so a merge across the cut would make a token holding "ab"; if
+// no token holds "ab", no merge crosses, and the merges on each side are the
+// same, in the same relative order (rank or score, then position), as on the
+// whole. a and b must also be spelled by tokens of their own: a character
+// spelled by byte-fallback or unknown tokens is not itself in those tokens, and
+// runs of unknown characters fuse across a cut.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tokenlab/pair_map.hpp"
+#include "tokenlab/utf8.hpp"
+
+namespace tokenlab::pretrained_detail {
+
+class MergeCuts {
+ public:
+  MergeCuts() = default;
+  /// tokens: every token a merge can make (the whole vocabulary will do).
+  /// own: the characters that are a token of their own, each a one-character
+  /// string.
+  MergeCuts(const std::vector<std::string_view>& tokens, const std::vector<std::string_view>& own)
+      : own_(kCodePoints / 64, 0) {
+    for (const std::string_view character : own)
+      if (const utf8::Sequence s = utf8::decode_sequence(character, 0); s.length != 0)
+        own_[s.code_point / 64] |= std::uint64_t{1} << (s.code_point % 64);
+    bool inserted = false;
+    for (const std::string_view token : tokens) {
+      char32_t previous = kNoCharacter;
+      for (std::size_t i = 0; i < token.size();) {
+        const utf8::Sequence s = utf8::decode_sequence(token, i);
+        const char32_t c = s.length == 0 ? kNoCharacter : s.code_point;
+        if (previous != kNoCharacter && c != kNoCharacter) {
+          if (previous < 0x80 && c < 0x80)
+            ascii_joined_[previous * 2 + c / 64] |= std::uint64_t{1} << (c % 64);
+          else
+            joined_.insert(pack_pair(previous, c), 1, inserted);
+        }
+        previous = c;
+        i += s.length == 0 ? 1 : s.length;
+      }
+    }
+  }
+
+  /// Calls part(view) for the parts of piece, in order; they cover it.
+  template <class Part>
+  void for_each_part(std::string_view piece, Part&& part) const {
+    std::size_t start = 0;
+    char32_t previous = kNoCharacter;
+    for (std::size_t i = 0; i < piece.size();) {
+      char32_t c = static_cast<unsigned char>(piece[i]);
+      std::size_t length = 1;
+      if (c >= 0x80) {
+        const utf8::Sequence s = utf8::decode_sequence(piece, i);
+        c = s.length == 0 ? kNoCharacter : s.code_point;
+        length = s.length == 0 ? 1 : s.length;
+      }
+      if (c != kNoCharacter && !is_own(c)) c = kNoCharacter;
+      if (previous != kNoCharacter && c != kNoCharacter && !is_joined(previous, c)) {
+        part(piece.substr(start, i - start));
+        start = i;
+      }
+      previous = c;
+      i += length;
+    }
+    part(piece.substr(start));
+  }
+
+  [[nodiscard]] bool empty() const noexcept { return own_.empty(); }
+
+ private:
+  static constexpr char32_t kCodePoints = 0x110000;
+  static constexpr char32_t kNoCharacter = 0xFFFFFFFFu;
+
+  [[nodiscard]] bool is_own(char32_t c) const noexcept {
+    return c < kCodePoints && ((own_[c / 64] >> (c % 64)) & 1) != 0;
+  }
+  [[nodiscard]] bool is_joined(char32_t a, char32_t b) const noexcept {
+    if (a < 0x80 && b < 0x80) return ((ascii_joined_[a * 2 + b / 64] >> (b % 64)) & 1) != 0;
+    return joined_.find(pack_pair(a, b)) != nullptr;
+  }
+
+  std::vector<std::uint64_t> own_;         // bit per code point: a token of its own
+  std::uint64_t ascii_joined_[128 * 2]{};  // bit per ASCII pair: some token holds it
+  PairMap<std::uint8_t> joined_;           // the other pairs some token holds
+};
+
+}  // namespace tokenlab::pretrained_detail

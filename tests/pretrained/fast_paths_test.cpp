@@ -1,0 +1,188 @@
+// The encoders' fast paths against the plain algorithms they stand for, on
+// hostile text: BERT's one-pass pre-tokenizer and word-by-word normalizer,
+// whole-line BPE cut at "▁" and cached (HF tokenizer.json and SentencePiece
+// .model), and WordPiece's word cache. Each text is a random string of
+// fragments chosen to sit on every boundary the fast paths draw: white space of
+// every kind, punctuation, controls, marks, CJK, astral characters, unknown
+// characters and tokens that join a character to a "▁".
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "pretrained_support.hpp"
+#include "tokenlab/bert_characters.hpp"
+#include "tokenlab/normalizer.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
+
+using tokenlab::PretrainedTokenizer;
+using tokenlab::test::Ids;
+using tokenlab::test::Pieces;
+using tokenlab::test::tokenizer_json;
+
+namespace {
+
+// count texts of up to max_fragments fragments each, the same on every run.
+std::vector<std::string> hostile_texts(const std::vector<std::string>& fragments, std::size_t count,
+                                       std::size_t max_fragments) {
+  std::uint64_t state = 0x9E3779B97F4A7C15u;
+  const auto next = [&](std::size_t n) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return static_cast<std::size_t>((state >> 33) % n);
+  };
+  std::vector<std::string> texts;
+  for (std::size_t t = 0; t < count; ++t) {
+    std::string text;
+    const std::size_t n = next(max_fragments + 1);
+    for (std::size_t i = 0; i < n; ++i) text += fragments[next(fragments.size())];
+    texts.push_back(std::move(text));
+  }
+  return texts;
+}
+
+const std::vector<std::string> kBertFragments = {
+    " ",      "  ",         "\t",     "\n",     "\r",     "\u00A0", "\u3000",
+    "\u2028", "a",          "Z",      "9",      "hello",  "WORLD",  ".",
+    ",",      "$",          "-",      "##",     "\u00BF", "\u00A3", "\u4E2D",
+    "\u6587", "e\u0301",    "\u00C9", "\u200B", "\x01",   "\x7F",   std::string(1, '\0'),
+    "\uFFFD", "\U0001F600", "\u0301", "\u03A3", "\u0130", "\uFF21", "caf\u00E9"};
+
+// HF's handle_chinese_chars: a space each side of every CJK ideograph.
+std::string cjk_spaced(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = tokenlab::utf8::sequence_length(text, i);
+    const bool cjk = tokenlab::bert::is_chinese(tokenlab::utf8::decode_at(text, i));
+    if (cjk) out += ' ';
+    out.append(text, i, length);
+    if (cjk) out += ' ';
+    i += length;
+  }
+  return out;
+}
+
+Pieces split_with(const tokenlab::PreTokenizerStep& step, std::string_view text) {
+  Pieces out;
+  step.split(text, true, out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("BertPreTokenizer in one pass gives WhitespaceSplit then isolated punctuation",
+          "[pretrained][fast]") {
+  const auto bert = tokenlab::make_bert_pre_tokenizer();
+  const auto spaces = tokenlab::make_whitespace_split_pre_tokenizer();
+  const auto punctuation =
+      tokenlab::make_punctuation_pre_tokenizer(tokenlab::SplitBehavior::isolated);
+  CHECK(split_with(*bert, " Hello,  world!\u00A0$5 ") ==
+        Pieces{"Hello", ",", "world", "!", "$", "5"});
+  for (const std::string& text : hostile_texts(kBertFragments, 3000, 12)) {
+    Pieces chained;
+    for (const std::string& word : split_with(*spaces, text)) {
+      const Pieces parts = split_with(*punctuation, word);
+      chained.insert(chained.end(), parts.begin(), parts.end());
+    }
+    INFO("text: " << text);
+    REQUIRE(split_with(*bert, text) == chained);
+  }
+}
+
+TEST_CASE("BertNormalizer word by word gives the bert form of the whole line",
+          "[pretrained][fast]") {
+  for (const bool lowercase : {true, false}) {
+    for (const bool strip_accents : {true, false}) {
+      const auto step = tokenlab::make_bert_normalizer(true, true, strip_accents, lowercase);
+      const tokenlab::Normalizer whole(
+          tokenlab::NormalizerOptions{.form = tokenlab::NormalizationForm::bert,
+                                      .lowercase = lowercase,
+                                      .strip_accents = strip_accents});
+      for (const std::string& text : hostile_texts(kBertFragments, 2000, 12)) {
+        // What the step did before: the form over the line, then CJK spaced.
+        const std::string expected = cjk_spaced(whole.normalize(text));
+        std::string got = text;
+        step->apply(got);
+        INFO("text: " << text << " lowercase " << lowercase << " strip " << strip_accents);
+        REQUIRE(got == expected);
+      }
+    }
+  }
+}
+
+namespace {
+
+// Whole-line BPE in the style of Llama 2 and Gemma 3: spaces become "▁", the
+// line is one piece, byte fallback and fused unknowns. ">▁" is a token (Gemma 3
+// has ">▁</"), so a line may not be cut between ">" and "▁"; "x" has no token
+// and no byte tokens, so it is unknown, and the cut needs a known character.
+PretrainedTokenizer whole_line_bpe() {
+  return tokenizer_json(
+      R"({"normalizer":{"type":"Replace","pattern":{"String":" "},"content":"\u2581"},)"
+      R"("model":{"type":"BPE","unk_token":"<unk>","fuse_unk":true,"byte_fallback":true,)"
+      R"("vocab":{"<unk>":0,"\u2581":1,"a":2,"b":3,">":4,"<0xC3>":5,"<0xA9>":6,)"
+      R"("\u2581a":7,"ab":8,"\u2581ab":9,">\u2581":10,"ba":11,"\u2581\u2581":12,"<":13},)"
+      R"("merges":["\u2581 a","a b","\u2581a b","> \u2581","\u2581 \u2581","b a"]}})");
+}
+
+// encode() of the model against its plain algorithm, each text twice (the
+// second time from the cache).
+void check_against_plain(const tokenlab::PretrainedModel& model,
+                         const std::vector<std::string>& texts) {
+  for (const std::string& text : texts) {
+    Ids plain;
+    model.encode_plain(text, plain);
+    for (int pass = 0; pass < 2; ++pass) {
+      Ids fast;
+      model.encode(text, fast);
+      INFO("text: " << text << " pass " << pass);
+      REQUIRE(fast == plain);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("whole-line BPE cut at each \"▁\" gives the merges of the whole line",
+          "[pretrained][fast]") {
+  const auto bpe = whole_line_bpe();
+  CHECK(bpe.encode(" ab ab") == Ids{9, 9});
+  // "▁ a" ranks before ">▁": ">" stays alone although ">▁" is a token.
+  CHECK(bpe.encode("> a") == Ids{4, 7});
+  CHECK(bpe.encode(">  b") == Ids{10, 1, 3});
+  // HF's merge_word holds an unknown back to fuse it with the next, and adds
+  // byte-fallback tokens meanwhile: "é"'s bytes come before "x"'s unknown.
+  CHECK(bpe.encode("x\u00E9 a") == Ids{5, 6, 0, 7});
+  const std::vector<std::string> fragments = {
+      "\u2581", "\u2581\u2581", "a",      "b",  "ab",      ">",        "<",
+      "x",      "xx",           "\u00E9", "ba", "\u2581a", "\u2581ab", "\u4E2D"};
+  check_against_plain(*bpe.pipeline().model, hostile_texts(fragments, 3000, 16));
+}
+
+TEST_CASE("SentencePiece BPE cut at each \"▁\" gives the merges of the whole text",
+          "[pretrained][fast][sentencepiece]") {
+  for (const char* name : {"bpe", "bpe_raw"}) {
+    const auto spm = PretrainedTokenizer::load(std::filesystem::path(TOKENLAB_TEST_DATA_DIR) /
+                                               "pretrained" / (std::string(name) + ".model"));
+    // The model's own pieces, spaces, and characters it has never seen.
+    std::vector<std::string> fragments = {"\u2581", "\u2581\u2581", "\u4E2D", "\u00E9", "~"};
+    for (std::uint32_t id = 0; id < spm.vocabulary_size(); id += 3)
+      fragments.push_back(spm.token(id));
+    INFO("model " << name);
+    check_against_plain(*spm.pipeline().model, hostile_texts(fragments, 3000, 16));
+  }
+}
+
+TEST_CASE("WordPiece's word cache gives the greedy longest match, unknown words included",
+          "[pretrained][fast][wordpiece]") {
+  const auto wordpiece = tokenizer_json(
+      R"({"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##",)"
+      R"("max_input_chars_per_word":12,"vocab":{"[UNK]":0,"un":1,"##aff":2,"##able":3,"a":4,)"
+      R"("##b":5,"\u00E9":6,"##\u00E9":7,"##a":8}}})");
+  const std::vector<std::string> fragments = {"un", "aff", "able", "a", "b", "\u00E9", "x"};
+  check_against_plain(*wordpiece.pipeline().model, hostile_texts(fragments, 3000, 8));
+  CHECK(wordpiece.encode("unaffable") == Ids{1, 2, 3});
+  CHECK(wordpiece.encode("unaffableable") == Ids{0});  // 13 characters: over the limit
+}
