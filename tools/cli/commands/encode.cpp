@@ -1,4 +1,5 @@
 // tokenlab encode: lines of text to ids or pieces, with any model encode reads.
+#include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <limits>
@@ -82,14 +83,36 @@ class LineEncoder {
     const std::size_t vocabulary_size = encoder_.vocabulary_size();
     for (const auto& ids : encoded) {
       check_ids(ids, vocabulary_size, loaded_.kind);
-      text_.clear();
-      for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (i) text_ += ' ';
-        text_ += pieces_ ? encoder_.display_piece(ids[i]) : std::to_string(ids[i]);
+      if (pieces_) {
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          if (i) text_ += ' ';
+          text_ += encoder_.display_piece(ids[i]);
+        }
+      } else {
+        append_ids(ids);
       }
       text_ += '\n';
-      out.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+      // One write a batch, not a line: a line of English is a few dozen ids.
+      if (text_.size() >= (1u << 16)) flush_text(out);
     }
+    flush_text(out);
+  }
+
+  // The ids in decimal, space-separated, with no allocation per id.
+  void append_ids(const std::vector<TokenId>& ids) {
+    const std::size_t at = text_.size();
+    text_.resize(at + ids.size() * 11);  // 10 digits and a space at most
+    char* p = text_.data() + at;
+    char* const end = text_.data() + text_.size();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (i) *p++ = ' ';
+      p = std::to_chars(p, end, ids[i]).ptr;
+    }
+    text_.resize(static_cast<std::size_t>(p - text_.data()));
+  }
+  void flush_text(std::ostream& out) {
+    out.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+    text_.clear();
   }
 
   // Line i of the batch failed with e: the line's place, and the plugin when it

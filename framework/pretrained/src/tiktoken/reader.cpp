@@ -10,6 +10,7 @@
 
 #include <array>
 
+#include "byte_level/byte_level_encoder.hpp"
 #include "json_value.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/json_nesting.hpp"
@@ -130,6 +131,7 @@ PretrainedPipeline build(std::shared_ptr<TokenTable> table, std::string_view pat
   p.pre_tokenizers.push_back(
       make_split_pre_tokenizer(std::string(pattern), true, SplitBehavior::removed, true));
   p.model = make_tiktoken_model(table);
+  p.byte_level = make_tiktoken_byte_level(pattern, *table);
   p.decoders.push_back(std::make_unique<BytesDecoder>());
   return p;
 }

@@ -1,0 +1,209 @@
+#include "byte_level/byte_level_encoder.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "byte_level/piece_cache.hpp"
+#include "model_common.hpp"
+#include "tokenlab/interruption.hpp"
+#include "tokenlab/utf8.hpp"
+#include "tokenlab/word_cache.hpp"
+
+namespace tokenlab {
+
+using byte_level_detail::ByteTable;
+using byte_level_detail::PieceCache;
+using byte_level_detail::ShortKey;
+
+namespace {
+
+// Pieces up to this many bytes merge in a stack array by tiktoken's own loop
+// (a scan for the lowest rank after each merge: quadratic, and the fastest at
+// the lengths words have); longer ones (a run of 10,000 spaces) through a heap.
+constexpr std::size_t kShortPiece = 128;
+
+}  // namespace
+
+ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
+                                   std::size_t vocabulary)
+    : split_(std::string(pattern)),
+      rule_(rule),
+      whole_piece_first_(whole_piece_first),
+      tokens_(vocabulary),
+      identity_(new_model_identity()) {
+  byte_ids_.fill(ByteTable::kNone);
+}
+
+void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank,
+                                 TokenId merged) {
+  merges_.insert_or_assign(pack_pair(left, right), Merge{rank, merged});
+}
+
+void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) const {
+  PieceCache& cache = PieceCache::of_thread(identity_);
+  std::size_t pieces = 0;
+  // The preset patterns match at every position, so the matches tile the text.
+  split_.for_each_match(text, [&](std::size_t start, std::size_t end) {
+    if ((++pieces & 255) == 0) throw_if_interrupted();  // a host may stop a long text
+    const std::string_view piece = text.substr(start, end - start);
+    if (piece.size() > ShortKey::kMaxBytes) {
+      encode_piece(piece, out);
+      return;
+    }
+    const ShortKey key = ShortKey::of(piece);
+    const std::uint64_t hash = key.hash();
+    if (const PieceCache::Slot* hit = cache.find(key, hash)) {
+      out.insert(out.end(), hit->ids, hit->ids + hit->count);
+      return;
+    }
+    const std::size_t first = out.size();
+    encode_piece(piece, out);
+    cache.put(key, hash, out.data() + first, out.size() - first);
+  });
+}
+
+void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>& out) const {
+  if (piece.empty()) return;
+  if (piece.size() == 1) {
+    out.push_back(byte_ids_[static_cast<unsigned char>(piece[0])]);
+    return;
+  }
+  if (whole_piece_first_) {
+    if (const TokenId id = tokens_.find(piece); id != ByteTable::kNone) {
+      out.push_back(id);
+      return;
+    }
+  }
+  if (piece.size() <= kShortPiece)
+    merge_short(piece, out);
+  else
+    merge_long(piece, out);
+}
+
+void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>& out) const {
+  struct Part {
+    std::uint32_t start;
+    TokenId id;
+    Merge with_next;  // merging this part with the next one
+  };
+  std::array<Part, kShortPiece + 1> parts;
+  const auto n = static_cast<std::uint32_t>(piece.size());
+  for (std::uint32_t i = 0; i < n; ++i)
+    parts[i] = {i, byte_ids_[static_cast<unsigned char>(piece[i])], {}};
+  parts[n].start = n;  // where the last part ends; moves left with the parts
+  std::uint32_t count = n;
+  const auto refresh = [&](std::uint32_t i) {  // i + 1 < count
+    parts[i].with_next = merge_of(piece, parts[i].start, parts[i + 2].start, parts[i].id,
+                                  parts[i + 1].id);
+  };
+  for (std::uint32_t i = 0; i + 1 < count; ++i) refresh(i);
+  for (;;) {
+    // The lowest rank, the leftmost on ties: tiktoken's and HF's order.
+    std::uint32_t best = 0;
+    std::uint32_t best_rank = UINT32_MAX;
+    for (std::uint32_t i = 0; i + 1 < count; ++i)
+      if (parts[i].with_next.rank < best_rank) {
+        best_rank = parts[i].with_next.rank;
+        best = i;
+      }
+    if (best_rank == UINT32_MAX) break;
+    parts[best].id = parts[best].with_next.merged;
+    std::copy(parts.begin() + best + 2, parts.begin() + count + 1, parts.begin() + best + 1);
+    --count;
+    if (best + 1 < count) refresh(best);
+    if (best > 0) refresh(best - 1);
+  }
+  for (std::uint32_t i = 0; i < count; ++i) out.push_back(parts[i].id);
+}
+
+void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& out) const {
+  using pretrained_detail::PairResult;
+  using pretrained_detail::Symbol;
+  thread_local std::vector<Symbol> symbols;
+  symbols.clear();
+  const auto n = static_cast<std::int32_t>(piece.size());
+  for (std::int32_t i = 0; i < n; ++i)
+    symbols.push_back({byte_ids_[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])],
+                       i - 1, i + 1 < n ? i + 1 : -1, static_cast<std::uint32_t>(i),
+                       static_cast<std::uint32_t>(i + 1), true});
+  pretrained_detail::merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
+    const Merge m = merge_of(piece, l.start, r.end, l.id, r.id);
+    return {m.rank, m.merged};
+  });
+  for (const Symbol& s : symbols)
+    if (s.alive) out.push_back(s.id);
+}
+
+bool is_preset_pattern(std::string_view pattern) noexcept {
+  return pattern == kGpt2Pattern || pattern == kCl100kPattern || pattern == kQwen2Pattern ||
+         pattern == kO200kPattern;
+}
+
+std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_view pattern,
+                                                                 const TokenTable& tokens) {
+  if (!is_preset_pattern(pattern)) return nullptr;
+  auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::ranks, true,
+                                                    tokens.size());
+  for (TokenId id = 0; id < tokens.id_limit(); ++id)
+    if (const std::string* token = tokens.token(id); token && !token->empty())
+      encoder->add_token(*token, id);
+  for (unsigned b = 0; b < 256; ++b) {
+    const auto id = tokens.find(std::string(1, static_cast<char>(b)));
+    if (!id) return nullptr;  // the reader refuses such a file first
+    encoder->set_byte(static_cast<unsigned char>(b), *id);
+  }
+  return encoder;
+}
+
+std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
+    std::string_view pattern, const TokenTable& tokens,
+    const std::vector<std::pair<std::string, std::string>>& merges,
+    const BpeModelOptions& options) {
+  if (!is_preset_pattern(pattern) || !options.continuing_subword_prefix.empty() ||
+      !options.end_of_word_suffix.empty() || options.byte_fallback ||
+      (options.dropout && *options.dropout != 0.0))
+    return nullptr;
+  auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::merges,
+                                                    options.ignore_merges, tokens.size());
+  const auto& alphabet = byte_level_alphabet();
+  std::unordered_map<char32_t, char> byte_of;
+  for (unsigned b = 0; b < 256; ++b) {
+    std::string spelled;
+    utf8::append(spelled, alphabet[b]);
+    const auto id = tokens.find(spelled);
+    if (!id) return nullptr;  // HF would give the unknown token (or drop the byte)
+    encoder->set_byte(static_cast<unsigned char>(b), *id);
+    byte_of.emplace(alphabet[b], static_cast<char>(b));
+  }
+  // A token whose spelling leaves GPT-2's alphabet can never be a byte-level
+  // piece's part: it is left out.
+  std::string bytes;
+  for (TokenId id = 0; id < tokens.id_limit(); ++id) {
+    const std::string* token = tokens.token(id);
+    if (!token || token->empty()) continue;
+    bytes.clear();
+    bool spelled = true;
+    for (std::size_t i = 0; i < token->size() && spelled;) {
+      const std::size_t length = utf8::sequence_length(*token, i);
+      const auto it = length ? byte_of.find(utf8::decode_at(*token, i)) : byte_of.end();
+      spelled = it != byte_of.end();
+      if (spelled) bytes += it->second;
+      i += std::max<std::size_t>(length, 1);
+    }
+    if (spelled) encoder->add_token(bytes, id);
+  }
+  // As HF's map (and BpeModel, which has checked every merge): a repeated pair
+  // keeps its last rank.
+  encoder->reserve_merges(merges.size());
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    const auto& [a, b] = merges[i];
+    const auto left = tokens.find(a);
+    const auto right = tokens.find(b);
+    const auto merged = tokens.find(a + b);
+    if (!left || !right || !merged) return nullptr;
+    encoder->add_merge(*left, *right, static_cast<std::uint32_t>(i), *merged);
+  }
+  return encoder;
+}
+
+}  // namespace tokenlab

@@ -1,0 +1,60 @@
+// File: byte_level/byte_table.hpp (private to tokenlab_pretrained)
+// Raw bytes -> token id for the byte-level encoder: open addressing with the
+// key stored in the slot (32 bytes, two slots a cache line), so a lookup is one
+// hash and, almost always, one cache line. TokenTable, the general table, keeps
+// a hash tag and the id and then compares the token's std::string: three cache
+// misses a probe on a 200k vocabulary, 43% of o200k's encoding time.
+// Keys over 23 bytes (rare tokens such as long runs of '=') live in a
+// TokenTable beside it.
+//
+//   ByteTable t(2);
+//   t.insert(" the", 279);
+//   t.find(" the") == 279; t.find("zzz") == ByteTable::kNone
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "byte_level/short_key.hpp"
+#include "tokenlab/pretrained/token_table.hpp"
+
+namespace tokenlab::byte_level_detail {
+
+class ByteTable {
+ public:
+  static constexpr TokenId kNone = 0xFFFFFFFFu;
+
+  /// Sized for about expected entries (at most 3/4 full).
+  explicit ByteTable(std::size_t expected);
+  /// Adds bytes -> id; a repeated key keeps its first id. bytes is never empty.
+  void insert(std::string_view bytes, TokenId id);
+
+  [[nodiscard]] TokenId find(std::string_view bytes) const noexcept {
+    if (bytes.size() > ShortKey::kMaxBytes) return find_long(bytes);
+    return find(ShortKey::of(bytes));
+  }
+  [[nodiscard]] TokenId find(const ShortKey& key) const noexcept {
+    for (std::size_t i = key.hash() >> shift_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.key == key) return s.id;
+      if (s.key.empty()) return kNone;
+    }
+  }
+
+ private:
+  struct Slot {
+    ShortKey key;  // empty: a free slot (no key is empty: its length byte is set)
+    TokenId id = kNone;
+    std::uint32_t unused = 0;
+  };
+  [[nodiscard]] TokenId find_long(std::string_view bytes) const noexcept;
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  unsigned shift_ = 64;
+  TokenTable long_;
+};
+
+}  // namespace tokenlab::byte_level_detail
