@@ -81,12 +81,12 @@ std::string base64(std::string_view bytes) {
 // which some tokens are reached from more than one pair.
 const std::vector<std::pair<std::string, std::string>>& raw_merges() {
   static const std::vector<std::pair<std::string, std::string>> merges = {
-      {"t", "h"},   {"th", "e"},   {" ", "the"}, {"i", "n"},  {"in", "g"},   {" ", "t"},
-      {" t", "h"},  {"e", "r"},    {"h", "e"},   {"l", "l"},  {"he", "ll"},  {"hell", "o"},
-      {" ", " "},   {"  ", "  "},  {"\n", "\n"}, {"1", "2"},  {"12", "3"},   {"'", "s"},
-      {"a", "a"},   {"aa", "aa"},  {"T", "H"},   {"TH", "E"}, {" ", "in"},   {"o", "n"},
-      {"a", "t"},   {"e", "s"},    {"/", "/"},   {"!", "!"},  {"\xe3", "\x81"}, {"a", "n"},
-      {"an", "d"},  {" ", "and"},  {"w", "or"},  {"o", "r"},  {"or", "d"},   {"w", "ord"},
+      {"t", "h"},  {"th", "e"},  {" ", "the"}, {"i", "n"},  {"in", "g"},      {" ", "t"},
+      {" t", "h"}, {"e", "r"},   {"h", "e"},   {"l", "l"},  {"he", "ll"},     {"hell", "o"},
+      {" ", " "},  {"  ", "  "}, {"\n", "\n"}, {"1", "2"},  {"12", "3"},      {"'", "s"},
+      {"a", "a"},  {"aa", "aa"}, {"T", "H"},   {"TH", "E"}, {" ", "in"},      {"o", "n"},
+      {"a", "t"},  {"e", "s"},   {"/", "/"},   {"!", "!"},  {"\xe3", "\x81"}, {"a", "n"},
+      {"an", "d"}, {" ", "and"}, {"w", "or"},  {"o", "r"},  {"or", "d"},      {"w", "ord"},
   };
   return merges;
 }
@@ -141,12 +141,13 @@ std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
     if (c == '"' || c == '\\') escaped += '\\';
     escaped += c;
   }
-  json += R"(]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[)"
-          R"({"type":"Split","pattern":{"Regex":")" +
-          escaped +
-          R"("},"behavior":"Isolated","invert":false},)"
-          R"({"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},)"
-          R"("decoder":{"type":"ByteLevel"}})";
+  json +=
+      R"(]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[)"
+      R"({"type":"Split","pattern":{"Regex":")" +
+      escaped +
+      R"("},"behavior":"Isolated","invert":false},)"
+      R"({"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},)"
+      R"("decoder":{"type":"ByteLevel"}})";
   return json;
 }
 
@@ -154,9 +155,8 @@ std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
 // pieces, each encoded by the model.
 Ids unfused(const PretrainedTokenizer& tokenizer, std::string_view text) {
   Ids ids;
-  tokenizer.for_each_piece(text, [&](std::string_view piece, bool) {
-    tokenizer.pipeline().model->encode(piece, ids);
-  });
+  tokenizer.for_each_piece(
+      text, [&](std::string_view piece, bool) { tokenizer.pipeline().model->encode(piece, ids); });
   return ids;
 }
 
@@ -201,9 +201,9 @@ TEST_CASE("fused tiktoken encoding takes a whole piece that is a token, then mer
 
 TEST_CASE("fused tokenizer.json byte-level BPE gives the pipeline's ids on hostile text",
           "[pretrained][byte_level]") {
-  const auto pattern = GENERATE(std::string(tokenlab::kGpt2Pattern), std::string(tokenlab::kCl100kPattern),
-                                std::string(tokenlab::kQwen2Pattern),
-                                std::string(tokenlab::kO200kPattern));
+  const auto pattern =
+      GENERATE(std::string(tokenlab::kGpt2Pattern), std::string(tokenlab::kCl100kPattern),
+               std::string(tokenlab::kQwen2Pattern), std::string(tokenlab::kO200kPattern));
   const bool ignore_merges = GENERATE(false, true);
   CAPTURE(pattern, ignore_merges);
   const auto tokenizer = tokenlab::test::tokenizer_json(tokenizer_json(pattern, ignore_merges));
@@ -234,9 +234,9 @@ TEST_CASE("a pipeline the fused encoder does not cover keeps its own steps",
 
 TEST_CASE("the hand-written preset matchers cut hostile text as ICU runs the pattern",
           "[pretrained][byte_level][regex]") {
-  const auto pattern = GENERATE(std::string(tokenlab::kGpt2Pattern), std::string(tokenlab::kCl100kPattern),
-                                std::string(tokenlab::kQwen2Pattern),
-                                std::string(tokenlab::kO200kPattern));
+  const auto pattern =
+      GENERATE(std::string(tokenlab::kGpt2Pattern), std::string(tokenlab::kCl100kPattern),
+               std::string(tokenlab::kQwen2Pattern), std::string(tokenlab::kO200kPattern));
   CAPTURE(pattern);
   const Regex preset{pattern};
   // Wrapped, the pattern is no preset: ICU matches it.
@@ -247,10 +247,12 @@ TEST_CASE("the hand-written preset matchers cut hostile text as ICU runs the pat
   // and ill-formed UTF-8 (a stray continuation byte, a cut sequence, 0xFF),
   // which the matchers leave to ICU.
   const std::vector<std::string> units = {
-      "A", "a", "\u01c5", "\u02b0", "\u4e2d", "\u0301", "\u0903", "\u20dd", "7", "\u2167",
-      "\u00bd", "_", "-", "(", ")", "\u00ab", "\u00bb", "!", "+", "$", "^", "\u00a9", " ",
-      "\u2028", "\u2029", "\t", "\u200b", "\ue000", "'", "\u2019", "s", "S", "t", "T", "d", "m",
-      "r", "e", "v", "l", "L", "\r", "\n", "/", "\u00a0", "\u0085", "\x80", "\xc3", "\xff"};
+      "A",      "a",      "\u01c5", "\u02b0", "\u4e2d", "\u0301", "\u0903", "\u20dd", "7",
+      "\u2167", "\u00bd", "_",      "-",      "(",      ")",      "\u00ab", "\u00bb", "!",
+      "+",      "$",      "^",      "\u00a9", " ",      "\u2028", "\u2029", "\t",     "\u200b",
+      "\ue000", "'",      "\u2019", "s",      "S",      "t",      "T",      "d",      "m",
+      "r",      "e",      "v",      "l",      "L",      "\r",     "\n",     "/",      "\u00a0",
+      "\u0085", "\x80",   "\xc3",   "\xff"};
   std::size_t texts = 0;
   for (const std::string& a : units)
     for (const std::string& b : units)

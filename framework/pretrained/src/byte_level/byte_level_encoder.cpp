@@ -34,8 +34,7 @@ ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool who
   byte_ids_.fill(ByteTable::kNone);
 }
 
-void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank,
-                                 TokenId merged) {
+void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged) {
   merges_.insert_or_assign(pack_pair(left, right), Merge{rank, merged});
 }
 
@@ -81,22 +80,26 @@ void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>
 }
 
 void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>& out) const {
-  struct Part {
+  struct Part {  // no initializers: the array is not zeroed on each call
     std::uint32_t start;
     TokenId id;
     Merge with_next;  // merging this part with the next one
   };
-  std::array<Part, kShortPiece + 1> parts;
+  Part parts[kShortPiece + 1];
   const auto n = static_cast<std::uint32_t>(piece.size());
-  for (std::uint32_t i = 0; i < n; ++i)
-    parts[i] = {i, byte_ids_[static_cast<unsigned char>(piece[i])], {}};
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    parts[i].start = i;
+    parts[i].id = byte_ids_[bytes[i]];
+    // Two bytes: the dense table, which stays in cache, not the vocabulary's.
+    if (i + 1 < n) parts[i].with_next = byte_pairs_[(std::size_t{bytes[i]} << 8) | bytes[i + 1]];
+  }
   parts[n].start = n;  // where the last part ends; moves left with the parts
   std::uint32_t count = n;
   const auto refresh = [&](std::uint32_t i) {  // i + 1 < count
-    parts[i].with_next = merge_of(piece, parts[i].start, parts[i + 2].start, parts[i].id,
-                                  parts[i + 1].id);
+    parts[i].with_next =
+        merge_of(piece, parts[i].start, parts[i + 2].start, parts[i].id, parts[i + 1].id);
   };
-  for (std::uint32_t i = 0; i + 1 < count; ++i) refresh(i);
   for (;;) {
     // The lowest rank, the leftmost on ties: tiktoken's and HF's order.
     std::uint32_t best = 0;
@@ -108,7 +111,7 @@ void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>&
       }
     if (best_rank == UINT32_MAX) break;
     parts[best].id = parts[best].with_next.merged;
-    std::copy(parts.begin() + best + 2, parts.begin() + count + 1, parts.begin() + best + 1);
+    std::copy(parts + best + 2, parts + count + 1, parts + best + 1);
     --count;
     if (best + 1 < count) refresh(best);
     if (best > 0) refresh(best - 1);
@@ -134,6 +137,32 @@ void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& 
     if (s.alive) out.push_back(s.id);
 }
 
+void ByteLevelEncoder::set_tokens(std::span<const ByteTable::Entry> tokens) {
+  tokens_.insert(tokens);
+  if (rule_ != Rule::ranks) return;
+  byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+  for (const ByteTable::Entry& e : tokens)
+    if (e.bytes.size() == 2) {
+      const auto a = static_cast<unsigned char>(e.bytes[0]);
+      const auto b = static_cast<unsigned char>(e.bytes[1]);
+      Merge& m = byte_pairs_[(std::size_t{a} << 8) | b];
+      if (m.rank == UINT32_MAX) m = {e.id, e.id};
+    }
+}
+
+void ByteLevelEncoder::finish() {
+  if (rule_ == Rule::ranks) return;  // set_tokens has filled byte_pairs_
+  byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+  std::unordered_map<TokenId, unsigned> byte_of;
+  for (unsigned b = 0; b < 256; ++b) byte_of.emplace(byte_ids_[b], b);
+  merges_.for_each([&](std::uint64_t pair, const Merge& m) {
+    const auto left = byte_of.find(pair_left(pair));
+    const auto right = byte_of.find(pair_right(pair));
+    if (left != byte_of.end() && right != byte_of.end())
+      byte_pairs_[(std::size_t{left->second} << 8) | right->second] = m;
+  });
+}
+
 bool is_preset_pattern(std::string_view pattern) noexcept {
   return pattern == kGpt2Pattern || pattern == kCl100kPattern || pattern == kQwen2Pattern ||
          pattern == kO200kPattern;
@@ -144,14 +173,18 @@ std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_vie
   if (!is_preset_pattern(pattern)) return nullptr;
   auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::ranks, true,
                                                     tokens.size());
+  std::vector<ByteTable::Entry> entries;
+  entries.reserve(tokens.size());
   for (TokenId id = 0; id < tokens.id_limit(); ++id)
     if (const std::string* token = tokens.token(id); token && !token->empty())
-      encoder->add_token(*token, id);
+      entries.push_back({*token, id});
+  encoder->set_tokens(entries);
   for (unsigned b = 0; b < 256; ++b) {
     const auto id = tokens.find(std::string(1, static_cast<char>(b)));
     if (!id) return nullptr;  // the reader refuses such a file first
     encoder->set_byte(static_cast<unsigned char>(b), *id);
   }
+  encoder->finish();
   return encoder;
 }
 
@@ -177,6 +210,9 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   }
   // A token whose spelling leaves GPT-2's alphabet can never be a byte-level
   // piece's part: it is left out.
+  std::vector<std::string> spelled_bytes;  // what entries view
+  std::vector<TokenId> ids;
+  spelled_bytes.reserve(tokens.size());
   std::string bytes;
   for (TokenId id = 0; id < tokens.id_limit(); ++id) {
     const std::string* token = tokens.token(id);
@@ -190,8 +226,14 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
       if (spelled) bytes += it->second;
       i += std::max<std::size_t>(length, 1);
     }
-    if (spelled) encoder->add_token(bytes, id);
+    if (!spelled) continue;
+    spelled_bytes.push_back(bytes);
+    ids.push_back(id);
   }
+  std::vector<ByteTable::Entry> entries;
+  entries.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) entries.push_back({spelled_bytes[i], ids[i]});
+  encoder->set_tokens(entries);
   // As HF's map (and BpeModel, which has checked every merge): a repeated pair
   // keeps its last rank.
   encoder->reserve_merges(merges.size());
@@ -203,6 +245,7 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
     if (!left || !right || !merged) return nullptr;
     encoder->add_merge(*left, *right, static_cast<std::uint32_t>(i), *merged);
   }
+  encoder->finish();
   return encoder;
 }
 

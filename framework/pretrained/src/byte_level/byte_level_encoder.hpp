@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,14 +50,18 @@ class ByteLevelEncoder {
   // Building (before the first encode): every byte's id, each token's bytes,
   // and for Rule::merges each merge's pair, rank and result.
   void set_byte(unsigned char byte, TokenId id) { byte_ids_[byte] = id; }
-  void add_token(std::string_view bytes, TokenId id) { tokens_.insert(bytes, id); }
+  /// Every token's bytes (viewed only during the call).
+  void set_tokens(std::span<const byte_level_detail::ByteTable::Entry> tokens);
   void reserve_merges(std::size_t n) { merges_.reserve(n); }
   void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
+  /// Ends building (after set_byte, set_tokens and add_merge): the table of
+  /// every pair of bytes.
+  void finish();
 
  private:
   struct Merge {
-    std::uint32_t rank = 0;
-    TokenId merged = 0;
+    std::uint32_t rank;
+    TokenId merged;
   };
   // The rank and result of merging two adjacent parts: piece bytes [start, end)
   // made of left then right. rank UINT32_MAX: they do not merge.
@@ -78,6 +83,7 @@ class ByteLevelEncoder {
   std::array<TokenId, 256> byte_ids_{};
   byte_level_detail::ByteTable tokens_;
   PairMap<Merge> merges_;
+  std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
   const std::uint64_t identity_;
 };
 
@@ -93,8 +99,7 @@ std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_vie
 /// vocabulary do not fit (a byte without a token, prefixes, byte fallback).
 std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
     std::string_view pattern, const TokenTable& tokens,
-    const std::vector<std::pair<std::string, std::string>>& merges,
-    const BpeModelOptions& options);
+    const std::vector<std::pair<std::string, std::string>>& merges, const BpeModelOptions& options);
 
 /// Whether pattern has a hand-written matcher (tokenlab/regex.hpp's presets).
 bool is_preset_pattern(std::string_view pattern) noexcept;

@@ -8,11 +8,12 @@
 // TokenTable beside it.
 //
 //   ByteTable t(2);
-//   t.insert(" the", 279);
+//   t.insert(entries);   // {" the", 279}, ...
 //   t.find(" the") == 279; t.find("zzz") == ByteTable::kNone
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +29,12 @@ class ByteTable {
 
   /// Sized for about expected entries (at most 3/4 full).
   explicit ByteTable(std::size_t expected);
-  /// Adds bytes -> id; a repeated key keeps its first id. bytes is never empty.
-  void insert(std::string_view bytes, TokenId id);
+  struct Entry {
+    std::string_view bytes;  // never empty
+    TokenId id;
+  };
+  /// Adds each bytes -> id; a repeated key keeps its first id.
+  void insert(std::span<const Entry> entries);
 
   [[nodiscard]] TokenId find(std::string_view bytes) const noexcept {
     if (bytes.size() > ShortKey::kMaxBytes) return find_long(bytes);
@@ -50,6 +55,7 @@ class ByteTable {
     std::uint32_t unused = 0;
   };
   [[nodiscard]] TokenId find_long(std::string_view bytes) const noexcept;
+  void insert_one(const ShortKey& key, TokenId id);
 
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
