@@ -21,6 +21,8 @@ namespace {
 // (a scan for the lowest rank after each merge: quadratic, and the fastest at
 // the lengths words have); longer ones (a run of 10,000 spaces) through a heap.
 constexpr std::size_t kShortPiece = 128;
+// Pieces cut, hashed and prefetched before the first is looked up.
+constexpr std::size_t kBatch = 256;
 
 }  // namespace
 
@@ -39,26 +41,55 @@ void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank
 }
 
 void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) const {
-  PieceCache& cache = PieceCache::of_thread(identity_);
-  std::size_t pieces = 0;
+  struct Piece {
+    ShortKey key;
+    std::uint64_t hash;
+    std::uint32_t start;
+    std::uint32_t size;
+  };
+  thread_local std::vector<Piece> pieces;
+  pieces.clear();
   // The preset patterns match at every position, so the matches tile the text.
   split_.for_each_match(text, [&](std::size_t start, std::size_t end) {
-    if ((++pieces & 255) == 0) throw_if_interrupted();  // a host may stop a long text
-    const std::string_view piece = text.substr(start, end - start);
-    if (piece.size() > ShortKey::kMaxBytes) {
-      encode_piece(piece, out);
-      return;
-    }
-    const ShortKey key = ShortKey::of(piece);
-    const std::uint64_t hash = key.hash();
-    if (const PieceCache::Slot* hit = cache.find(key, hash)) {
-      out.insert(out.end(), hit->ids, hit->ids + hit->count);
-      return;
-    }
-    const std::size_t first = out.size();
-    encode_piece(piece, out);
-    cache.put(key, hash, out.data() + first, out.size() - first);
+    pieces.push_back(
+        {{}, 0, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start)});
   });
+  PieceCache& cache = PieceCache::of_thread(identity_);
+  // kBatch pieces at a time, in three passes, so that their cache misses
+  // overlap instead of waiting one after another: hash each and prefetch its
+  // cache slot; look each up and prefetch the vocabulary slot of those not
+  // cached; then emit in order (looking up again: putting one piece in the
+  // cache may evict another's slot).
+  for (std::size_t batch = 0; batch < pieces.size(); batch += kBatch) {
+    throw_if_interrupted();  // a host may stop a long text
+    const std::size_t stop = std::min(pieces.size(), batch + kBatch);
+    for (std::size_t i = batch; i < stop; ++i) {
+      Piece& p = pieces[i];
+      if (p.size > ShortKey::kMaxBytes) continue;
+      p.key = ShortKey::of(text, p.start, p.size);
+      p.hash = p.key.hash();
+      cache.prefetch(p.hash);
+    }
+    if (whole_piece_first_)
+      for (std::size_t i = batch; i < stop; ++i)
+        if (const Piece& p = pieces[i]; p.size <= ShortKey::kMaxBytes && !cache.find(p.key, p.hash))
+          tokens_.prefetch(p.key);
+    for (std::size_t i = batch; i < stop; ++i) {
+      const Piece& p = pieces[i];
+      const std::string_view piece = text.substr(p.start, p.size);
+      if (p.size > ShortKey::kMaxBytes) {
+        encode_piece(piece, out);
+        continue;
+      }
+      if (const PieceCache::Slot* hit = cache.find(p.key, p.hash)) {
+        out.insert(out.end(), hit->ids, hit->ids + hit->count);
+        continue;
+      }
+      const std::size_t first = out.size();
+      encode_piece(piece, out);
+      cache.put(p.key, p.hash, out.data() + first, out.size() - first);
+    }
+  }
 }
 
 void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>& out) const {

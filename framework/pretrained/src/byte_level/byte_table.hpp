@@ -40,6 +40,9 @@ class ByteTable {
     if (bytes.size() > ShortKey::kMaxBytes) return find_long(bytes);
     return find(ShortKey::of(bytes));
   }
+  void prefetch(const ShortKey& key) const noexcept {
+    __builtin_prefetch(&slots_[key.hash() >> shift_]);
+  }
   [[nodiscard]] TokenId find(const ShortKey& key) const noexcept {
     for (std::size_t i = key.hash() >> shift_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];

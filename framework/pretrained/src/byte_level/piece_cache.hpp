@@ -38,6 +38,9 @@ class PieceCache {
   /// thread last used it for another encoder).
   static PieceCache& of_thread(std::uint64_t identity);
 
+  void prefetch(std::uint64_t hash) const noexcept {
+    __builtin_prefetch(&slots_[(hash >> 24) & (kSlots - 1)]);
+  }
   [[nodiscard]] const Slot* find(const ShortKey& key, std::uint64_t hash) const noexcept {
     const Slot& s = slots_[(hash >> 24) & (kSlots - 1)];
     return s.key == key ? &s : nullptr;

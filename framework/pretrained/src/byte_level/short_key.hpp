@@ -27,10 +27,27 @@ struct ShortKey {
     k.w[2] |= static_cast<std::uint64_t>(bytes.size()) << 56;
     return k;
   }
+  /// The key of text.substr(start, size) (size <= kMaxBytes): three loads
+  /// masked to the length where 24 bytes can be read, else a copy.
+  static ShortKey of(std::string_view text, std::size_t start, std::size_t size) noexcept {
+    if (text.size() - start < 24) return of(text.substr(start, size));
+    ShortKey k;
+    std::memcpy(k.w, text.data() + start, 24);
+    const std::size_t n = size;
+    k.w[0] &= mask(n);
+    k.w[1] &= mask(n > 8 ? n - 8 : 0);
+    k.w[2] &= mask(n > 16 ? n - 16 : 0);
+    k.w[2] |= static_cast<std::uint64_t>(n) << 56;
+    return k;
+  }
   [[nodiscard]] std::size_t length() const noexcept { return w[2] >> 56; }
   [[nodiscard]] bool empty() const noexcept { return w[2] == 0 && w[0] == 0 && w[1] == 0; }
   friend bool operator==(const ShortKey& a, const ShortKey& b) noexcept {
     return ((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1]) | (a.w[2] ^ b.w[2])) == 0;
+  }
+  /// The low `bytes` bytes (at most 8) set.
+  static std::uint64_t mask(std::size_t bytes) noexcept {
+    return bytes >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * bytes)) - 1;
   }
   /// Well mixed in the high bits, which both tables index by.
   [[nodiscard]] std::uint64_t hash() const noexcept {
