@@ -8,6 +8,7 @@ namespace tokenlab::byte_level_detail {
 ByteTable::ByteTable(std::size_t expected) {
   const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(64, expected + expected / 3));
   slots_.resize(capacity);
+  tags_.resize(capacity, 0);
   mask_ = capacity - 1;
   shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
 }
@@ -37,14 +38,15 @@ void ByteTable::insert(std::span<const Entry> entries) {
 }
 
 void ByteTable::insert_one(const ShortKey& key, TokenId id) {
-  for (std::size_t i = key.hash() >> shift_;; i = (i + 1) & mask_) {
-    Slot& s = slots_[i];
-    if (s.key == key) return;
-    if (s.key.empty()) {
-      s.key = key;
-      s.id = id;
+  const std::uint64_t h = key.hash();
+  for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
+    if (tags_[i] == 0) {
+      tags_[i] = tag_of(h);
+      slots_[i].key = key;
+      slots_[i].id = id;
       return;
     }
+    if (slots_[i].key == key) return;
   }
 }
 

@@ -44,10 +44,12 @@ class ByteTable {
     __builtin_prefetch(&slots_[key.hash() >> shift_]);
   }
   [[nodiscard]] TokenId find(const ShortKey& key) const noexcept {
-    for (std::size_t i = key.hash() >> shift_;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.key == key) return s.id;
-      if (s.key.empty()) return kNone;
+    const std::uint64_t h = key.hash();
+    const std::uint8_t tag = tag_of(h);
+    for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
+      const std::uint8_t t = tags_[i];
+      if (t == tag && slots_[i].key == key) return slots_[i].id;
+      if (t == 0) return kNone;
     }
   }
 
@@ -57,10 +59,19 @@ class ByteTable {
     TokenId id = kNone;
     std::uint32_t unused = 0;
   };
+  // A byte per slot, 0 when free, else 7 bits of the hash that the home slot
+  // does not use: most of BPE's lookups are of pairs that are no token, and
+  // such a probe runs over a run of full slots (about 9 at 3/4 full) before
+  // the free one. Over the tags (a quarter MiB for o200k, which stays in
+  // cache) it reads no slot at all but where a tag matches (1 in 128).
+  static std::uint8_t tag_of(std::uint64_t hash) noexcept {
+    return static_cast<std::uint8_t>(0x80u | (hash & 0x7Fu));
+  }
   [[nodiscard]] TokenId find_long(std::string_view bytes) const noexcept;
   void insert_one(const ShortKey& key, TokenId id);
 
   std::vector<Slot> slots_;
+  std::vector<std::uint8_t> tags_;
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
   TokenTable long_;
