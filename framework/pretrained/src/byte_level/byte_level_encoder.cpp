@@ -229,35 +229,36 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
     return nullptr;
   auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::merges,
                                                     options.ignore_merges, tokens.size());
+  // GPT-2's alphabet back to bytes: a token spelled otherwise can never be a
+  // byte-level piece's part, nor can a merge with one; both are left out.
   const auto& alphabet = byte_level_alphabet();
-  std::unordered_map<char32_t, char> byte_of;
+  std::vector<int> byte_of(0x200, -1);  // the alphabet ends at U+0143
   for (unsigned b = 0; b < 256; ++b) {
     std::string spelled;
     utf8::append(spelled, alphabet[b]);
     const auto id = tokens.find(spelled);
-    if (!id) return nullptr;  // HF would give the unknown token (or drop the byte)
+    if (!id || alphabet[b] >= byte_of.size()) return nullptr;  // HF: the unknown token
     encoder->set_byte(static_cast<unsigned char>(b), *id);
-    byte_of.emplace(alphabet[b], static_cast<char>(b));
+    byte_of[alphabet[b]] = static_cast<int>(b);
   }
-  // A token whose spelling leaves GPT-2's alphabet can never be a byte-level
-  // piece's part: it is left out.
+  const auto to_bytes = [&](std::string_view spelled, std::string& bytes) {
+    bytes.clear();
+    for (std::size_t i = 0; i < spelled.size();) {
+      const std::size_t length = utf8::sequence_length(spelled, i);
+      const char32_t c = length ? utf8::decode_at(spelled, i) : 0x1FF;
+      if (c >= byte_of.size() || byte_of[c] < 0) return false;
+      bytes += static_cast<char>(byte_of[c]);
+      i += length;
+    }
+    return true;
+  };
   std::vector<std::string> spelled_bytes;  // what entries view
   std::vector<TokenId> ids;
   spelled_bytes.reserve(tokens.size());
   std::string bytes;
   for (TokenId id = 0; id < tokens.id_limit(); ++id) {
     const std::string* token = tokens.token(id);
-    if (!token || token->empty()) continue;
-    bytes.clear();
-    bool spelled = true;
-    for (std::size_t i = 0; i < token->size() && spelled;) {
-      const std::size_t length = utf8::sequence_length(*token, i);
-      const auto it = length ? byte_of.find(utf8::decode_at(*token, i)) : byte_of.end();
-      spelled = it != byte_of.end();
-      if (spelled) bytes += it->second;
-      i += std::max<std::size_t>(length, 1);
-    }
-    if (!spelled) continue;
+    if (!token || token->empty() || !to_bytes(*token, bytes)) continue;
     spelled_bytes.push_back(bytes);
     ids.push_back(id);
   }
@@ -266,15 +267,20 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   for (std::size_t i = 0; i < ids.size(); ++i) entries.push_back({spelled_bytes[i], ids[i]});
   encoder->set_tokens(entries);
   // As HF's map (and BpeModel, which has checked every merge): a repeated pair
-  // keeps its last rank.
+  // keeps its last rank. Looked up by bytes in the encoder's own table (a
+  // probe is a cache line there, three in TokenTable).
   encoder->reserve_merges(merges.size());
+  std::string left_bytes;
+  std::string right_bytes;
   for (std::size_t i = 0; i < merges.size(); ++i) {
-    const auto& [a, b] = merges[i];
-    const auto left = tokens.find(a);
-    const auto right = tokens.find(b);
-    const auto merged = tokens.find(a + b);
-    if (!left || !right || !merged) return nullptr;
-    encoder->add_merge(*left, *right, static_cast<std::uint32_t>(i), *merged);
+    if (!to_bytes(merges[i].first, left_bytes) || !to_bytes(merges[i].second, right_bytes))
+      continue;
+    const TokenId left = encoder->token_of(left_bytes);
+    const TokenId right = encoder->token_of(right_bytes);
+    const TokenId merged = encoder->token_of(left_bytes + right_bytes);
+    if (left == ByteTable::kNone || right == ByteTable::kNone || merged == ByteTable::kNone)
+      return nullptr;
+    encoder->add_merge(left, right, static_cast<std::uint32_t>(i), merged);
   }
   encoder->finish();
   return encoder;
