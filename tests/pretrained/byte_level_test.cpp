@@ -12,12 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "base64.hpp"
 #include "pretrained_support.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
 
 using tokenlab::PretrainedTokenizer;
 using tokenlab::Regex;
+using tokenlab::test::base64;
 using tokenlab::test::Ids;
 
 namespace {
@@ -60,21 +62,6 @@ std::vector<std::string> hostile_texts() {
       "CamelCaseWordsAndALLCAPSWords mixedUPandDown",
   };
   return texts;
-}
-
-std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    std::uint32_t chunk = 0;
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    for (std::size_t j = 0; j < 3; ++j)
-      chunk = (chunk << 8) | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0u);
-    for (std::size_t j = 0; j < 4; ++j)
-      out += j <= n ? kAlphabet[(chunk >> (18 - 6 * j)) & 63] : '=';
-  }
-  return out;
 }
 
 // Merges in priority order, as raw bytes: a small English-like vocabulary in
