@@ -7,30 +7,17 @@
 #include <string>
 #include <string_view>
 
+#include "base64.hpp"
 #include "common/temp_files.hpp"
 #include "pretrained_support.hpp"
 
 using tokenlab::PretrainedTokenizer;
+using tokenlab::test::base64;
 using tokenlab::test::Ids;
 using tokenlab::test::Pieces;
 using tokenlab::test::pieces;
 
 namespace {
-
-std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    std::uint32_t chunk = 0;
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    for (std::size_t j = 0; j < 3; ++j)
-      chunk = (chunk << 8) | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0u);
-    for (std::size_t j = 0; j < 4; ++j)
-      out += j <= n ? kAlphabet[(chunk >> (18 - 6 * j)) & 63] : '=';
-  }
-  return out;
-}
 
 // Every byte ranked by its value (tiktoken needs all 256), then these tokens
 // from rank 256 on: "he", "ll", "llo", "hello".

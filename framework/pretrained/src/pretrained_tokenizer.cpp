@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "byte_level/byte_level_encoder.hpp"
 #include "sentencepiece/internal.hpp"
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
@@ -100,10 +101,12 @@ PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const s
 namespace {
 
 // Runs the pipeline up to the model: on_piece(piece) for each piece the model
-// must encode, on_added(id, text) for each added token, in text order.
+// must encode, on_added(id, text) for each added token, in text order. With
+// whole_segments, the pre-tokenizers are skipped: on_piece gets each normalized
+// segment between added tokens (for p.byte_level, which pre-tokenizes itself).
 template <class OnPiece, class OnAdded>
 void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& on_piece,
-                  OnAdded&& on_added) {
+                  OnAdded&& on_added, bool whole_segments = false) {
   // Every component reads code points (as HF's and tiktoken's take Rust strings):
   // ill-formed text is refused once here, never read past its end.
   if (const auto bad = utf8::find_invalid(text))
@@ -114,7 +117,7 @@ void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& 
   // at_start: the segment begins where text begins (HF's original offset 0).
   const auto model_side = [&](std::string_view segment, bool at_start) {
     if (segment.empty()) return;
-    if (p.pre_tokenizers.empty()) {
+    if (p.pre_tokenizers.empty() || whole_segments) {
       on_piece(segment);
       return;
     }
@@ -179,6 +182,12 @@ void PretrainedTokenizer::for_each_piece(
 }
 
 void PretrainedTokenizer::encode(std::string_view text, std::vector<TokenId>& out) const {
+  if (const ByteLevelEncoder* fused = pipeline_->byte_level.get()) {
+    run_pipeline(
+        *pipeline_, text, [&](std::string_view segment) { fused->encode(segment, out); },
+        [&](TokenId id, std::string_view) { out.push_back(id); }, true);
+    return;
+  }
   const PretrainedModel& model = *pipeline_->model;
   run_pipeline(
       *pipeline_, text, [&](std::string_view piece) { model.encode(piece, out); },

@@ -40,7 +40,7 @@ constexpr std::array<std::uint8_t, 128> make_ascii_classes() {
 }
 constexpr std::array<std::uint8_t, 128> kAsciiClasses = make_ascii_classes();
 
-std::uint8_t classify(char32_t c) noexcept {
+std::uint8_t classify_with_icu(char32_t c) noexcept {
   const auto cp = static_cast<UChar32>(c);
   const std::uint32_t gc = U_GET_GC_MASK(cp);
   std::uint8_t bits = kValid;
@@ -54,6 +54,22 @@ std::uint8_t classify(char32_t c) noexcept {
   if ((gc & (U_GC_Z_MASK | U_GC_CC_MASK)) && u_hasBinaryProperty(cp, UCHAR_WHITE_SPACE))
     bits |= kWs;
   return bits;
+}
+
+// classify_with_icu for every BMP character, made on the first one (about a
+// millisecond): two ICU calls a character were most of the time Hindi and
+// Japanese took to pre-tokenize.
+struct BmpClasses {
+  std::array<std::uint8_t, 0x10000> bits{};
+  BmpClasses() noexcept {
+    for (char32_t cp = 0; cp < 0x10000; ++cp) bits[cp] = classify_with_icu(cp);
+  }
+};
+
+std::uint8_t classify(char32_t c) noexcept {
+  if (c >= 0x10000) return classify_with_icu(c);
+  static const BmpClasses table;  // thread-safe, once
+  return table.bits[c];
 }
 
 struct Char {

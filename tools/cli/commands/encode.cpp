@@ -135,10 +135,16 @@ class LineEncoder {
     const std::size_t vocabulary_size = encoder_.vocabulary_size();
     for (const auto& ids : encoded) {
       check_ids(ids, vocabulary_size, loaded_.kind);
-      text_.clear();
       append_line(ids, text_);
-      out.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+      // One write a batch, not a line: a line of English is a few dozen ids.
+      if (text_.size() >= (1u << 16)) flush_text(out);
     }
+    flush_text(out);
+  }
+
+  void flush_text(std::ostream& out) {
+    out.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+    text_.clear();
   }
 
   // Line i of the batch failed with e: the line's place, and the plugin when it

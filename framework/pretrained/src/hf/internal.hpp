@@ -39,7 +39,20 @@ void add_decoders(const json::Value& v, std::vector<std::unique_ptr<DecoderStep>
 std::vector<std::string> unigram_score_digits(std::string copy);
 
 // The model member: p.tokens and p.model. score_digits from unigram_score_digits.
+// bpe, when given, receives a BPE model's merges and options (for
+// make_hf_byte_level).
+struct BpeParts {
+  std::vector<std::pair<std::string, std::string>> merges;
+  BpeModelOptions options;
+};
 void read_model(const json::Value& model, PretrainedPipeline& p, const std::string& file,
-                const std::vector<std::string>& score_digits);
+                const std::vector<std::string>& score_digits, BpeParts* bpe = nullptr);
+
+// The pattern of a pre_tokenizer member that a fused byte-level encoder can run
+// in its place: a Split by a regex (kept as pieces: Isolated, or Removed
+// inverted) then ByteLevel without prefix space or regex, or ByteLevel alone with
+// its GPT-2 regex and no prefix space. Empty otherwise (the pattern is then
+// still to be checked against the presets).
+std::string byte_level_pattern(const json::Value& pre_tokenizer);
 
 }  // namespace tokenlab::hf_detail

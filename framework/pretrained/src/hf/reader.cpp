@@ -21,6 +21,7 @@
 
 #include <rapidjson/error/en.h>
 
+#include "byte_level/byte_level_encoder.hpp"
 #include "hf/internal.hpp"
 #include "hf/serde_numbers.hpp"
 #include "json_value.hpp"
@@ -40,6 +41,8 @@ using json::Value;
 using hf_detail::add_decoders;
 using hf_detail::add_normalizers;
 using hf_detail::add_pre_tokenizers;
+using hf_detail::BpeParts;
+using hf_detail::byte_level_pattern;
 using hf_detail::read_model;
 using hf_detail::unigram_score_digits;
 
@@ -82,9 +85,14 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
                      "pre_tokenizer", "post_processor", "decoder", "model"});
   PretrainedPipeline p;
   p.format = "tokenizer.json";
-  read_model(root.member("model"), p, source, score_digits);
+  BpeParts bpe;
+  read_model(root.member("model"), p, source, score_digits, &bpe);
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
-  if (const auto t = root.find("pre_tokenizer")) add_pre_tokenizers(*t, p.pre_tokenizers);
+  if (const auto t = root.find("pre_tokenizer")) {
+    add_pre_tokenizers(*t, p.pre_tokenizers);
+    if (p.model->type() == "BPE")
+      p.byte_level = make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges, bpe.options);
+  }
   if (const auto d = root.find("decoder")) add_decoders(*d, p.decoders);
   if (const auto added = root.find("added_tokens")) {
     std::unordered_map<std::string, TokenId> added_ids;

@@ -258,8 +258,32 @@ std::vector<std::string> unigram_score_digits(std::string copy) {
   return digits;
 }
 
+std::string byte_level_pattern(const Value& pre_tokenizer) {
+  const auto is_type = [](const Value& v, std::string_view type) {
+    const auto t = v.find("type");
+    return t && t->is_string() && t->string() == type;
+  };
+  const auto plain_byte_level = [&](const Value& v, bool use_regex) {
+    return is_type(v, "ByteLevel") && !v.boolean_or("add_prefix_space", true) &&
+           v.boolean_or("use_regex", true) == use_regex;
+  };
+  if (plain_byte_level(pre_tokenizer, true)) return std::string(kGpt2Pattern);
+  if (!is_type(pre_tokenizer, "Sequence")) return {};
+  const auto list = pre_tokenizer.find("pretokenizers");
+  if (!list || !list->is_array() || list->size() != 2) return {};
+  const Value split = list->at(0);
+  if (!is_type(split, "Split") || !plain_byte_level(list->at(1), false)) return {};
+  const auto regex = split.member("pattern").find("Regex");
+  const auto behavior = parse_split_behavior(split.member("behavior").string());
+  const bool invert = split.boolean_or("invert", false);
+  const bool keeps_matches = (behavior == SplitBehavior::isolated && !invert) ||
+                             (behavior == SplitBehavior::removed && invert);
+  if (!regex || !keeps_matches) return {};
+  return std::string(regex->string());
+}
+
 void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,
-                const std::vector<std::string>& score_digits) {
+                const std::vector<std::string>& score_digits, BpeParts* bpe) {
   auto table = std::make_shared<TokenTable>();
   p.tokens = table;
   const auto type_value = model.find("type");
@@ -307,6 +331,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
             "(sample with a trained model instead)");
     }
     p.model = make_bpe_model(p.tokens, merges, options, file + ": " + model.path());
+    if (bpe) *bpe = BpeParts{std::move(merges), std::move(options)};
   } else if (type == "WordPiece") {
     model.only_members(
         {"type", "vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"});

@@ -33,6 +33,8 @@
 
 namespace tokenlab {
 
+class ByteLevelEncoder;  // internal: byte_level/byte_level_encoder.hpp
+
 /// Everything a reader builds: the stages in order, and the id <-> token table.
 struct PretrainedPipeline {
   std::string format;  // "tokenizer.json", "tiktoken", "sentencepiece"
@@ -48,6 +50,10 @@ struct PretrainedPipeline {
   std::vector<std::unique_ptr<DecoderStep>> decoders;
   /// HF joins tokens with spaces when a tokenizer has no decoder.
   bool join_with_spaces_without_decoder = true;
+  /// Byte-level BPE fused into one pass, which encode() runs in place of
+  /// pre_tokenizers and model with the same ids (set by the readers when they
+  /// recognise the shape; null otherwise).
+  std::shared_ptr<const ByteLevelEncoder> byte_level;
 };
 
 class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {

@@ -1,0 +1,289 @@
+#include "byte_level/byte_level_encoder.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "byte_level/piece_cache.hpp"
+#include "model_common.hpp"
+#include "tokenlab/interruption.hpp"
+#include "tokenlab/utf8.hpp"
+#include "tokenlab/word_cache.hpp"
+
+namespace tokenlab {
+
+using byte_level_detail::ByteTable;
+using byte_level_detail::PieceCache;
+using byte_level_detail::ShortKey;
+
+namespace {
+
+// Pieces up to this many bytes merge in a stack array by tiktoken's own loop
+// (a scan for the lowest rank after each merge: quadratic, and the fastest at
+// the lengths words have); longer ones (a run of 10,000 spaces) through a heap.
+constexpr std::size_t kShortPiece = 128;
+// Pieces cut, hashed and prefetched before the first is looked up.
+constexpr std::size_t kBatch = 256;
+
+}  // namespace
+
+ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
+                                   std::size_t vocabulary)
+    : split_(std::string(pattern)),
+      rule_(rule),
+      whole_piece_first_(whole_piece_first),
+      tokens_(vocabulary),
+      identity_(new_model_identity()) {
+  byte_ids_.fill(ByteTable::kNone);
+}
+
+void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged) {
+  merges_.insert_or_assign(pack_pair(left, right), Merge{rank, merged});
+}
+
+void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) const {
+  struct Piece {
+    ShortKey key;
+    std::uint64_t hash;
+    std::uint32_t start;
+    std::uint32_t size;
+  };
+  thread_local std::vector<Piece> pieces;
+  pieces.clear();
+  // The preset patterns match at every position, so the matches tile the text.
+  split_.for_each_match(text, [&](std::size_t start, std::size_t end) {
+    pieces.push_back(
+        {{}, 0, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start)});
+  });
+  PieceCache& cache = PieceCache::of_thread(identity_);
+  // kBatch pieces at a time, in three passes, so that their cache misses
+  // overlap instead of waiting one after another: hash each and prefetch its
+  // cache slot; look each up and prefetch the vocabulary slot of those not
+  // cached; then emit in order (looking up again: putting one piece in the
+  // cache may evict another's slot).
+  for (std::size_t batch = 0; batch < pieces.size(); batch += kBatch) {
+    throw_if_interrupted();  // a host may stop a long text
+    const std::size_t stop = std::min(pieces.size(), batch + kBatch);
+    for (std::size_t i = batch; i < stop; ++i) {
+      Piece& p = pieces[i];
+      if (p.size > ShortKey::kMaxBytes) continue;
+      p.key = ShortKey::of(text, p.start, p.size);
+      p.hash = p.key.hash();
+      cache.prefetch(p.hash);
+    }
+    if (whole_piece_first_)
+      for (std::size_t i = batch; i < stop; ++i)
+        if (const Piece& p = pieces[i]; p.size <= ShortKey::kMaxBytes && !cache.find(p.key, p.hash))
+          tokens_.prefetch(p.key);
+    for (std::size_t i = batch; i < stop; ++i) {
+      const Piece& p = pieces[i];
+      const std::string_view piece = text.substr(p.start, p.size);
+      if (p.size > ShortKey::kMaxBytes) {
+        encode_piece(piece, out);
+        continue;
+      }
+      if (const PieceCache::Slot* hit = cache.find(p.key, p.hash)) {
+        out.insert(out.end(), hit->ids, hit->ids + hit->count);
+        continue;
+      }
+      const std::size_t first = out.size();
+      encode_piece(piece, out);
+      cache.put(p.key, p.hash, out.data() + first, out.size() - first);
+    }
+  }
+}
+
+void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>& out) const {
+  if (piece.empty()) return;
+  if (piece.size() == 1) {
+    out.push_back(byte_ids_[static_cast<unsigned char>(piece[0])]);
+    return;
+  }
+  if (whole_piece_first_) {
+    if (const TokenId id = tokens_.find(piece); id != ByteTable::kNone) {
+      out.push_back(id);
+      return;
+    }
+  }
+  if (piece.size() <= kShortPiece)
+    merge_short(piece, out);
+  else
+    merge_long(piece, out);
+}
+
+void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>& out) const {
+  struct Part {  // no initializers: the array is not zeroed on each call
+    std::uint32_t start;
+    TokenId id;
+    Merge with_next;  // merging this part with the next one
+  };
+  Part parts[kShortPiece + 1];
+  const auto n = static_cast<std::uint32_t>(piece.size());
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    parts[i].start = i;
+    parts[i].id = byte_ids_[bytes[i]];
+    // Two bytes: the dense table, which stays in cache, not the vocabulary's.
+    if (i + 1 < n) parts[i].with_next = byte_pairs_[(std::size_t{bytes[i]} << 8) | bytes[i + 1]];
+  }
+  parts[n].start = n;  // where the last part ends; moves left with the parts
+  std::uint32_t count = n;
+  const auto refresh = [&](std::uint32_t i) {  // i + 1 < count
+    parts[i].with_next =
+        merge_of(piece, parts[i].start, parts[i + 2].start, parts[i].id, parts[i + 1].id);
+  };
+  for (;;) {
+    // The lowest rank, the leftmost on ties: tiktoken's and HF's order.
+    std::uint32_t best = 0;
+    std::uint32_t best_rank = UINT32_MAX;
+    for (std::uint32_t i = 0; i + 1 < count; ++i)
+      if (parts[i].with_next.rank < best_rank) {
+        best_rank = parts[i].with_next.rank;
+        best = i;
+      }
+    if (best_rank == UINT32_MAX) break;
+    parts[best].id = parts[best].with_next.merged;
+    std::copy(parts + best + 2, parts + count + 1, parts + best + 1);
+    --count;
+    if (best + 1 < count) refresh(best);
+    if (best > 0) refresh(best - 1);
+  }
+  for (std::uint32_t i = 0; i < count; ++i) out.push_back(parts[i].id);
+}
+
+void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& out) const {
+  using pretrained_detail::PairResult;
+  using pretrained_detail::Symbol;
+  thread_local std::vector<Symbol> symbols;
+  symbols.clear();
+  const auto n = static_cast<std::int32_t>(piece.size());
+  for (std::int32_t i = 0; i < n; ++i)
+    symbols.push_back({byte_ids_[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])],
+                       i - 1, i + 1 < n ? i + 1 : -1, static_cast<std::uint32_t>(i),
+                       static_cast<std::uint32_t>(i + 1), true});
+  pretrained_detail::merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
+    const Merge m = merge_of(piece, l.start, r.end, l.id, r.id);
+    return {m.rank, m.merged};
+  });
+  for (const Symbol& s : symbols)
+    if (s.alive) out.push_back(s.id);
+}
+
+void ByteLevelEncoder::set_tokens(std::span<const ByteTable::Entry> tokens) {
+  tokens_.insert(tokens);
+  if (rule_ != Rule::ranks) return;
+  byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+  for (const ByteTable::Entry& e : tokens)
+    if (e.bytes.size() == 2) {
+      const auto a = static_cast<unsigned char>(e.bytes[0]);
+      const auto b = static_cast<unsigned char>(e.bytes[1]);
+      Merge& m = byte_pairs_[(std::size_t{a} << 8) | b];
+      if (m.rank == UINT32_MAX) m = {e.id, e.id};
+    }
+}
+
+void ByteLevelEncoder::finish() {
+  if (rule_ == Rule::ranks) return;  // set_tokens has filled byte_pairs_
+  byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+  std::unordered_map<TokenId, unsigned> byte_of;
+  for (unsigned b = 0; b < 256; ++b) byte_of.emplace(byte_ids_[b], b);
+  merges_.for_each([&](std::uint64_t pair, const Merge& m) {
+    const auto left = byte_of.find(pair_left(pair));
+    const auto right = byte_of.find(pair_right(pair));
+    if (left != byte_of.end() && right != byte_of.end())
+      byte_pairs_[(std::size_t{left->second} << 8) | right->second] = m;
+  });
+}
+
+bool is_preset_pattern(std::string_view pattern) noexcept {
+  return pattern == kGpt2Pattern || pattern == kCl100kPattern || pattern == kQwen2Pattern ||
+         pattern == kO200kPattern;
+}
+
+std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_view pattern,
+                                                                 const TokenTable& tokens) {
+  if (!is_preset_pattern(pattern)) return nullptr;
+  auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::ranks, true,
+                                                    tokens.size());
+  std::vector<ByteTable::Entry> entries;
+  entries.reserve(tokens.size());
+  for (TokenId id = 0; id < tokens.id_limit(); ++id)
+    if (const std::string* token = tokens.token(id); token && !token->empty())
+      entries.push_back({*token, id});
+  encoder->set_tokens(entries);
+  for (unsigned b = 0; b < 256; ++b) {
+    const auto id = tokens.find(std::string(1, static_cast<char>(b)));
+    if (!id) return nullptr;  // the reader refuses such a file first
+    encoder->set_byte(static_cast<unsigned char>(b), *id);
+  }
+  encoder->finish();
+  return encoder;
+}
+
+std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
+    std::string_view pattern, const TokenTable& tokens,
+    const std::vector<std::pair<std::string, std::string>>& merges,
+    const BpeModelOptions& options) {
+  if (!is_preset_pattern(pattern) || !options.continuing_subword_prefix.empty() ||
+      !options.end_of_word_suffix.empty() || options.byte_fallback ||
+      (options.dropout && *options.dropout != 0.0))
+    return nullptr;
+  auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::merges,
+                                                    options.ignore_merges, tokens.size());
+  // GPT-2's alphabet back to bytes: a token spelled otherwise can never be a
+  // byte-level piece's part, nor can a merge with one; both are left out.
+  const auto& alphabet = byte_level_alphabet();
+  std::vector<int> byte_of(0x200, -1);  // the alphabet ends at U+0143
+  for (unsigned b = 0; b < 256; ++b) {
+    std::string spelled;
+    utf8::append(spelled, alphabet[b]);
+    const auto id = tokens.find(spelled);
+    if (!id || alphabet[b] >= byte_of.size()) return nullptr;  // HF: the unknown token
+    encoder->set_byte(static_cast<unsigned char>(b), *id);
+    byte_of[alphabet[b]] = static_cast<int>(b);
+  }
+  const auto to_bytes = [&](std::string_view spelled, std::string& bytes) {
+    bytes.clear();
+    for (std::size_t i = 0; i < spelled.size();) {
+      const std::size_t length = utf8::sequence_length(spelled, i);
+      const char32_t c = length ? utf8::decode_at(spelled, i) : 0x1FF;
+      if (c >= byte_of.size() || byte_of[c] < 0) return false;
+      bytes += static_cast<char>(byte_of[c]);
+      i += length;
+    }
+    return true;
+  };
+  std::vector<std::string> spelled_bytes;  // what entries view
+  std::vector<TokenId> ids;
+  spelled_bytes.reserve(tokens.size());
+  std::string bytes;
+  for (TokenId id = 0; id < tokens.id_limit(); ++id) {
+    const std::string* token = tokens.token(id);
+    if (!token || token->empty() || !to_bytes(*token, bytes)) continue;
+    spelled_bytes.push_back(bytes);
+    ids.push_back(id);
+  }
+  std::vector<ByteTable::Entry> entries;
+  entries.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) entries.push_back({spelled_bytes[i], ids[i]});
+  encoder->set_tokens(entries);
+  // As HF's map (and BpeModel, which has checked every merge): a repeated pair
+  // keeps its last rank. Looked up by bytes in the encoder's own table (a
+  // probe is a cache line there, three in TokenTable).
+  encoder->reserve_merges(merges.size());
+  std::string left_bytes;
+  std::string right_bytes;
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    if (!to_bytes(merges[i].first, left_bytes) || !to_bytes(merges[i].second, right_bytes))
+      continue;
+    const TokenId left = encoder->token_of(left_bytes);
+    const TokenId right = encoder->token_of(right_bytes);
+    const TokenId merged = encoder->token_of(left_bytes + right_bytes);
+    if (left == ByteTable::kNone || right == ByteTable::kNone || merged == ByteTable::kNone)
+      return nullptr;
+    encoder->add_merge(left, right, static_cast<std::uint32_t>(i), merged);
+  }
+  encoder->finish();
+  return encoder;
+}
+
+}  // namespace tokenlab

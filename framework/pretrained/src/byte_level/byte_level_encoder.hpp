@@ -1,0 +1,111 @@
+// File: byte_level/byte_level_encoder.hpp (private to tokenlab_pretrained)
+// Byte-level BPE (tiktoken's encodings, and the tokenizer.json files of GPT-4o,
+// Llama 3, Qwen and GPT-2) fused into one pass: the preset pattern's hand-written
+// matcher cuts the text into pieces, each piece is looked up in the piece cache,
+// then (tiktoken, or HF's ignore_merges) in the vocabulary as a whole, and only
+// then merged; ids go straight to the output. The same ids as the pipeline of
+// pre-tokenizers and model it replaces, which stays for everything else
+// (`inspect --pieces`, n-best, other shapes of pipeline).
+//
+//   if (auto fused = make_tiktoken_byte_level(pattern, table)) p.byte_level = fused;
+//   p.byte_level->encode("Hello world", ids);   // [13225, 2375] with o200k_base
+//
+// Why each step: docs/performance.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "byte_level/byte_table.hpp"
+#include "tokenlab/pair_map.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/regex.hpp"
+
+namespace tokenlab {
+
+class ByteLevelEncoder {
+ public:
+  /// The rule that picks the next merge.
+  enum class Rule {
+    ranks,   // tiktoken: the adjacent pair whose bytes form the lowest-ranked token
+    merges,  // HF BPE: the adjacent pair of ids with the lowest-ranked merge
+  };
+  ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
+                   std::size_t vocabulary);
+  ByteLevelEncoder(const ByteLevelEncoder&) = delete;
+  ByteLevelEncoder& operator=(const ByteLevelEncoder&) = delete;
+
+  /// Pre-tokenizes text (valid UTF-8, no added tokens in it) and appends its
+  /// ids. Thread-safe.
+  void encode(std::string_view text, std::vector<TokenId>& out) const;
+  /// The ids of one pre-tokenized piece. Thread-safe.
+  void encode_piece(std::string_view piece, std::vector<TokenId>& out) const;
+
+  // Building (before the first encode): every byte's id, each token's bytes,
+  // and for Rule::merges each merge's pair, rank and result.
+  void set_byte(unsigned char byte, TokenId id) { byte_ids_[byte] = id; }
+  /// Every token's bytes (viewed only during the call).
+  void set_tokens(std::span<const byte_level_detail::ByteTable::Entry> tokens);
+  /// The id of a token's bytes (after set_tokens), or ByteTable::kNone.
+  [[nodiscard]] TokenId token_of(std::string_view bytes) const noexcept {
+    return tokens_.find(bytes);
+  }
+  void reserve_merges(std::size_t n) { merges_.reserve(n); }
+  void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
+  /// Ends building (after set_byte, set_tokens and add_merge): the table of
+  /// every pair of bytes.
+  void finish();
+
+ private:
+  struct Merge {
+    std::uint32_t rank;
+    TokenId merged;
+  };
+  // The rank and result of merging two adjacent parts: piece bytes [start, end)
+  // made of left then right. rank UINT32_MAX: they do not merge.
+  [[nodiscard]] Merge merge_of(std::string_view piece, std::uint32_t start, std::uint32_t end,
+                               TokenId left, TokenId right) const noexcept {
+    if (rule_ == Rule::ranks) {
+      const TokenId id = tokens_.find(piece.substr(start, end - start));
+      return {id == byte_level_detail::ByteTable::kNone ? UINT32_MAX : id, id};
+    }
+    const Merge* m = merges_.find(pack_pair(left, right));
+    return m ? *m : Merge{UINT32_MAX, 0};
+  }
+  void merge_short(std::string_view piece, std::vector<TokenId>& out) const;
+  void merge_long(std::string_view piece, std::vector<TokenId>& out) const;
+
+  Regex split_;
+  Rule rule_;
+  bool whole_piece_first_;
+  std::array<TokenId, 256> byte_ids_{};
+  byte_level_detail::ByteTable tokens_;
+  PairMap<Merge> merges_;
+  std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
+  const std::uint64_t identity_;
+};
+
+/// The fused encoder of a tiktoken pipeline (pattern, then the ranks of tokens,
+/// which hold raw bytes), or nullptr when pattern has no hand-written matcher.
+std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_view pattern,
+                                                                 const TokenTable& tokens);
+
+/// The fused encoder of a tokenizer.json whose pre-tokenizer is a Split by
+/// pattern (every character matched, so Isolated and inverted Removed agree)
+/// then ByteLevel without prefix space or regex, and whose BPE model spells its
+/// tokens in GPT-2's byte alphabet; nullptr when the model's options or
+/// vocabulary do not fit (a byte without a token, prefixes, byte fallback).
+std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
+    std::string_view pattern, const TokenTable& tokens,
+    const std::vector<std::pair<std::string, std::string>>& merges, const BpeModelOptions& options);
+
+/// Whether pattern has a hand-written matcher (tokenlab/regex.hpp's presets).
+bool is_preset_pattern(std::string_view pattern) noexcept;
+
+}  // namespace tokenlab

@@ -1,0 +1,258 @@
+// The fused byte-level encoder (framework/pretrained/src/byte_level): the preset
+// pattern's hand-written matcher, the piece cache, the vocabulary table and the
+// merge loop in one pass must give exactly the ids of the pipeline it replaces
+// (pre-tokenizers, then the model piece by piece), for tiktoken rank files and
+// for tokenizer.json byte-level BPE, on text chosen to break each part; and
+// the hand-written matchers must cut hostile text exactly as ICU runs the same
+// pattern.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base64.hpp"
+#include "pretrained_support.hpp"
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
+
+using tokenlab::PretrainedTokenizer;
+using tokenlab::Regex;
+using tokenlab::test::base64;
+using tokenlab::test::Ids;
+
+namespace {
+
+// Text that meets every part of the patterns: contractions in both cases and
+// curly quotes, digit runs of every length and of the three kinds of numbers,
+// white space runs before letters and at line ends, letters of each case
+// category, marks, symbols, emoji, format and private-use characters, slashes
+// (o200k), and pieces longer than the cache's keys and the short merge loop.
+std::vector<std::string> hostile_texts() {
+  std::vector<std::string> texts = {
+      "Hello world",
+      "the thing's THE THING'S The Thing'S",
+      "I'll've we'RE don't they'D you'Ve it'M 'sup '",
+      "it\u2019s \u2018quoted\u2019",
+      "1 12 123 1234 12345 1234567890 1,234.5 -42",
+      "\u0663\u0664\u0665\u0666 \u216b\u2167 \u00bd\u00be",
+      "a   b  c d",
+      "   leading",
+      "trailing   ",
+      "\n\n\nx",
+      " \n \n y",
+      "\t\tz\t",
+      "\u00a0\u2003w \u3000v",
+      "\u0085x\u2028y\u2029z",
+      "\r\n\r\nq\r",
+      "\u01c5ungla \u02b0ello \u01c4ABC",
+      "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8",
+      "e\u0301t\u00e9 \u0915\u093c\u093f \u0939\u093f\u0928\u094d\u0926\u0940",
+      "\u03a9\u2248\u00e7\u221a\u222b\u02dc\u00b5\u2264\u2265\u00f7",
+      "\U0001F642\U0001F44D\U0001F3FD!!",
+      "zero\u200bwidth\u200djoin \ue000private",
+      "a/b //c\n/// path/to/file.txt\n",
+      "(x) [y] {z} <w> \"q\" ...?!",
+      "https://example.org/a/very/long/path/with_many_segments?and=query",
+      std::string(300, ' ') + "x",
+      std::string(200, 'a'),
+      std::string(150, '!') + std::string(40, '\n'),
+      "Antidisestablishmentarianism supercalifragilisticexpialidocious",
+      "CamelCaseWordsAndALLCAPSWords mixedUPandDown",
+  };
+  return texts;
+}
+
+// Merges in priority order, as raw bytes: a small English-like vocabulary in
+// which some tokens are reached from more than one pair.
+const std::vector<std::pair<std::string, std::string>>& raw_merges() {
+  static const std::vector<std::pair<std::string, std::string>> merges = {
+      {"t", "h"},  {"th", "e"},  {" ", "the"}, {"i", "n"},  {"in", "g"},      {" ", "t"},
+      {" t", "h"}, {"e", "r"},   {"h", "e"},   {"l", "l"},  {"he", "ll"},     {"hell", "o"},
+      {" ", " "},  {"  ", "  "}, {"\n", "\n"}, {"1", "2"},  {"12", "3"},      {"'", "s"},
+      {"a", "a"},  {"aa", "aa"}, {"T", "H"},   {"TH", "E"}, {" ", "in"},      {"o", "n"},
+      {"a", "t"},  {"e", "s"},   {"/", "/"},   {"!", "!"},  {"\xe3", "\x81"}, {"a", "n"},
+      {"an", "d"}, {" ", "and"}, {"w", "or"},  {"o", "r"},  {"or", "d"},      {"w", "ord"},
+  };
+  return merges;
+}
+
+// tiktoken: every byte ranked by its value, then each merge's result in merge
+// order (a token reached twice keeps its first rank).
+std::string rank_file() {
+  std::string file;
+  std::vector<std::string> seen;
+  for (int b = 0; b < 256; ++b)
+    file += base64(std::string(1, static_cast<char>(b))) + " " + std::to_string(b) + "\n";
+  int rank = 256;
+  for (const auto& [a, b] : raw_merges()) {
+    const std::string token = a + b;
+    if (std::find(seen.begin(), seen.end(), token) != seen.end()) continue;
+    seen.push_back(token);
+    file += base64(token) + " " + std::to_string(rank++) + "\n";
+  }
+  file += base64("xyz") + " " + std::to_string(rank) + "\n";  // reached by no merge
+  return file;
+}
+
+std::string json_string(std::string_view raw_bytes) {
+  std::string spelled;
+  for (const char c : raw_bytes)
+    tokenlab::utf8::append(spelled, tokenlab::byte_level_alphabet()[static_cast<unsigned char>(c)]);
+  std::string out = "\"";
+  for (const char c : spelled) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A GPT-2-alphabet tokenizer.json with the same merges, split by pattern.
+std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
+  std::vector<std::string> vocab;
+  for (int b = 0; b < 256; ++b) vocab.emplace_back(1, static_cast<char>(b));
+  for (const auto& [a, b] : raw_merges())
+    if (std::find(vocab.begin(), vocab.end(), a + b) == vocab.end()) vocab.push_back(a + b);
+  vocab.emplace_back("xyz");
+  std::string json = R"({"version":"1.0","model":{"type":"BPE","ignore_merges":)" +
+                     std::string(ignore_merges ? "true" : "false") + R"(,"vocab":{)";
+  for (std::size_t i = 0; i < vocab.size(); ++i)
+    json += (i ? "," : "") + json_string(vocab[i]) + ":" + std::to_string(i);
+  json += R"(},"merges":[)";
+  for (std::size_t i = 0; i < raw_merges().size(); ++i)
+    json += std::string(i ? "," : "") + "[" + json_string(raw_merges()[i].first) + "," +
+            json_string(raw_merges()[i].second) + "]";
+  std::string escaped;
+  for (const char c : pattern) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  json +=
+      R"(]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[)"
+      R"({"type":"Split","pattern":{"Regex":")" +
+      escaped +
+      R"("},"behavior":"Isolated","invert":false},)"
+      R"({"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},)"
+      R"("decoder":{"type":"ByteLevel"}})";
+  return json;
+}
+
+// The ids of the pipeline the fused encoder stands in for: the pre-tokenizers'
+// pieces, each encoded by the model.
+Ids unfused(const PretrainedTokenizer& tokenizer, std::string_view text) {
+  Ids ids;
+  tokenizer.for_each_piece(
+      text, [&](std::string_view piece, bool) { tokenizer.pipeline().model->encode(piece, ids); });
+  return ids;
+}
+
+using Spans = std::vector<std::pair<std::size_t, std::size_t>>;
+
+Spans spans_of(const Regex& regex, std::string_view text) {
+  Spans spans;
+  regex.for_each_match(text, [&](std::size_t s, std::size_t e) { spans.emplace_back(s, e); });
+  return spans;
+}
+
+}  // namespace
+
+TEST_CASE("fused tiktoken encoding gives the pipeline's ids on hostile text",
+          "[pretrained][byte_level]") {
+  const std::string encoding = GENERATE("gpt2", "cl100k_base", "o200k_base");
+  CAPTURE(encoding);
+  const auto tokenizer = PretrainedTokenizer::from_bytes(rank_file(), "test.tiktoken",
+                                                         std::string("tiktoken:") + encoding);
+  REQUIRE(tokenizer.pipeline().byte_level != nullptr);
+  for (const std::string& text : hostile_texts()) {
+    CAPTURE(text);
+    const Ids expected = unfused(tokenizer, text);
+    CHECK(tokenizer.encode(text) == expected);
+    CHECK(tokenizer.encode(text) == expected);  // now from the piece cache
+  }
+}
+
+TEST_CASE("fused tiktoken encoding takes a whole piece that is a token, then merges by rank",
+          "[pretrained][byte_level]") {
+  const auto o200k =
+      PretrainedTokenizer::from_bytes(rank_file(), "test.tiktoken", "tiktoken:o200k_base");
+  // "xyz" is a token no merge reaches: tiktoken takes a whole piece first.
+  const Ids xyz = o200k.encode("xyz");
+  REQUIRE(xyz.size() == 1);
+  CHECK(o200k.token(xyz[0]) == "xyz");
+  // " the" is one token; " thing" merges " th" (rank of " t" first), then "ing".
+  CHECK(o200k.encode(" the").size() == 1);
+  CHECK(o200k.encode(" thing").size() == 2);
+  CHECK(o200k.decode(o200k.encode(" thing's")) == " thing's");
+}
+
+TEST_CASE("fused tokenizer.json byte-level BPE gives the pipeline's ids on hostile text",
+          "[pretrained][byte_level]") {
+  const auto pattern =
+      GENERATE(std::string(tokenlab::kGpt2Pattern), std::string(tokenlab::kCl100kPattern),
+               std::string(tokenlab::kQwen2Pattern), std::string(tokenlab::kO200kPattern));
+  const bool ignore_merges = GENERATE(false, true);
+  CAPTURE(pattern, ignore_merges);
+  const auto tokenizer = tokenlab::test::tokenizer_json(tokenizer_json(pattern, ignore_merges));
+  REQUIRE(tokenizer.pipeline().byte_level != nullptr);
+  for (const std::string& text : hostile_texts()) {
+    CAPTURE(text);
+    const Ids expected = unfused(tokenizer, text);
+    CHECK(tokenizer.encode(text) == expected);
+    CHECK(tokenizer.encode(text) == expected);
+  }
+  // A token no merge reaches is taken whole only with ignore_merges, as HF does.
+  CHECK(tokenizer.encode("xyz").size() == (ignore_merges ? 1u : 3u));
+}
+
+TEST_CASE("a pipeline the fused encoder does not cover keeps its own steps",
+          "[pretrained][byte_level]") {
+  // A pattern that is no preset, and a ByteLevel that adds a prefix space.
+  CHECK(tokenlab::test::tokenizer_json(tokenizer_json(R"(\w+|\s+|[^\w\s]+)", false))
+            .pipeline()
+            .byte_level == nullptr);
+  std::string prefixed = tokenizer_json(tokenlab::kO200kPattern, false);
+  const std::string no_prefix = R"("add_prefix_space":false)";
+  prefixed.replace(prefixed.find(no_prefix), no_prefix.size(), R"("add_prefix_space":true)");
+  const auto tokenizer = tokenlab::test::tokenizer_json(prefixed);
+  CHECK(tokenizer.pipeline().byte_level == nullptr);
+  CHECK(tokenizer.encode("the") == unfused(tokenizer, "the"));
+}
+
+TEST_CASE("the hand-written preset matchers cut hostile text as ICU runs the pattern",
+          "[pretrained][byte_level][regex]") {
+  const auto pattern =
+      GENERATE(std::string(tokenlab::kGpt2Pattern), std::string(tokenlab::kCl100kPattern),
+               std::string(tokenlab::kQwen2Pattern), std::string(tokenlab::kO200kPattern));
+  CAPTURE(pattern);
+  const Regex preset{pattern};
+  // Wrapped, the pattern is no preset: ICU matches it.
+  const Regex icu{"(?:" + pattern + ")"};
+  // One character of each general category (Lu Ll Lt Lm Lo Mn Mc Me Nd Nl No Pc
+  // Pd Ps Pe Pi Pf Po Sm Sc Sk So Zs Zl Zp Cc Cf Co), the characters the
+  // patterns name (apostrophes, s t d m r e v l in both cases, \r \n / space),
+  // and ill-formed UTF-8 (a stray continuation byte, a cut sequence, 0xFF),
+  // which the matchers leave to ICU.
+  const std::vector<std::string> units = {
+      "A",      "a",      "\u01c5", "\u02b0", "\u4e2d", "\u0301", "\u0903", "\u20dd", "7",
+      "\u2167", "\u00bd", "_",      "-",      "(",      ")",      "\u00ab", "\u00bb", "!",
+      "+",      "$",      "^",      "\u00a9", " ",      "\u2028", "\u2029", "\t",     "\u200b",
+      "\ue000", "'",      "\u2019", "s",      "S",      "t",      "T",      "d",      "m",
+      "r",      "e",      "v",      "l",      "L",      "\r",     "\n",     "/",      "\u00a0",
+      "\u0085", "\x80",   "\xc3",   "\xff"};
+  std::size_t texts = 0;
+  for (const std::string& a : units)
+    for (const std::string& b : units)
+      for (const std::string& c : {std::string("x"), std::string(" "), std::string("'s"),
+                                   std::string("\n"), std::string("12345")}) {
+        for (const std::string& text : {a + b + c, c + a + b, a + " " + b + c}) {
+          ++texts;
+          const Spans expected = spans_of(icu, text);
+          if (spans_of(preset, text) != expected) {
+            CAPTURE(text);
+            CHECK(spans_of(preset, text) == expected);
+          }
+        }
+      }
+  CHECK(texts == units.size() * units.size() * 15);
+}
