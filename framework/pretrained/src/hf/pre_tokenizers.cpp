@@ -361,8 +361,7 @@ std::optional<std::string> metaspace_always_split(const PreTokenizerStep& step) 
   return metaspace->replacement();
 }
 bool is_bert_pre_tokenizer(const PreTokenizerStep& step) {
-  const auto* chain = dynamic_cast<const ChainPreTokenizer*>(&step);
-  return chain != nullptr && chain->describe() == "BertPreTokenizer";
+  return dynamic_cast<const BertPreTokenizer*>(&step) != nullptr;
 }
 }  // namespace hf
 
