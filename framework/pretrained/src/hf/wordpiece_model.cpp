@@ -70,6 +70,7 @@ class WordPieceModel final : public PretrainedModel {
     }
   }
   [[nodiscard]] std::string type() const override { return "WordPiece"; }
+  [[nodiscard]] Rules rules() const override { return {.kind = Rules::Kind::longest_match}; }
   [[nodiscard]] std::string describe() const override {
     return "prefix \"" + prefix_ + "\", at most " + std::to_string(max_chars_) + " characters" +
            (unknown_ == kNone ? ", unknown \"" + unknown_token_ + "\" not in the vocabulary" : "");
