@@ -22,6 +22,7 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
 #include "tokenlab/study_tables.hpp"
+#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/vocabulary_report.hpp"
 #include "vocabulary.hpp"
 
@@ -193,6 +194,31 @@ void bind_compare(py::module_& m) {
                                return r.result->agreement.empty()
                                           ? py::list()
                                           : table_rows(agreement_table(*r.result));
+                             })
+      // compare(allocation=True): the CLI's allocation tables.
+      .def_property_readonly("allocation_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->allocations.empty()
+                                          ? py::list()
+                                          : table_rows(allocation_table(*r.result));
+                             })
+      .def_property_readonly("allocation_summary_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->allocations.empty()
+                                          ? py::list()
+                                          : table_rows(allocation_summary_table(*r.result));
+                             })
+      .def_property_readonly("allocation_pruning_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->allocations.empty()
+                                          ? py::list()
+                                          : table_rows(allocation_pruning_table(*r.result));
+                             })
+      .def_property_readonly("allocation_entry_rows",
+                             [](const PyCompareResult& r) {
+                               return r.result->allocations.empty()
+                                          ? py::list()
+                                          : table_rows(allocation_entries_table(*r.result));
                              })
       .def_property_readonly("agreement_matrices",
                              [](const PyCompareResult& r) {
