@@ -424,8 +424,8 @@ TEST_CASE("compare --allocation writes the same files whatever --threads, and re
                                           "-v", "300", "--allocation-sizes", "200"});
   CHECK(without.exit_code != 0);
   CHECK_THAT(without.err, Catch::Contains("give --allocation with them"));
-  const RunResult zero = run_tokenlab({"compare", "--corpus", training, "--algorithms", "bpe",
-                                       "-v", "300", "--allocation", "--allocation-sizes", "0"});
+  const RunResult zero = run_tokenlab({"compare", "--corpus", training, "--algorithms", "bpe", "-v",
+                                       "300", "--allocation", "--allocation-sizes", "0"});
   CHECK(zero.exit_code != 0);
   CHECK_THAT(zero.err, Catch::Contains("allocation-sizes"));
   CHECK_FALSE(std::filesystem::exists(dir / "zero"));

@@ -98,8 +98,7 @@ TEST_CASE("allocation sizes without --allocation, or a size of 0, fail before an
                     Catch::Contains("give --allocation with them"));
   o.allocation = true;
   o.allocation_sizes = {0};
-  CHECK_THROWS_WITH(run_compare(test::experiments_registry(), o),
-                    Catch::Contains("at least 1"));
+  CHECK_THROWS_WITH(run_compare(test::experiments_registry(), o), Catch::Contains("at least 1"));
   o.allocation_sizes = {1};  // below the alphabet: the row's allocation says so
   const CompareResult r = run_compare(test::experiments_registry(), o);
   REQUIRE(r.allocations.size() == 1);

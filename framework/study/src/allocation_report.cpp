@@ -97,18 +97,17 @@ ReportTable allocation_summary_table(const CompareResult& result) {
   ReportTable t;
   t.title = "Vocabulary allocation";
   const auto I = ColumnKind::integer;
-  t.columns = {
-      {"segmenter", ColumnKind::text},
-      {"method", ColumnKind::text, "the rule run without entries (* a stand-in)"},
-      {"vocab", I, "vocabulary size (ids)"},
-      {"removable", I, "entries the method can go without"},
-      {"unused", I, "text entries no language uses or builds"},
-      {"no savings", I, "entries used or built that save no language a token"},
-      {"units", I, "units measured (occurrences)", false},
-      {"distinct", I, "distinct units"},
-      {"differing", I, "distinct units the method cuts otherwise than the model"},
-      {"allocation s", ColumnKind::real, "wall time (not deterministic)", false},
-      {"error", ColumnKind::text, "why there is no allocation", false}};
+  t.columns = {{"segmenter", ColumnKind::text},
+               {"method", ColumnKind::text, "the rule run without entries (* a stand-in)"},
+               {"vocab", I, "vocabulary size (ids)"},
+               {"removable", I, "entries the method can go without"},
+               {"unused", I, "text entries no language uses or builds"},
+               {"no savings", I, "entries used or built that save no language a token"},
+               {"units", I, "units measured (occurrences)", false},
+               {"distinct", I, "distinct units"},
+               {"differing", I, "distinct units the method cuts otherwise than the model"},
+               {"allocation s", ColumnKind::real, "wall time (not deterministic)", false},
+               {"error", ColumnKind::text, "why there is no allocation", false}};
   for (const auto& a : result.allocations) {
     const VocabularyAllocation& v = a.allocation;
     if (!a.error.empty()) {
@@ -141,12 +140,12 @@ ReportTable allocation_pruning_table(const CompareResult& result) {
     for (const auto& point : v.pruning)
       for (std::size_t l = 0; l < v.languages.size(); ++l) {
         const std::uint64_t full = v.per_language[l].tokens;
-        t.rows.push_back({row_label(result, a.label), std::to_string(point.kept),
-                          language_name(v.languages[l]), std::to_string(point.tokens[l]),
-                          full == 0 ? "-"
-                                    : fixed(static_cast<double>(point.tokens[l]) /
-                                                static_cast<double>(full),
-                                            4)});
+        t.rows.push_back(
+            {row_label(result, a.label), std::to_string(point.kept), language_name(v.languages[l]),
+             std::to_string(point.tokens[l]),
+             full == 0
+                 ? "-"
+                 : fixed(static_cast<double>(point.tokens[l]) / static_cast<double>(full), 4)});
       }
   }
   return t;
@@ -172,10 +171,10 @@ ReportTable allocation_entries_table(const CompareResult& result) {
       for (std::size_t l = 0; l < v.languages.size(); ++l) {
         if (e.uses[l] == 0 && e.saved[l] == 0) continue;
         const std::uint64_t tokens = v.per_language[l].tokens;
-        const double share = e.saved[l] > 0 && e.value > 0.0 && tokens > 0
-                                 ? static_cast<double>(e.saved[l]) /
-                                       static_cast<double>(tokens) / e.value
-                                 : 0.0;
+        const double share =
+            e.saved[l] > 0 && e.value > 0.0 && tokens > 0
+                ? static_cast<double>(e.saved[l]) / static_cast<double>(tokens) / e.value
+                : 0.0;
         t.rows.push_back({a.label, std::to_string(e.id), printable(e.piece),
                           e.removable ? "yes" : "no",
                           e.removable ? std::to_string(e.removal_rank) : "-", fixed(e.value, 9),
@@ -218,8 +217,7 @@ PlotSpec allocation_share_plot(const CompareResult& result) {
     if (!a.error.empty()) continue;
     for (const auto& lang : a.allocation.per_language) {
       const std::string name = language_name(lang.language);
-      if (std::find(spec.categories.begin(), spec.categories.end(), name) ==
-          spec.categories.end())
+      if (std::find(spec.categories.begin(), spec.categories.end(), name) == spec.categories.end())
         spec.categories.push_back(name);
     }
   }

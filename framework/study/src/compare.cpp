@@ -119,8 +119,9 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
     (void)read_word_list(o.audit_words);  // a missing file fails before any training
   }
   if (!o.allocation_sizes.empty() && !o.allocation)
-    throw Error("--allocation-sizes are the allocation's pruning checkpoints: give --allocation "
-                "with them");
+    throw Error(
+        "--allocation-sizes are the allocation's pruning checkpoints: give --allocation "
+        "with them");
   for (const std::size_t size : o.allocation_sizes)
     if (size == 0) throw Error("--allocation-sizes: a vocabulary size must be at least 1");
   if (o.jobs == 0) o.jobs = 1;

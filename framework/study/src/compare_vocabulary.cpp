@@ -87,7 +87,8 @@ AllocationInput allocation_input(const CompareOptions& options, const Prepared& 
                         .threads = options.training.threads};
   for (const auto& lang : prepared.languages) {
     bool served = false;
-    for (const auto& row : evaluation.rows) served = served || row.language == lang.summary.language;
+    for (const auto& row : evaluation.rows)
+      served = served || row.language == lang.summary.language;
     if (!served) continue;
     input.languages.push_back(lang.summary.language);
     const WordList& list = evaluation.allocation_on_words ? lang.held_out : lang.raw_held_out;
@@ -99,8 +100,8 @@ AllocationInput allocation_input(const CompareOptions& options, const Prepared& 
   return input;
 }
 
-void add_allocations(CompareResult& result, const CompareOptions& options,
-                     const Prepared& prepared, const std::vector<LabelEvaluation>& evaluations) {
+void add_allocations(CompareResult& result, const CompareOptions& options, const Prepared& prepared,
+                     const std::vector<LabelEvaluation>& evaluations) {
   for (const auto& evaluation : evaluations) {
     if (evaluation.rows.empty()) continue;
     LabelAllocation allocation;

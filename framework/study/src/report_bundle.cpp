@@ -129,8 +129,8 @@ void add_allocation_tables(const fs::path& dir, const CompareResult& result, Htm
   html.tables.push_back(languages);
   write_table_files(dir, "allocation-pruning", allocation_pruning_table(result), bundle);
   const fs::path entries = dir / "allocation-entries.csv";
-  write_file_atomically(entries,
-                        [&](std::ostream& out) { write_csv(out, allocation_entries_table(result)); });
+  write_file_atomically(
+      entries, [&](std::ostream& out) { write_csv(out, allocation_entries_table(result)); });
   bundle.files.push_back(entries);
   add_plot(dir, "allocation-share", allocation_share_plot(result), html, bundle);
   std::size_t k = 0;

@@ -170,7 +170,8 @@ std::vector<std::uint8_t> removable_entries(const InferenceVocabulary& v) {
     if (!v.continuation_prefix.empty() && piece.starts_with(v.continuation_prefix) &&
         piece.size() > v.continuation_prefix.size())
       piece.remove_prefix(v.continuation_prefix.size());
-    const std::size_t first = v.byte_units ? 1 : std::max<std::size_t>(1, utf8::sequence_length(piece, 0));
+    const std::size_t first =
+        v.byte_units ? 1 : std::max<std::size_t>(1, utf8::sequence_length(piece, 0));
     removable[id] = bytes_behind || piece.size() > first ? 1 : 0;
   }
   return removable;
@@ -319,7 +320,8 @@ std::vector<std::uint64_t> tokens_without(const InferenceEngine& engine, Inferen
 }
 
 // Text entries (not byte pieces) that no atom uses or builds.
-std::size_t count_unused(const InferenceVocabulary& v, const std::vector<AllocationEntry>& entries) {
+std::size_t count_unused(const InferenceVocabulary& v,
+                         const std::vector<AllocationEntry>& entries) {
   std::vector<std::uint8_t> skip(v.pieces.size(), 0);
   for (const TokenId id : v.byte_pieces)
     if (id < skip.size()) skip[id] = 1;
@@ -433,8 +435,8 @@ VocabularyAllocation allocate_vocabulary(const InferenceSubject& subject,
   add_pruning(a, engine, method, input, atoms.atoms, results, order, collected.fixed_tokens,
               threads);
   for (std::size_t l = 0; l < a.per_language.size(); ++l)
-    a.per_language[l].saved_by_vocabulary =
-        static_cast<std::int64_t>(a.pruning.back().tokens[l]) - static_cast<std::int64_t>(tokens[l]);
+    a.per_language[l].saved_by_vocabulary = static_cast<std::int64_t>(a.pruning.back().tokens[l]) -
+                                            static_cast<std::int64_t>(tokens[l]);
   return a;
 }
 

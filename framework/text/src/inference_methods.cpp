@@ -436,7 +436,8 @@ void InferenceEngine::encode_merges(std::string_view unit, std::span<const std::
       return rank != o.rank ? rank > o.rank : pos > o.pos;
     }
   };
-  const auto rank_of = [&](std::size_t left, std::size_t right) -> std::pair<std::uint32_t, TokenId> {
+  const auto rank_of = [&](std::size_t left,
+                           std::size_t right) -> std::pair<std::uint32_t, TokenId> {
     const auto it = merge_ranks_.find(pair_key(symbols[left], symbols[right]));
     if (it == merge_ranks_.end() || is_off(off, it->second.second)) return {0xFFFFFFFFu, 0};
     return it->second;

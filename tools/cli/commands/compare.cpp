@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "commands/report_dir.hpp"
+#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/app/option_tables.hpp"
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
@@ -14,7 +15,6 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
 #include "tokenlab/study_tables.hpp"
-#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/vocabulary_report.hpp"
 
 namespace tokenlab::cli {

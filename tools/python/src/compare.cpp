@@ -15,6 +15,7 @@
 #include "progress.hpp"
 #include "registry.hpp"
 #include "text.hpp"
+#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/app/option_tables.hpp"
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
@@ -22,7 +23,6 @@
 #include "tokenlab/report.hpp"
 #include "tokenlab/report_bundle.hpp"
 #include "tokenlab/study_tables.hpp"
-#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/vocabulary_report.hpp"
 #include "vocabulary.hpp"
 

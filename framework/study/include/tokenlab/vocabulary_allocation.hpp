@@ -67,7 +67,7 @@ struct AllocationLanguage {
 };
 
 struct PruningPoint {
-  std::size_t kept = 0;              // vocabulary size minus the entries taken out
+  std::size_t kept = 0;               // vocabulary size minus the entries taken out
   std::vector<std::uint64_t> tokens;  // per language
 };
 

@@ -78,11 +78,11 @@ class TOKENLAB_PRETRAINED_API PretrainedModel {
   struct Rules {
     enum class Kind : std::uint8_t { none, merges, likelihood, longest_match };
     Kind kind = Kind::none;
-    std::vector<std::pair<TokenId, TokenId>> merges;  // lowest rank first
-    std::vector<std::uint32_t> merge_ranks;  // parallel to merges; empty: a merge's index
-    std::vector<double> scores;              // likelihood: the log probability by id
-    bool whole_piece_first = false;          // a piece that is a token stays whole
-    bool byte_units = false;                 // merges start from bytes, not characters
+    std::vector<std::pair<TokenId, TokenId>> merges{};  // lowest rank first
+    std::vector<std::uint32_t> merge_ranks{};  // parallel to merges; empty: a merge's index
+    std::vector<double> scores{};              // likelihood: the log probability by id
+    bool whole_piece_first = false;            // a piece that is a token stays whole
+    bool byte_units = false;                   // merges start from bytes, not characters
   };
   /// The default: none.
   [[nodiscard]] virtual Rules rules() const { return {}; }
