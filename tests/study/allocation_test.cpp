@@ -230,3 +230,28 @@ TEST_CASE("unigram without an entry: Viterbi over the rest; WordPiece: the longe
   CHECK(entry(b, 4).saved == std::vector<std::int64_t>{1});
   CHECK(b.per_language[0].saved_by_vocabulary == 2);
 }
+
+TEST_CASE("held out: the order chosen on the even-numbered lines, the curve read on the odd ones",
+          "[study][allocation]") {
+  const WordSubject subject(tiny_bpe());
+  AllocationInput input;
+  input.languages = {"x"};
+  input.texts = {{"cc", "abc abc", "cc", "abc abc"}};
+  input.held_out_order = true;
+  const VocabularyAllocation a = allocate_vocabulary(subject, input);
+  // On lines 0 and 2 only cc saves anything, so ab and abc go before it
+  // (ab first: it has no uses), after bc, which nothing uses or builds.
+  CHECK(entry(a, 3).removal_rank == 1);
+  CHECK(entry(a, 4).removal_rank == 2);
+  CHECK(entry(a, 5).removal_rank == 3);
+  // The per-entry and per-language figures are over every line.
+  CHECK(a.per_language[0].tokens == 6);
+  CHECK(entry(a, 3).saved == std::vector<std::int64_t>{8});
+  CHECK(a.per_language[0].saved_by_vocabulary == 16 - 6);
+  // The curve is on lines 1 and 3: four abc, then a b c each once ab and abc are out.
+  REQUIRE(a.pruning.size() == 3);
+  CHECK(a.pruning[0].tokens == std::vector<std::uint64_t>{4});
+  CHECK(a.pruning[1].kept == 4);
+  CHECK(a.pruning[1].tokens == std::vector<std::uint64_t>{12});
+  CHECK(a.pruning[2].tokens == std::vector<std::uint64_t>{12});
+}

@@ -259,6 +259,11 @@ void add_vocabulary_study_options(OptionTable<CompareRequest>& t) {
          .list_syntax = ListSyntax::comma_separated},
         &R::options, &CompareOptions::allocation_sizes)
       .range(1, kMaxCount);
+  t.add({.name = "allocation-held-out",
+         .help = "with --allocation: choose the pruning order on each language's even-numbered "
+                 "lines and draw the curve on its odd-numbered ones, so that the curve does not "
+                 "reward entries only for the text they were chosen on"},
+        &R::options, &CompareOptions::allocation_held_out);
 }
 
 OptionTable<CompareRequest> make_compare_table() {

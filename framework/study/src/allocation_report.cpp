@@ -98,7 +98,8 @@ ReportTable allocation_summary_table(const CompareResult& result) {
   t.title = "Vocabulary allocation";
   const auto I = ColumnKind::integer;
   t.columns = {{"segmenter", ColumnKind::text},
-               {"method", ColumnKind::text, "the rule run without entries (* a stand-in)"},
+               {"method", ColumnKind::text,
+                "the rule run without entries (* a stand-in; held out: the curve on other lines)"},
                {"vocab", I, "vocabulary size (ids)"},
                {"removable", I, "entries the method can go without"},
                {"unused", I, "text entries no language uses or builds"},
@@ -117,7 +118,8 @@ ReportTable allocation_summary_table(const CompareResult& result) {
       t.rows.push_back(std::move(row));
       continue;
     }
-    t.rows.push_back({row_label(result, a.label), v.method + (v.exact ? "" : "*"),
+    t.rows.push_back({row_label(result, a.label),
+                      v.method + (v.exact ? "" : "*") + (v.held_out_order ? ", held out" : ""),
                       std::to_string(v.vocabulary_size), std::to_string(v.removable),
                       std::to_string(v.unused), std::to_string(v.no_savings),
                       std::to_string(v.units), std::to_string(v.distinct_units),
@@ -134,6 +136,12 @@ ReportTable allocation_pruning_table(const CompareResult& result) {
                {"language", ColumnKind::text},
                {"tokens", ColumnKind::integer},
                {"x full", ColumnKind::real, "tokens / tokens with the whole vocabulary"}};
+  bool held_out = false;
+  for (const auto& a : result.allocations) held_out = held_out || a.allocation.held_out_order;
+  if (held_out)
+    t.metadata.emplace_back("held out",
+                            "the order is chosen on each language's even-numbered lines and the "
+                            "tokens are of its odd-numbered lines");
   for (const auto& a : result.allocations) {
     if (!a.error.empty()) continue;
     const VocabularyAllocation& v = a.allocation;
@@ -196,7 +204,7 @@ std::vector<PlotSpec> allocation_pruning_plots(const CompareResult& result) {
                   .log_x = true};
     for (std::size_t l = 0; l < v.languages.size(); ++l) {
       PlotSeries series{language_name(v.languages[l]), {}, {}};
-      const double full = static_cast<double>(v.per_language[l].tokens);
+      const double full = static_cast<double>(v.pruning.front().tokens[l]);
       for (const auto& point : v.pruning)
         if (full > 0.0 && point.kept > 0)
           series.points.emplace_back(static_cast<double>(point.kept),

@@ -118,6 +118,10 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
     if (!o.audit) throw Error("--audit-words is the audit's word list: give --audit with it");
     (void)read_word_list(o.audit_words);  // a missing file fails before any training
   }
+  if (o.allocation_held_out && !o.allocation)
+    throw Error(
+        "--allocation-held-out chooses the allocation's pruning order on other lines: "
+        "give --allocation with it");
   if (!o.allocation_sizes.empty() && !o.allocation)
     throw Error(
         "--allocation-sizes are the allocation's pruning checkpoints: give --allocation "

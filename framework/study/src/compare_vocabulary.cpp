@@ -84,6 +84,7 @@ AllocationInput allocation_input(const CompareOptions& options, const Prepared& 
                                  const LabelEvaluation& evaluation) {
   AllocationInput input{.d_models = options.d_models,
                         .sizes = options.allocation_sizes,
+                        .held_out_order = options.allocation_held_out,
                         .threads = options.training.threads};
   for (const auto& lang : prepared.languages) {
     bool served = false;
@@ -96,6 +97,15 @@ AllocationInput allocation_input(const CompareOptions& options, const Prepared& 
     texts.reserve(list.size());
     for (std::size_t i = 0; i < list.size(); ++i) texts.emplace_back(list.at(i));
     input.texts.push_back(std::move(texts));
+    input.lines.emplace_back();
+    if (!evaluation.allocation_on_words) continue;
+    std::size_t line = 0;  // the words' lines, for --allocation-held-out
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      while (line < lang.held_out_words_after_line.size() &&
+             lang.held_out_words_after_line[line] <= i)
+        ++line;
+      input.lines.back().push_back(line);
+    }
   }
   return input;
 }

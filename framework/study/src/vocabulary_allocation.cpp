@@ -62,22 +62,24 @@ Collected collect_units(const InferenceSubject& subject, const AllocationInput& 
                         unsigned threads) {
   const std::size_t n = input.languages.size();
   std::vector<std::vector<Unit>> per_language(n);
-  std::vector<std::uint64_t> fixed(n, 0), occurrences(n, 0);
+  std::vector<std::uint64_t> fixed(input.held_out_order ? 2 * n : n, 0), occurrences(n, 0);
   parallel_for_workers(n, threads, [&](unsigned, std::size_t l) {
     std::unordered_map<std::string, std::size_t> index;
-    for (const std::string& text : input.texts[l])
-      subject.for_each_unit(text, [&](std::string_view unit, std::span<const TokenId> own,
-                                      bool is_fixed) {
+    for (std::size_t i = 0; i < input.texts[l].size(); ++i)
+      subject.for_each_unit(input.texts[l][i], [&](std::string_view unit,
+                                                   std::span<const TokenId> own, bool is_fixed) {
+        // With held_out_order, the odd-numbered texts count as language n + l.
+        const std::size_t line =
+            l < input.lines.size() && i < input.lines[l].size() ? input.lines[l][i] : i;
+        const std::size_t slot = input.held_out_order && line % 2 == 1 ? n + l : l;
         if (is_fixed) {
-          fixed[l] += own.size();
+          fixed[slot] += own.size();
           return;
         }
         ++occurrences[l];
         const auto [it, added] = index.emplace(std::string(unit), per_language[l].size());
-        if (added)
-          per_language[l].push_back(
-              {std::string(unit), {own.begin(), own.end()}, {{static_cast<std::uint32_t>(l), 0}}});
-        ++per_language[l][it->second].counts.front().second;
+        if (added) per_language[l].push_back({std::string(unit), {own.begin(), own.end()}, {}});
+        add_count(per_language[l][it->second].counts, static_cast<std::uint32_t>(slot), 1);
       });
   });
   Collected out;
@@ -90,8 +92,8 @@ Collected collect_units(const InferenceSubject& subject, const AllocationInput& 
     for (Unit& unit : per_language[l]) {
       const auto found = index.find(unit.text);
       if (found != index.end()) {
-        add_count(out.units[found->second].counts, unit.counts.front().first,
-                  unit.counts.front().second);
+        for (const auto& [slot, count] : unit.counts)
+          add_count(out.units[found->second].counts, slot, count);
         continue;
       }
       out.units.push_back(std::move(unit));
@@ -243,16 +245,21 @@ std::uint64_t total(const std::vector<std::uint64_t>& v) {
   return std::accumulate(v.begin(), v.end(), std::uint64_t{0});
 }
 
-// Values, then the removal order: the removable entries by value, the least
+// The removal order, from the entries' values: the removable entries by value, the least
 // first; ties by fewer uses, then the later id (a later merge) first. Entries
 // never used or built come first, latest id first. Returns the ids in order.
-std::vector<TokenId> removal_order(std::vector<AllocationEntry>& entries,
-                                   const std::vector<std::uint64_t>& tokens,
-                                   const std::vector<std::uint8_t>& removable) {
-  for (auto& e : entries)
-    for (std::size_t l = 0; l < tokens.size(); ++l)
+void set_values(std::vector<AllocationEntry>& entries, const std::vector<std::uint64_t>& tokens,
+                std::size_t languages) {
+  for (auto& e : entries) {
+    e.value = 0.0;
+    for (std::size_t l = 0; l < languages; ++l)
       if (e.saved[l] > 0 && tokens[l] > 0)
         e.value += static_cast<double>(e.saved[l]) / static_cast<double>(tokens[l]);
+  }
+}
+
+std::vector<TokenId> removal_order(const std::vector<AllocationEntry>& entries,
+                                   const std::vector<std::uint8_t>& removable) {
   std::vector<const AllocationEntry*> listed;
   std::vector<std::uint8_t> seen(removable.size(), 0);
   for (const auto& e : entries) {
@@ -287,7 +294,9 @@ std::vector<std::size_t> checkpoints(const AllocationInput& input, std::size_t s
                   " cannot be reached: the method can take out " + std::to_string(size - smallest) +
                   " of " + std::to_string(size) + " ids, so sizes run from " +
                   std::to_string(smallest) + " to " + std::to_string(size));
-  sizes.push_back(smallest);  // the vocabulary's whole saving is read there
+  // The whole vocabulary's saving is read between these two.
+  sizes.push_back(size);
+  sizes.push_back(smallest);
   std::sort(sizes.begin(), sizes.end(), std::greater<>());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
@@ -343,11 +352,44 @@ void add_shares(VocabularyAllocation& a, const std::vector<std::uint64_t>& token
       a.per_language[l].served_entries +=
           static_cast<double>(e.saved[l]) / static_cast<double>(tokens[l]) / e.value;
     }
-    if (!saves) ++a.no_savings;
+    if (!saves && e.removable) ++a.no_savings;
   }
   for (auto& l : a.per_language)
     l.vocabulary_share =
         a.vocabulary_size > 0 ? l.served_entries / static_cast<double>(a.vocabulary_size) : 0.0;
+}
+
+// The odd-numbered texts' counts (slots n..2n) added to their language's.
+void fold_slots(std::vector<AllocationEntry>& entries, std::vector<std::uint64_t>& tokens,
+                std::size_t n) {
+  if (tokens.size() == n) return;
+  for (auto& e : entries) {
+    for (std::size_t l = 0; l < n; ++l) {
+      e.uses[l] += e.uses[n + l];
+      e.saved[l] += e.saved[n + l];
+    }
+    e.uses.resize(n);
+    e.saved.resize(n);
+  }
+  for (std::size_t l = 0; l < n; ++l) tokens[l] += tokens[n + l];
+  tokens.resize(n);
+}
+
+// Pieces, removal ranks, the unused count and the per-language rows.
+void describe_entries(VocabularyAllocation& a, const InferenceVocabulary& v,
+                      const std::vector<TokenId>& order, const std::vector<std::uint64_t>& tokens) {
+  std::vector<std::size_t> rank(a.vocabulary_size, 0);
+  for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = k;
+  for (auto& e : a.entries) {
+    e.piece = v.pieces[e.id];
+    e.removal_rank = e.removable ? rank[e.id] : 0;
+  }
+  for (std::size_t l = 0; l < a.languages.size(); ++l) {
+    AllocationLanguage lang{.language = a.languages[l], .tokens = tokens[l]};
+    for (const auto& e : a.entries) lang.entries_used += e.uses[l] > 0 ? 1 : 0;
+    a.per_language.push_back(lang);
+  }
+  a.unused = count_unused(v, a.entries);
 }
 
 void add_pruning(VocabularyAllocation& a, const InferenceEngine& engine, InferenceMethod method,
@@ -393,10 +435,12 @@ VocabularyAllocation allocate_vocabulary(const InferenceSubject& subject,
                 std::to_string(input.languages.size()) + " languages");
   const unsigned threads = resolve_threads(input.threads);
   const InferenceEngine& engine = subject.engine();
+  const std::size_t n = input.languages.size();
   VocabularyAllocation a;
   const InferenceMethod method = allocation_method(subject, a.exact);
   a.method = inference_method_name(method);
   a.languages = input.languages;
+  a.held_out_order = input.held_out_order;
   a.vocabulary_size = engine.vocabulary().pieces.size();
   const std::vector<std::uint8_t> removable = removable_entries(engine.vocabulary());
   a.removable = static_cast<std::size_t>(std::count(removable.begin(), removable.end(), 1));
@@ -414,29 +458,28 @@ VocabularyAllocation allocate_vocabulary(const InferenceSubject& subject,
   parallel_for_workers(atoms.atoms.size(), threads, [&](unsigned w, std::size_t i) {
     results[i] = measure_atom(engine, method, atoms.atoms[i].text, removable, scratch[w]);
   });
-  a.entries = sum_entries(atoms.atoms, results, removable, input.languages.size());
-  for (auto& e : a.entries) e.piece = engine.vocabulary().pieces[e.id];
-
+  // Slots: the languages, then (held_out_order) their odd-numbered texts.
+  const std::size_t slots = collected.fixed_tokens.size();
+  a.entries = sum_entries(atoms.atoms, results, removable, slots);
   std::vector<std::uint64_t> tokens = collected.fixed_tokens;
   for (std::size_t i = 0; i < atoms.atoms.size(); ++i)
     for (const auto& [l, count] : atoms.atoms[i].counts) tokens[l] += count * results[i].tokens;
-  const std::vector<TokenId> order = removal_order(a.entries, tokens, removable);
-  std::vector<std::size_t> rank(a.vocabulary_size, 0);
-  for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = k;
-  for (auto& e : a.entries) e.removal_rank = e.removable ? rank[e.id] : 0;
-
-  for (std::size_t l = 0; l < input.languages.size(); ++l) {
-    AllocationLanguage lang{.language = input.languages[l], .tokens = tokens[l]};
-    for (const auto& e : a.entries) lang.entries_used += e.uses[l] > 0 ? 1 : 0;
-    a.per_language.push_back(lang);
-  }
-  a.unused = count_unused(engine.vocabulary(), a.entries);
+  set_values(a.entries, tokens, n);  // the even-numbered texts only, with held_out_order
+  const std::vector<TokenId> order = removal_order(a.entries, removable);
+  fold_slots(a.entries, tokens, n);
+  set_values(a.entries, tokens, n);
+  describe_entries(a, engine.vocabulary(), order, tokens);
   add_shares(a, tokens);
   add_pruning(a, engine, method, input, atoms.atoms, results, order, collected.fixed_tokens,
               threads);
-  for (std::size_t l = 0; l < a.per_language.size(); ++l)
-    a.per_language[l].saved_by_vocabulary = static_cast<std::int64_t>(a.pruning.back().tokens[l]) -
-                                            static_cast<std::int64_t>(tokens[l]);
+  // Every removable entry out is the same set in any order: the saving over all the text.
+  const std::vector<std::uint64_t>& bare = a.pruning.back().tokens;
+  for (std::size_t l = 0; l < n; ++l)
+    a.per_language[l].saved_by_vocabulary =
+        static_cast<std::int64_t>(bare[l] + (slots > n ? bare[n + l] : 0)) -
+        static_cast<std::int64_t>(tokens[l]);
+  for (auto& point : a.pruning)  // the curve is read on the odd-numbered texts
+    if (point.tokens.size() > n) point.tokens.erase(point.tokens.begin(), point.tokens.begin() + n);
   return a;
 }
 

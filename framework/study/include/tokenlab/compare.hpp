@@ -153,6 +153,9 @@ struct CompareOptions {
   bool allocation = false;
   /// The allocation's pruning checkpoints (vocabulary sizes kept); empty: powers of two.
   std::vector<std::size_t> allocation_sizes;
+  /// The removal order chosen on each language's even-numbered evaluation lines,
+  /// the pruning curve read on the odd-numbered ones.
+  bool allocation_held_out = false;
 };
 
 /// More resamples than this add nothing a study can read and cost minutes.

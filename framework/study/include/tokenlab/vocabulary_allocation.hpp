@@ -39,6 +39,13 @@ struct AllocationInput {
   /// power of two below it down to the smallest reachable, and that smallest.
   /// A size below the smallest reachable is an Error.
   std::vector<std::size_t> sizes{};
+  /// Choose the removal order on the even-numbered texts of each language and
+  /// read the pruning curve on the odd-numbered ones (held out from the
+  /// choice); the per-entry and per-language figures stay over every text.
+  bool held_out_order = false;
+  /// Per language, the line each text belongs to (texts that are the words of
+  /// lines), for held_out_order's parity; empty: text i is line i.
+  std::vector<std::vector<std::size_t>> lines{};
   unsigned threads = 0;  // 0 = all cores; the result does not depend on it
 };
 
@@ -62,7 +69,8 @@ struct AllocationLanguage {
   std::size_t entries_used = 0;   // entries with a use in this language
   double served_entries = 0.0;    // the entries' shares serving it, summed
   double vocabulary_share = 0.0;  // served_entries / vocabulary size
-  /// Tokens more with every removable entry out (the last pruning point).
+  /// Tokens more with every removable entry out (the smallest size, which is
+  /// the same set in any order), over every text.
   std::int64_t saved_by_vocabulary = 0;
 };
 
@@ -73,12 +81,13 @@ struct PruningPoint {
 
 struct TOKENLAB_API VocabularyAllocation {
   std::vector<std::string> languages;
-  std::string method;  // inference_method_name of the rule run without entries
-  bool exact = true;   // the method is the model's own algorithm (not a stand-in)
+  std::string method;           // inference_method_name of the rule run without entries
+  bool exact = true;            // the method is the model's own algorithm (not a stand-in)
+  bool held_out_order = false;  // the pruning curve is on texts the order was not chosen on
   std::size_t vocabulary_size = 0;
   std::size_t removable = 0;   // entries the method can go without
   std::size_t unused = 0;      // normal entries no language's text uses or builds
-  std::size_t no_savings = 0;  // normal entries used or built, saving nothing anywhere
+  std::size_t no_savings = 0;  // removable entries used or built, saving nothing anywhere
   std::uint64_t units = 0;     // unit occurrences (added tokens' excluded)
   std::uint64_t distinct_units = 0;
   /// Distinct units where the method without any entry out does not give the
@@ -86,7 +95,9 @@ struct TOKENLAB_API VocabularyAllocation {
   std::uint64_t differing_units = 0;
   std::vector<AllocationEntry> entries;  // used or built somewhere, by id
   std::vector<AllocationLanguage> per_language;
-  std::vector<PruningPoint> pruning;  // largest first
+  /// Largest first, the full size first; with held_out_order, on the
+  /// odd-numbered texts only.
+  std::vector<PruningPoint> pruning;
 
   /// Tokens saved by the vocabulary per million embedding parameters serving
   /// the language: saved_by_vocabulary / (served_entries * d_model / 1e6).
