@@ -340,7 +340,7 @@ compare = _command(
     list file) and ``agreement=True`` fill ``audit_rows``, ``agreement_rows``
     and ``agreement_matrices`` (:func:`audit`, :func:`agreement`).
     ``allocation=True`` (with ``allocation_sizes``, the pruning curve's
-    vocabulary sizes) fills ``allocation_rows`` (per row and language),
+    vocabulary sizes, and ``allocation_held_out``) fills ``allocation_rows`` (per row and language),
     ``allocation_summary_rows``, ``allocation_pruning_rows`` and
     ``allocation_entry_rows`` (docs/metrics.md, "What each language gets from
     the vocabulary"). With ``report_dir`` the CLI's report files are

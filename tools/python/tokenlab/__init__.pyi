@@ -200,6 +200,7 @@ def compare(
     agreement: bool = False,
     allocation: bool = False,
     allocation_sizes: Union[None, int, Sequence[int]] = None,
+    allocation_held_out: bool = False,
     plugin_dirs: Sequence[PathLike] = (),
     threads: int = 0,
     normalization: Optional[str] = None,
