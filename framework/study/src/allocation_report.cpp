@@ -63,8 +63,8 @@ ReportTable allocation_table(const CompareResult& result) {
   for (const std::size_t d : result.options.d_models) {
     t.columns.push_back(
         {"emb M d" + std::to_string(d), R, "embedding parameters serving it, millions", false});
-    t.columns.push_back(
-        {"saved/M d" + std::to_string(d), R, "tokens saved per million of those parameters"});
+    t.columns.push_back({"saved/M d" + std::to_string(d), R,
+                         "tokens saved per million parameters of the whole embedding matrix"});
   }
   for (const auto& a : result.allocations) {
     if (!a.error.empty()) continue;

@@ -409,9 +409,11 @@ void add_pruning(VocabularyAllocation& a, const InferenceEngine& engine, Inferen
 }  // namespace
 
 double VocabularyAllocation::saved_per_million(std::size_t language, std::size_t d_model) const {
-  const AllocationLanguage& l = per_language.at(language);
-  const double parameters = l.served_entries * static_cast<double>(d_model) / 1e6;
-  return parameters > 0.0 ? static_cast<double>(l.saved_by_vocabulary) / parameters : 0.0;
+  const double parameters =
+      static_cast<double>(vocabulary_size) * static_cast<double>(d_model) / 1e6;
+  return parameters > 0.0
+             ? static_cast<double>(per_language.at(language).saved_by_vocabulary) / parameters
+             : 0.0;
 }
 
 InferenceMethod allocation_method(const InferenceSubject& subject, bool& exact) {

@@ -99,8 +99,8 @@ struct TOKENLAB_API VocabularyAllocation {
   /// odd-numbered texts only.
   std::vector<PruningPoint> pruning;
 
-  /// Tokens saved by the vocabulary per million embedding parameters serving
-  /// the language: saved_by_vocabulary / (served_entries * d_model / 1e6).
+  /// Tokens the vocabulary saves the language per million parameters of the
+  /// embedding matrix: saved_by_vocabulary / (vocabulary_size * d_model / 1e6).
   [[nodiscard]] double saved_per_million(std::size_t language, std::size_t d_model) const;
 };
 
