@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "report_format.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using report_format::fixed;
+using report_format::row_label;
 
 // A piece as text: bytes that are not valid UTF-8 (a tiktoken piece may hold
 // half a character) written as \xNN, so that every file stays UTF-8.
@@ -32,13 +30,6 @@ std::string printable(const std::string& piece) {
     i += n;
   }
   return out;
-}
-
-// Labelled as the comparison table labels its rows.
-std::string row_label(const CompareResult& result, const std::string& label) {
-  for (const auto& row : result.rows)
-    if (row.algorithm == label && row.pretrained) return label + " (pretrained)";
-  return label;
 }
 
 std::string language_name(const std::string& language) {

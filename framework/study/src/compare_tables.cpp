@@ -1,6 +1,7 @@
 // The comparison's report tables: columns, their help text and the cells, from
 // a CompareResult. compare.cpp computes the results; this file only presents them.
 #include "tokenlab/compare_tables.hpp"
+#include "report_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,11 +14,7 @@ namespace tokenlab {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using report_format::fixed;
 
 // A failed segmenter's row: its leading cells, "-" for every figure, and the error
 // in the last column (the note).

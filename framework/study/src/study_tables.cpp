@@ -5,19 +5,12 @@
 #include <ostream>
 #include <string>
 
+#include "report_format.hpp"
 #include "tokenlab/compare_tables.hpp"
 
 namespace tokenlab {
 
-namespace {
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
-
-}  // namespace
+using report_format::fixed;
 
 ReportTable morphology_table(const CompareResult& result) {
   ReportTable t;

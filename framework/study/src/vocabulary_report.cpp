@@ -4,17 +4,15 @@
 #include <cstdio>
 #include <sstream>
 
+#include "report_format.hpp"
 #include "tokenlab/html_report.hpp"
 
 namespace tokenlab {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using report_format::fixed;
+using report_format::row_label;
 
 std::string percent_of(std::size_t part, std::size_t whole) {
   return whole == 0 ? "-"
@@ -69,11 +67,7 @@ ReportTable audit_table(const CompareResult& result) {
       {"error", ColumnKind::text, "why there is no audit", false}};
   for (const auto& a : result.audits) {
     const VocabularyAudit& v = a.audit;
-    // Labelled as the comparison table labels its rows.
-    bool pretrained = false;
-    for (const auto& row : result.rows)
-      pretrained = pretrained || (row.algorithm == a.label && row.pretrained);
-    const std::string label = pretrained ? a.label + " (pretrained)" : a.label;
+    const std::string label = row_label(result, a.label);
     if (!a.error.empty()) {
       std::vector<std::string> row(t.columns.size(), "-");
       row[0] = label;
