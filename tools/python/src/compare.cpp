@@ -154,6 +154,13 @@ PySweepResult sweep(const py::dict& arguments, const py::object& callback) {
       .value;
 }
 
+// A property giving one of the allocation's tables as rows (none without --allocation).
+auto allocation_rows(ReportTable (*make)(const CompareResult&)) {
+  return [make](const PyCompareResult& r) {
+    return r.result->allocations.empty() ? py::list() : table_rows(make(*r.result));
+  };
+}
+
 }  // namespace
 
 void bind_compare(py::module_& m) {
@@ -196,30 +203,10 @@ void bind_compare(py::module_& m) {
                                           : table_rows(agreement_table(*r.result));
                              })
       // compare(allocation=True): the CLI's allocation tables.
-      .def_property_readonly("allocation_rows",
-                             [](const PyCompareResult& r) {
-                               return r.result->allocations.empty()
-                                          ? py::list()
-                                          : table_rows(allocation_table(*r.result));
-                             })
-      .def_property_readonly("allocation_summary_rows",
-                             [](const PyCompareResult& r) {
-                               return r.result->allocations.empty()
-                                          ? py::list()
-                                          : table_rows(allocation_summary_table(*r.result));
-                             })
-      .def_property_readonly("allocation_pruning_rows",
-                             [](const PyCompareResult& r) {
-                               return r.result->allocations.empty()
-                                          ? py::list()
-                                          : table_rows(allocation_pruning_table(*r.result));
-                             })
-      .def_property_readonly("allocation_entry_rows",
-                             [](const PyCompareResult& r) {
-                               return r.result->allocations.empty()
-                                          ? py::list()
-                                          : table_rows(allocation_entries_table(*r.result));
-                             })
+      .def_property_readonly("allocation_rows", allocation_rows(allocation_table))
+      .def_property_readonly("allocation_summary_rows", allocation_rows(allocation_summary_table))
+      .def_property_readonly("allocation_pruning_rows", allocation_rows(allocation_pruning_table))
+      .def_property_readonly("allocation_entry_rows", allocation_rows(allocation_entries_table))
       .def_property_readonly("agreement_matrices",
                              [](const PyCompareResult& r) {
                                py::dict out;
