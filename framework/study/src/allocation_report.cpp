@@ -138,7 +138,7 @@ ReportTable allocation_pruning_table(const CompareResult& result) {
     const VocabularyAllocation& v = a.allocation;
     for (const auto& point : v.pruning)
       for (std::size_t l = 0; l < v.languages.size(); ++l) {
-        const std::uint64_t full = v.per_language[l].tokens;
+        const std::uint64_t full = v.pruning.front().tokens[l];
         t.rows.push_back(
             {row_label(result, a.label), std::to_string(point.kept), language_name(v.languages[l]),
              std::to_string(point.tokens[l]),
