@@ -239,10 +239,10 @@ TEST_CASE("held out: the order chosen on the even-numbered lines, the curve read
   input.texts = {{"cc", "abc abc", "cc", "abc abc"}};
   input.held_out_order = true;
   const VocabularyAllocation a = allocate_vocabulary(subject, input);
-  // On lines 0 and 2 only cc saves anything, so ab and abc go before it
-  // (ab first: it has no uses), after bc, which nothing uses or builds.
-  CHECK(entry(a, 3).removal_rank == 1);
-  CHECK(entry(a, 4).removal_rank == 2);
+  // Lines 0 and 2 neither use nor build ab and abc: with bc, they go first,
+  // the latest id first (what lines 1 and 3 use is not seen); then cc.
+  CHECK(entry(a, 4).removal_rank == 1);
+  CHECK(entry(a, 3).removal_rank == 2);
   CHECK(entry(a, 5).removal_rank == 3);
   // The per-entry and per-language figures are over every line.
   CHECK(a.per_language[0].tokens == 6);

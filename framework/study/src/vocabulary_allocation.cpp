@@ -241,10 +241,6 @@ std::vector<AllocationEntry> sum_entries(const std::vector<Atom>& atoms,
   return entries;
 }
 
-std::uint64_t total(const std::vector<std::uint64_t>& v) {
-  return std::accumulate(v.begin(), v.end(), std::uint64_t{0});
-}
-
 // The removal order, from the entries' values: the removable entries by value, the least
 // first; ties by fewer uses, then the later id (a later merge) first. Entries
 // never used or built come first, latest id first. Returns the ids in order.
@@ -259,16 +255,29 @@ void set_values(std::vector<AllocationEntry>& entries, const std::vector<std::ui
 }
 
 std::vector<TokenId> removal_order(const std::vector<AllocationEntry>& entries,
-                                   const std::vector<std::uint8_t>& removable) {
+                                   const std::vector<std::uint8_t>& removable, std::size_t fit) {
+  // What the order may see: the first fit languages' slots (the even-numbered
+  // lines with held_out_order: nothing of the lines the curve is read on).
+  const auto fit_uses = [fit](const AllocationEntry& e) {
+    return std::accumulate(e.uses.begin(), e.uses.begin() + static_cast<std::ptrdiff_t>(fit),
+                           std::uint64_t{0});
+  };
+  const auto visible = [&](const AllocationEntry& e) {
+    if (e.uses.size() == fit) return true;  // listed: used or built somewhere
+    for (std::size_t l = 0; l < fit; ++l)
+      if (e.uses[l] > 0 || e.saved[l] != 0) return true;
+    return false;
+  };
   std::vector<const AllocationEntry*> listed;
   std::vector<std::uint8_t> seen(removable.size(), 0);
   for (const auto& e : entries) {
+    if (!visible(e)) continue;
     seen[e.id] = 1;
     if (e.removable) listed.push_back(&e);
   }
-  std::sort(listed.begin(), listed.end(), [](const AllocationEntry* a, const AllocationEntry* b) {
+  std::sort(listed.begin(), listed.end(), [&](const AllocationEntry* a, const AllocationEntry* b) {
     if (a->value != b->value) return a->value < b->value;
-    const std::uint64_t ua = total(a->uses), ub = total(b->uses);
+    const std::uint64_t ua = fit_uses(*a), ub = fit_uses(*b);
     return ua != ub ? ua < ub : a->id > b->id;
   });
   std::vector<TokenId> order;
@@ -467,7 +476,7 @@ VocabularyAllocation allocate_vocabulary(const InferenceSubject& subject,
   for (std::size_t i = 0; i < atoms.atoms.size(); ++i)
     for (const auto& [l, count] : atoms.atoms[i].counts) tokens[l] += count * results[i].tokens;
   set_values(a.entries, tokens, n);  // the even-numbered texts only, with held_out_order
-  const std::vector<TokenId> order = removal_order(a.entries, removable);
+  const std::vector<TokenId> order = removal_order(a.entries, removable, n);
   fold_slots(a.entries, tokens, n);
   set_values(a.entries, tokens, n);
   describe_entries(a, engine.vocabulary(), order, tokens);
