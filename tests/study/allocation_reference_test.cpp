@@ -5,6 +5,7 @@
 // of tools/scripts/fetch-references or the shared corpora.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -33,9 +34,7 @@ fs::path references() {
 }
 
 // Every 10th line of each NTREX-128 language, in file-name order.
-AllocationInput ntrex_sample() {
-  const fs::path dir = test::shared_dir() / "corpora" / "parallel" / "ntrex128";
-  if (!fs::is_directory(dir)) TOKENLAB_SKIP(dir.string() << " missing");
+AllocationInput ntrex_sample(const fs::path& dir) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".txt") files.push_back(e.path());
@@ -57,7 +56,9 @@ void check_model(const std::string& package, const std::string& expected_method)
   const fs::path file = references() / package;
   if (!fs::exists(file))
     TOKENLAB_SKIP(file.string() << " missing: run tools/scripts/fetch-references");
-  const AllocationInput input = ntrex_sample();
+  const fs::path ntrex = test::shared_dir() / "corpora" / "parallel" / "ntrex128";
+  if (!fs::is_directory(ntrex)) TOKENLAB_SKIP(ntrex.string() << " missing");
+  const AllocationInput input = ntrex_sample(ntrex);
   REQUIRE(input.languages.size() == 45);
   const auto tokenizer =
       std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(file));
