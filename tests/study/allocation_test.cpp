@@ -158,9 +158,9 @@ TEST_CASE("the pruning curve takes out the least valuable entries first and re-e
   AllocationInput input = two_languages();
   input.sizes = {6};
   const VocabularyAllocation six = allocate_vocabulary(subject, input);
-  REQUIRE(six.pruning.size() == 2);  // 6, and the smallest always
-  CHECK(six.pruning[0].kept == 6);
-  CHECK(six.pruning[0].tokens == std::vector<std::uint64_t>{3, 2});  // bc was never used
+  REQUIRE(six.pruning.size() == 3);  // 6, and the full and smallest sizes always
+  CHECK(six.pruning[1].kept == 6);
+  CHECK(six.pruning[1].tokens == std::vector<std::uint64_t>{3, 2});  // bc was never used
 }
 
 TEST_CASE("the allocation is the same at every thread count", "[study][allocation]") {
