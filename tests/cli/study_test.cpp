@@ -396,3 +396,37 @@ TEST_CASE("compare and sweep say before training which models tokenizer.json can
                           Catch::Contains("byte-level BPE") && !Catch::Contains("character:"));
   }
 }
+
+TEST_CASE("compare --allocation writes the same files whatever --threads, and refuses bad sizes",
+          "[cli][study][allocation]") {
+  TempDir dir;
+  const std::string training = data_file("corpus/english.txt");
+  const std::string parallel = data_file("experiments/parallel");
+  const auto run = [&](const std::string& threads, const std::string& reports) {
+    return run_tokenlab({"compare", "--corpus", training, "--eval-parallel", parallel,
+                         "--algorithms", "bpe,unigram", "-v", "300", "--bootstrap", "0",
+                         "--allocation", "--threads", threads, "--report-dir", reports});
+  };
+  const RunResult one = run("1", dir / "one");
+  INFO(one.err);
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.out, Catch::Contains("What each language gets from the vocabulary"));
+  const RunResult two = run("2", dir / "two");
+  REQUIRE(two.exit_code == 0);
+  for (const char* file : {"allocation-languages.csv", "allocation-pruning.csv",
+                           "allocation-entries.csv", "allocation-pruning.md"}) {
+    INFO(file);
+    const std::string a = read_bytes(std::filesystem::path(dir / "one") / file);
+    CHECK_FALSE(a.empty());
+    CHECK(a == read_bytes(std::filesystem::path(dir / "two") / file));
+  }
+  const RunResult without = run_tokenlab({"compare", "--corpus", training, "--algorithms", "bpe",
+                                          "-v", "300", "--allocation-sizes", "200"});
+  CHECK(without.exit_code != 0);
+  CHECK_THAT(without.err, Catch::Contains("give --allocation with them"));
+  const RunResult zero = run_tokenlab({"compare", "--corpus", training, "--algorithms", "bpe", "-v",
+                                       "300", "--allocation", "--allocation-sizes", "0"});
+  CHECK(zero.exit_code != 0);
+  CHECK_THAT(zero.err, Catch::Contains("allocation-sizes"));
+  CHECK_FALSE(std::filesystem::exists(dir / "zero"));
+}

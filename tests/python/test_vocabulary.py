@@ -4,7 +4,7 @@ compare --audit and --agreement in Python, with the CLI's names and figures."""
 import csv
 
 import tokenlab
-from conftest import ENGLISH, UNIGRAM_MODEL
+from conftest import ENGLISH, PARALLEL, UNIGRAM_MODEL
 
 
 def read_csv(path):
@@ -51,3 +51,16 @@ def test_compare_audit_and_agreement_give_the_clis_tables(tmp_path):
     assert matrix["labels"] == ["bpe", "unigram"]
     assert matrix["boundary_f1"][0][1] == r.agreement_rows[0]["boundary f1"] or abs(
         matrix["boundary_f1"][0][1] - r.agreement_rows[0]["boundary f1"]) < 1e-4
+
+
+def test_compare_allocation_gives_the_clis_tables(tmp_path):
+    r = tokenlab.compare(parallel=PARALLEL, vocab_size=300, algorithms=["bpe"],
+                         allocation=True, allocation_sizes=[250, 200], bootstrap=0,
+                         report_dir=tmp_path / "report", progress=False)
+    assert [row["language"] for row in r.allocation_rows] == ["de", "en"]
+    assert r.allocation_summary_rows[0]["method"] == "merges"
+    on_disk = read_csv(tmp_path / "report" / "allocation-languages.csv")
+    assert [row["language"] for row in on_disk] == ["de", "en"]
+    kept = sorted({int(row["kept"]) for row in r.allocation_pruning_rows}, reverse=True)
+    assert kept[1:3] == [250, 200]
+    assert r.allocation_entry_rows

@@ -107,7 +107,10 @@ void load_tokenizers(ExperimentRequest& request, const PluginRegistry& registry)
     std::shared_ptr<const InferenceSubject> subject;
     if (!options.inference_methods.empty() && any.pretrained)
       subject = make_pretrained_inference_subject(any.pretrained);
-    options.pretrained.push_back({name, file, any.encoder, subject});
+    std::shared_ptr<const InferenceSubject> allocation;
+    if (options.allocation && any.pretrained)
+      allocation = make_pretrained_inference_subject(any.pretrained, true);
+    options.pretrained.push_back({name, file, any.encoder, subject, allocation});
   }
 }
 

@@ -248,6 +248,22 @@ void add_vocabulary_study_options(OptionTable<CompareRequest>& t) {
          .help = "every pair of rows: vocabulary overlap (Jaccard), words cut alike and "
                  "boundary F1 on the evaluation text's words"},
         &R::options, &CompareOptions::agreement);
+  t.add({.name = "allocation",
+         .help = "what each language gets from every row's vocabulary: per entry its uses and "
+                 "the tokens it saves each language, per language the share of the vocabulary "
+                 "serving it, and the pruning curve (allocation-*.csv)"},
+        &R::options, &CompareOptions::allocation);
+  t.add({.name = "allocation-sizes",
+         .help = "with --allocation: comma-separated vocabulary sizes for the pruning curve "
+                 "(default: every power of two below the vocabulary's size)",
+         .list_syntax = ListSyntax::comma_separated},
+        &R::options, &CompareOptions::allocation_sizes)
+      .range(1, kMaxCount);
+  t.add({.name = "allocation-held-out",
+         .help = "with --allocation: choose the pruning order on each language's even-numbered "
+                 "lines and draw the curve on its odd-numbered ones, so that the curve does not "
+                 "reward entries only for the text they were chosen on"},
+        &R::options, &CompareOptions::allocation_held_out);
 }
 
 OptionTable<CompareRequest> make_compare_table() {

@@ -12,7 +12,20 @@ namespace {
 
 constexpr std::string_view kMarker = "\xE2\x96\x81";  // U+2581
 
-InferenceVocabulary vocabulary_of(const PretrainedTokenizer& tokenizer) {
+void add_rules(const PretrainedModel& model, InferenceVocabulary& v) {
+  PretrainedModel::Rules rules = model.rules();
+  using Kind = PretrainedModel::Rules::Kind;
+  if (rules.kind == Kind::merges) {
+    v.merges = std::move(rules.merges);
+    v.merge_ranks = std::move(rules.merge_ranks);
+    v.whole_unit_first = rules.whole_piece_first;
+    v.byte_units = rules.byte_units;
+  }
+  if (rules.kind == Kind::likelihood && rules.scores.size() == v.pieces.size())
+    v.scores = std::move(rules.scores);
+}
+
+InferenceVocabulary vocabulary_of(const PretrainedTokenizer& tokenizer, bool with_rules) {
   const PretrainedPipeline& pipeline = tokenizer.pipeline();
   const TokenTable& table = *pipeline.tokens;
   InferenceVocabulary v;
@@ -35,14 +48,15 @@ InferenceVocabulary vocabulary_of(const PretrainedTokenizer& tokenizer) {
     v.continuation_prefix = "##";
     v.whole_word_unknown = true;
   }
+  if (with_rules) add_rules(*pipeline.model, v);
   return v;
 }
 
 class PretrainedSubject final : public InferenceSubject {
  public:
-  explicit PretrainedSubject(std::shared_ptr<const PretrainedTokenizer> tokenizer)
+  PretrainedSubject(std::shared_ptr<const PretrainedTokenizer> tokenizer, bool with_rules)
       : tokenizer_(std::move(tokenizer)),
-        engine_(vocabulary_of(*tokenizer_)),
+        engine_(vocabulary_of(*tokenizer_, with_rules)),
         whole_line_(tokenizer_->pipeline().pre_tokenizers.empty()) {
     const std::string type = tokenizer_->pipeline().model->type();
     if (type.find("BPE") != std::string::npos) own_method_ = InferenceMethod::merges;
@@ -85,8 +99,8 @@ class PretrainedSubject final : public InferenceSubject {
 }  // namespace
 
 std::shared_ptr<const InferenceSubject> make_pretrained_inference_subject(
-    std::shared_ptr<const PretrainedTokenizer> tokenizer) {
-  return std::make_shared<PretrainedSubject>(std::move(tokenizer));
+    std::shared_ptr<const PretrainedTokenizer> tokenizer, bool with_rules) {
+  return std::make_shared<PretrainedSubject>(std::move(tokenizer), with_rules);
 }
 
 }  // namespace tokenlab

@@ -118,6 +118,16 @@ CompareOptions resolve(const PluginRegistry& registry, const CompareOptions& in)
     if (!o.audit) throw Error("--audit-words is the audit's word list: give --audit with it");
     (void)read_word_list(o.audit_words);  // a missing file fails before any training
   }
+  if (o.allocation_held_out && !o.allocation)
+    throw Error(
+        "--allocation-held-out chooses the allocation's pruning order on other lines: "
+        "give --allocation with it");
+  if (!o.allocation_sizes.empty() && !o.allocation)
+    throw Error(
+        "--allocation-sizes are the allocation's pruning checkpoints: give --allocation "
+        "with them");
+  for (const std::size_t size : o.allocation_sizes)
+    if (size == 0) throw Error("--allocation-sizes: a vocabulary size must be at least 1");
   if (o.jobs == 0) o.jobs = 1;
   return o;
 }
@@ -193,12 +203,19 @@ std::vector<LabelEvaluation> evaluate_labels(const PluginRegistry& registry,
     evaluations.push_back(
         compare_detail::evaluate_model(options, prepared, entry, samples, samples_mutex));
     evaluations.back().encoder = entry.tokenizer;
+    if (options.allocation) {
+      // The subject shares the tokenizer's segmenter, and keeps the tokenizer alive.
+      evaluations.back().allocation = make_inference_subject(
+          std::shared_ptr<const Segmenter>(entry.tokenizer, &entry.tokenizer->segmenter()));
+      evaluations.back().allocation_on_words = true;
+    }
   }
   for (const auto& entry : options.pretrained) {
     if (progress) progress("encoding with " + entry.name, 1.0);
     evaluations.push_back(compare_detail::evaluate_pretrained(options, prepared, entry, samples));
     compare_detail::add_pretrained_studies(options, prepared, entry, evaluations.back(), samples);
     evaluations.back().encoder = entry.encoder;
+    evaluations.back().allocation = entry.allocation;
   }
   return evaluations;
 }
@@ -300,8 +317,8 @@ CompareResult evaluate_all(const PluginRegistry& registry, const CompareOptions&
   std::vector<SampleSegmentation> samples;
   std::vector<LabelEvaluation> evaluations =
       evaluate_labels(registry, options, prepared, progress, samples);
-  if (options.audit || options.agreement) {
-    if (progress) progress("vocabulary audit and agreement", 1.0);
+  if (options.audit || options.agreement || options.allocation) {
+    if (progress) progress("vocabulary audit, agreement and allocation", 1.0);
     compare_detail::add_vocabulary_studies(result, options, prepared, evaluations);
   }
   const std::vector<LineTokens> line_tokens = take_rows(evaluations, result);

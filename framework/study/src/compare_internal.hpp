@@ -86,6 +86,11 @@ struct LabelEvaluation {
   /// The tokenizer behind the rows, kept for the audit and agreement (null when
   /// neither is asked for, or the training failed).
   std::shared_ptr<const TextEncoder> encoder;
+  /// The vocabulary with its rules for --allocation (null when not asked for,
+  /// or the training failed), and whether its texts are words (a tokenlab
+  /// model) rather than raw lines (a real tokenizer).
+  std::shared_ptr<const InferenceSubject> allocation;
+  bool allocation_on_words = false;
 };
 
 // ---- compare_preparation.cpp ------------------------------------------------------
@@ -149,8 +154,9 @@ void add_pretrained_studies(const CompareOptions& options, const Prepared& prepa
                             std::vector<SampleSegmentation>& samples);
 // ---- compare_vocabulary.cpp -------------------------------------------------------
 
-// The audit of each label's vocabulary and the agreement matrices
-// (CompareOptions::audit, agreement), from the evaluations' encoders.
+// The audit of each label's vocabulary, the agreement matrices and the
+// allocations (CompareOptions::audit, agreement, allocation), from the
+// evaluations' encoders and subjects.
 void add_vocabulary_studies(CompareResult& result, const CompareOptions& options,
                             const Prepared& prepared,
                             const std::vector<LabelEvaluation>& evaluations);

@@ -100,10 +100,14 @@ LabelEvaluation train_and_evaluate(const PluginRegistry& registry, const Compare
     add_segmenter_studies(options, prepared, served, task.algorithm,
                           std::shared_ptr<Segmenter>(segmenter.get(), [](Segmenter*) {}), out,
                           samples, samples_mutex);
+    std::shared_ptr<Segmenter> kept(std::move(segmenter));
+    if (options.allocation) {
+      out.allocation = make_inference_subject(kept);
+      out.allocation_on_words = true;
+    }
     if (options.audit || options.agreement)
-      out.encoder =
-          std::make_shared<const Tokenizer>(options.normalizer, options.pre_tokenizer,
-                                            std::shared_ptr<Segmenter>(std::move(segmenter)));
+      out.encoder = std::make_shared<const Tokenizer>(options.normalizer, options.pre_tokenizer,
+                                                      std::move(kept));
   } catch (const std::exception& e) {
     // An Error names what failed; anything else a plugin threw is named by its type.
     const std::string error =

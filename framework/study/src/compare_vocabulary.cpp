@@ -1,10 +1,13 @@
-// compare --audit and --agreement: every label's vocabulary audited on its
-// evaluation text, and the labels against each other, from the tokenizers the
-// evaluation kept (compare.cpp collects them).
+// compare --audit, --agreement and --allocation: every label's vocabulary
+// audited on its evaluation text, the labels against each other, and what each
+// language gets from each vocabulary, from the tokenizers the evaluation kept
+// (compare.cpp collects them).
 #include <string>
 #include <vector>
 
 #include "compare_internal.hpp"
+#include "tokenlab/error.hpp"
+#include "tokenlab/vocabulary_allocation.hpp"
 #include "tokenlab/vocabulary_audit.hpp"
 
 namespace tokenlab::compare_detail {
@@ -75,12 +78,68 @@ void add_matrix(CompareResult& result, const CompareOptions& options, const Prep
        compare_tokenizers(labels, encoders, lines, options.training.threads)});
 }
 
+// What a label's allocation reads: per language it serves, the held-out words
+// (a tokenlab model) or the raw held-out lines (a real tokenizer).
+AllocationInput allocation_input(const CompareOptions& options, const Prepared& prepared,
+                                 const LabelEvaluation& evaluation) {
+  AllocationInput input{.d_models = options.d_models,
+                        .sizes = options.allocation_sizes,
+                        .held_out_order = options.allocation_held_out,
+                        .threads = options.training.threads};
+  for (const auto& lang : prepared.languages) {
+    bool served = false;
+    for (const auto& row : evaluation.rows)
+      served = served || row.language == lang.summary.language;
+    if (!served) continue;
+    input.languages.push_back(lang.summary.language);
+    const WordList& list = evaluation.allocation_on_words ? lang.held_out : lang.raw_held_out;
+    std::vector<std::string> texts;
+    texts.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) texts.emplace_back(list.at(i));
+    input.texts.push_back(std::move(texts));
+    input.lines.emplace_back();
+    if (!evaluation.allocation_on_words) continue;
+    std::size_t line = 0;  // the words' lines, for --allocation-held-out
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      while (line < lang.held_out_words_after_line.size() &&
+             lang.held_out_words_after_line[line] <= i)
+        ++line;
+      input.lines.back().push_back(line);
+    }
+  }
+  return input;
+}
+
+void add_allocations(CompareResult& result, const CompareOptions& options, const Prepared& prepared,
+                     const std::vector<LabelEvaluation>& evaluations) {
+  for (const auto& evaluation : evaluations) {
+    if (evaluation.rows.empty()) continue;
+    LabelAllocation allocation;
+    allocation.label = evaluation.rows.front().algorithm;
+    allocation.error = evaluation.rows.front().error;
+    if (allocation.error.empty() && !evaluation.allocation)
+      allocation.error = "no vocabulary to allocate (the tokenizer's file gives no pieces)";
+    if (allocation.error.empty()) {
+      const auto start = Clock::now();
+      try {
+        allocation.allocation = allocate_vocabulary(
+            *evaluation.allocation, allocation_input(options, prepared, evaluation));
+      } catch (const Error& e) {
+        allocation.error = e.what();
+      }
+      allocation.seconds = seconds_since(start);
+    }
+    result.allocations.push_back(std::move(allocation));
+  }
+}
+
 }  // namespace
 
 void add_vocabulary_studies(CompareResult& result, const CompareOptions& options,
                             const Prepared& prepared,
                             const std::vector<LabelEvaluation>& evaluations) {
   if (options.audit) add_audits(result, options, prepared, evaluations);
+  if (options.allocation) add_allocations(result, options, prepared, evaluations);
   if (!options.agreement) return;
   if (!options.per_language) {
     add_matrix(result, options, prepared, evaluations, "", false);

@@ -7,6 +7,7 @@
 #include <map>
 #include <ostream>
 
+#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/compare_tables.hpp"
 #include "tokenlab/error.hpp"
@@ -116,6 +117,27 @@ void add_study_tables(const fs::path& dir, const CompareResult& result, HtmlRepo
   }
 }
 
+// compare --allocation (allocation_report.hpp): the per-entry table as CSV
+// only (a row per entry and language: too long to read as a page).
+void add_allocation_tables(const fs::path& dir, const CompareResult& result, HtmlReport& html,
+                           ReportBundle& bundle) {
+  const ReportTable summary = allocation_summary_table(result);
+  write_table_files(dir, "allocation", summary, bundle);
+  html.tables.push_back(summary);
+  const ReportTable languages = allocation_table(result);
+  write_table_files(dir, "allocation-languages", languages, bundle);
+  html.tables.push_back(languages);
+  write_table_files(dir, "allocation-pruning", allocation_pruning_table(result), bundle);
+  const fs::path entries = dir / "allocation-entries.csv";
+  write_file_atomically(
+      entries, [&](std::ostream& out) { write_csv(out, allocation_entries_table(result)); });
+  bundle.files.push_back(entries);
+  add_plot(dir, "allocation-share", allocation_share_plot(result), html, bundle);
+  std::size_t k = 0;
+  for (const PlotSpec& plot : allocation_pruning_plots(result))
+    add_plot(dir, "allocation-pruning-" + std::to_string(++k), plot, html, bundle);
+}
+
 // compare --audit and --agreement (vocabulary_report.hpp).
 void add_vocabulary_tables(const fs::path& dir, const CompareResult& result, HtmlReport& html,
                            ReportBundle& bundle) {
@@ -129,6 +151,7 @@ void add_vocabulary_tables(const fs::path& dir, const CompareResult& result, Htm
     write_table_files(dir, "agreement", agreement, bundle);
     html.tables.push_back(agreement);
   }
+  if (result.options.allocation) add_allocation_tables(dir, result, html, bundle);
 }
 void add_vocabulary_plots(const fs::path& dir, const CompareResult& result, HtmlReport& html,
                           ReportBundle& bundle) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <queue>
 #include <unordered_set>
 
 #include "tokenlab/error.hpp"
@@ -31,6 +32,11 @@ std::uint64_t pair_key(TokenId left, TokenId right) {
 std::size_t character_length(std::string_view unit, std::size_t pos) {
   const std::size_t n = utf8::sequence_length(unit, pos);
   return n == 0 ? 1 : std::min(n, unit.size() - pos);
+}
+
+// Whether id is taken out of the vocabulary.
+bool is_off(std::span<const std::uint8_t> off, TokenId id) {
+  return id < off.size() && off[id] != 0;
 }
 
 }  // namespace
@@ -112,8 +118,10 @@ InferenceEngine::InferenceEngine(InferenceVocabulary vocabulary)
       std::string_view tail = vocabulary_.pieces[right];
       if (!prefix.empty() && tail.starts_with(prefix)) tail.remove_prefix(prefix.size());
       const auto merged = by_text.find(vocabulary_.pieces[left] + std::string(tail));
+      const std::uint32_t r =
+          rank < vocabulary_.merge_ranks.size() ? vocabulary_.merge_ranks[rank] : rank;
       if (merged != by_text.end())
-        merge_ranks_.emplace(pair_key(left, right), std::make_pair(rank, merged->second));
+        merge_ranks_.emplace(pair_key(left, right), std::make_pair(r, merged->second));
     }
   }
   // A fallback edge costs more than any real piece, as SentencePiece's unknown
@@ -155,12 +163,13 @@ std::size_t InferenceEngine::piece_length(TokenId id, std::size_t start) const n
 }
 
 std::vector<std::vector<InferenceEngine::Edge>> InferenceEngine::lattice(
-    std::string_view unit) const {
+    std::string_view unit, std::span<const std::uint8_t> off) const {
   std::vector<std::vector<Edge>> edges(unit.size());
   for (std::size_t pos = 0; pos < unit.size(); ++pos) {
     const PieceTrie& trie = pos == 0 ? initial_ : continuation_;
     trie.common_prefixes(unit, pos, [&](std::size_t length, std::uint32_t id) {
-      edges[pos].push_back(Edge{static_cast<std::uint32_t>(pos + length), id});
+      if (!is_off(off, id))
+        edges[pos].push_back(Edge{static_cast<std::uint32_t>(pos + length), id});
     });
   }
   return edges;
@@ -193,7 +202,7 @@ void InferenceEngine::encode(InferenceMethod method, std::string_view unit,
   std::vector<std::uint32_t>& e = ends ? *ends : local;
   const std::size_t first = out.size();
   const std::size_t first_end = e.size();
-  encode_unit(method, unit, out, e);
+  encode_unit(method, unit, {}, out, e, nullptr);
   if (vocabulary_.whole_word_unknown && vocabulary_.unknown &&
       std::find(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
                 *vocabulary_.unknown) != out.end()) {
@@ -204,22 +213,42 @@ void InferenceEngine::encode(InferenceMethod method, std::string_view unit,
   }
 }
 
+void InferenceEngine::encode_without(InferenceMethod method, std::string_view unit,
+                                     std::span<const std::uint8_t> disabled,
+                                     std::vector<TokenId>& out, std::vector<TokenId>* made) const {
+  if (!supports(method))
+    throw Error(std::string("inference method ") + inference_method_name(method) +
+                " is not available for this vocabulary");
+  std::vector<std::uint32_t> ends;
+  const std::size_t first = out.size();
+  encode_unit(method, unit, disabled, out, ends, made);
+  if (vocabulary_.whole_word_unknown && vocabulary_.unknown &&
+      std::find(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                *vocabulary_.unknown) != out.end()) {
+    out.resize(first);
+    out.push_back(*vocabulary_.unknown);
+  }
+  if (made && method != InferenceMethod::merges)
+    made->insert(made->end(), out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+}
+
 void InferenceEngine::encode_unit(InferenceMethod method, std::string_view unit,
-                                  std::vector<TokenId>& out, std::vector<std::uint32_t>& e) const {
+                                  std::span<const std::uint8_t> off, std::vector<TokenId>& out,
+                                  std::vector<std::uint32_t>& e, std::vector<TokenId>* made) const {
   switch (method) {
     case InferenceMethod::longest_prefix:
     case InferenceMethod::longest_suffix:
-      encode_greedy(method, unit, out, e);
+      encode_greedy(method, unit, lattice(unit, off), out, e);
       return;
     case InferenceMethod::longest_token:
-      encode_longest_token(unit, lattice(unit), 0, unit.size(), out, e);
+      encode_longest_token(unit, lattice(unit, off), 0, unit.size(), out, e);
       return;
     case InferenceMethod::fewest_tokens:
     case InferenceMethod::likelihood:
-      encode_best_path(method, unit, out, e);
+      encode_best_path(method, unit, lattice(unit, off), out, e);
       return;
     case InferenceMethod::merges:
-      encode_merges(unit, out, e);
+      encode_merges(unit, off, out, e, made);
       return;
     case InferenceMethod::own:
       return;
@@ -227,9 +256,9 @@ void InferenceEngine::encode_unit(InferenceMethod method, std::string_view unit,
 }
 
 void InferenceEngine::encode_greedy(InferenceMethod method, std::string_view unit,
+                                    const std::vector<std::vector<Edge>>& edges,
                                     std::vector<TokenId>& out,
                                     std::vector<std::uint32_t>& ends) const {
-  const auto edges = lattice(unit);
   if (method == InferenceMethod::longest_prefix) {
     for (std::size_t pos = 0; pos < unit.size();) {
       if (edges[pos].empty()) {
@@ -305,9 +334,9 @@ void InferenceEngine::encode_longest_token(std::string_view unit,
 }
 
 void InferenceEngine::encode_best_path(InferenceMethod method, std::string_view unit,
+                                       const std::vector<std::vector<Edge>>& edges,
                                        std::vector<TokenId>& out,
                                        std::vector<std::uint32_t>& ends) const {
-  const auto edges = lattice(unit);
   const std::size_t n = unit.size();
   const bool likelihood = method == InferenceMethod::likelihood;
   // Backward: best[pos] is the best cost of segmenting unit[pos..n). Edges are
@@ -346,54 +375,103 @@ void InferenceEngine::encode_best_path(InferenceMethod method, std::string_view 
   }
 }
 
-void InferenceEngine::encode_merges(std::string_view unit, std::vector<TokenId>& out,
+void InferenceEngine::first_symbols(std::string_view unit, std::span<const std::uint8_t> off,
+                                    std::vector<TokenId>& symbols,
                                     std::vector<std::uint32_t>& ends) const {
-  // The initial symbols: each character's piece, else its bytes' pieces (byte-level
-  // vocabularies have them as pieces), else the fallback.
-  std::vector<TokenId> symbols;
-  std::vector<std::uint32_t> symbol_ends;
+  // Each character's piece, else its bytes' pieces (byte-level vocabularies have
+  // them as pieces), else the fallback.
   for (std::size_t pos = 0; pos < unit.size();) {
-    const std::size_t length = character_length(unit, pos);
+    const std::size_t length = vocabulary_.byte_units ? 1 : character_length(unit, pos);
     const PieceTrie& trie = pos == 0 ? initial_ : continuation_;
     const std::uint32_t id = trie.find(unit.substr(pos, length));
-    if (id != PieceTrie::kNone) {
+    if (id != PieceTrie::kNone && !is_off(off, id)) {
       symbols.push_back(id);
-      symbol_ends.push_back(static_cast<std::uint32_t>(pos + length));
+      ends.push_back(static_cast<std::uint32_t>(pos + length));
     } else {
       for (std::size_t i = pos; i < pos + length; ++i) {
         const std::uint32_t byte = (i == 0 ? initial_ : continuation_).find(unit.substr(i, 1));
-        if (byte != PieceTrie::kNone) {
+        if (byte != PieceTrie::kNone && !is_off(off, byte)) {
           symbols.push_back(byte);
-          symbol_ends.push_back(static_cast<std::uint32_t>(i + 1));
+          ends.push_back(static_cast<std::uint32_t>(i + 1));
         } else {
-          fall_back(unit, i, symbols, symbol_ends);
-          if (symbol_ends.back() > i + 1) break;  // the whole character fell back
+          fall_back(unit, i, symbols, ends);
+          if (ends.back() > i + 1) break;  // the whole character fell back
         }
       }
     }
     pos += length;
   }
-  // Merge the lowest-ranked adjacent pair, leftmost on ties, until none applies.
-  for (;;) {
-    std::uint32_t best_rank = 0xFFFFFFFFu;
-    std::size_t at = 0;
-    TokenId merged = 0;
-    for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
-      const auto it = merge_ranks_.find(pair_key(symbols[i], symbols[i + 1]));
-      if (it != merge_ranks_.end() && it->second.first < best_rank) {
-        best_rank = it->second.first;
-        at = i;
-        merged = it->second.second;
-      }
+}
+
+void InferenceEngine::encode_merges(std::string_view unit, std::span<const std::uint8_t> off,
+                                    std::vector<TokenId>& out, std::vector<std::uint32_t>& ends,
+                                    std::vector<TokenId>* made) const {
+  if (vocabulary_.whole_unit_first && !unit.empty()) {
+    const std::uint32_t id = initial_.find(unit);
+    if (id != PieceTrie::kNone && !is_off(off, id)) {
+      out.push_back(id);
+      ends.push_back(static_cast<std::uint32_t>(unit.size()));
+      if (made) made->push_back(id);
+      return;
     }
-    if (best_rank == 0xFFFFFFFFu) break;
-    symbols[at] = merged;
-    symbol_ends[at] = symbol_ends[at + 1];
-    symbols.erase(symbols.begin() + static_cast<std::ptrdiff_t>(at) + 1);
-    symbol_ends.erase(symbol_ends.begin() + static_cast<std::ptrdiff_t>(at) + 1);
   }
-  out.insert(out.end(), symbols.begin(), symbols.end());
-  ends.insert(ends.end(), symbol_ends.begin(), symbol_ends.end());
+  std::vector<TokenId> symbols;
+  std::vector<std::uint32_t> symbol_ends;
+  first_symbols(unit, off, symbols, symbol_ends);
+  if (made) made->insert(made->end(), symbols.begin(), symbols.end());
+  // The lowest-ranked adjacent pair, leftmost on ties, until none applies: a heap
+  // of candidates over a linked list, stale ones skipped when popped.
+  const std::size_t n = symbols.size();
+  std::vector<std::int32_t> next(n), prev(n);
+  std::vector<std::uint8_t> alive(n, 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    next[i] = i + 1 < n ? static_cast<std::int32_t>(i + 1) : -1;
+    prev[i] = static_cast<std::int32_t>(i) - 1;
+  }
+  struct Candidate {
+    std::uint32_t rank;
+    std::uint32_t pos;
+    TokenId merged;
+    bool operator<(const Candidate& o) const {
+      return rank != o.rank ? rank > o.rank : pos > o.pos;
+    }
+  };
+  const auto rank_of = [&](std::size_t left,
+                           std::size_t right) -> std::pair<std::uint32_t, TokenId> {
+    const auto it = merge_ranks_.find(pair_key(symbols[left], symbols[right]));
+    if (it == merge_ranks_.end() || is_off(off, it->second.second)) return {0xFFFFFFFFu, 0};
+    return it->second;
+  };
+  std::priority_queue<Candidate> queue;
+  const auto push = [&](std::int32_t left) {
+    if (left < 0 || next[static_cast<std::size_t>(left)] < 0) return;
+    const auto l = static_cast<std::size_t>(left);
+    const auto [rank, merged] = rank_of(l, static_cast<std::size_t>(next[l]));
+    if (rank != 0xFFFFFFFFu) queue.push({rank, static_cast<std::uint32_t>(l), merged});
+  };
+  for (std::size_t i = 0; i + 1 < n; ++i) push(static_cast<std::int32_t>(i));
+  while (!queue.empty()) {
+    const Candidate top = queue.top();
+    queue.pop();
+    const std::size_t l = top.pos;
+    if (!alive[l] || next[l] < 0) continue;
+    const auto r = static_cast<std::size_t>(next[l]);
+    const auto now = rank_of(l, r);
+    if (now.first != top.rank || now.second != top.merged) continue;  // stale
+    symbols[l] = top.merged;
+    symbol_ends[l] = symbol_ends[r];
+    alive[r] = 0;
+    next[l] = next[r];
+    if (next[r] >= 0) prev[static_cast<std::size_t>(next[r])] = static_cast<std::int32_t>(l);
+    if (made) made->push_back(top.merged);
+    push(prev[l]);
+    push(static_cast<std::int32_t>(l));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!alive[i]) continue;
+    out.push_back(symbols[i]);
+    ends.push_back(symbol_ends[i]);
+  }
 }
 
 }  // namespace tokenlab

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "commands/report_dir.hpp"
+#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/app/option_tables.hpp"
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
@@ -79,6 +80,12 @@ int cmd_compare(const std::vector<std::string>& args) {
       std::cout << '\n';
       write_terminal(std::cout, table);
     }
+  if (experiment.options.allocation) {
+    std::cout << '\n';
+    write_terminal(std::cout, allocation_summary_table(result));
+    std::cout << '\n';
+    write_terminal(std::cout, allocation_table(result));
+  }
   bool failed = false;
   for (const auto& row : result.rows) failed = failed || !row.error.empty();
   if (!experiment.report_dir.empty())

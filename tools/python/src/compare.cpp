@@ -15,6 +15,7 @@
 #include "progress.hpp"
 #include "registry.hpp"
 #include "text.hpp"
+#include "tokenlab/allocation_report.hpp"
 #include "tokenlab/app/option_tables.hpp"
 #include "tokenlab/app/workflows.hpp"
 #include "tokenlab/compare.hpp"
@@ -153,6 +154,13 @@ PySweepResult sweep(const py::dict& arguments, const py::object& callback) {
       .value;
 }
 
+// A property giving one of the allocation's tables as rows (none without --allocation).
+auto allocation_rows(ReportTable (*make)(const CompareResult&)) {
+  return [make](const PyCompareResult& r) {
+    return r.result->allocations.empty() ? py::list() : table_rows(make(*r.result));
+  };
+}
+
 }  // namespace
 
 void bind_compare(py::module_& m) {
@@ -194,6 +202,11 @@ void bind_compare(py::module_& m) {
                                           ? py::list()
                                           : table_rows(agreement_table(*r.result));
                              })
+      // compare(allocation=True): the CLI's allocation tables.
+      .def_property_readonly("allocation_rows", allocation_rows(allocation_table))
+      .def_property_readonly("allocation_summary_rows", allocation_rows(allocation_summary_table))
+      .def_property_readonly("allocation_pruning_rows", allocation_rows(allocation_pruning_table))
+      .def_property_readonly("allocation_entry_rows", allocation_rows(allocation_entries_table))
       .def_property_readonly("agreement_matrices",
                              [](const PyCompareResult& r) {
                                py::dict out;

@@ -338,7 +338,12 @@ compare = _command(
     ``baseline``: a row label, NSL's denominator; ``bootstrap``: resamples for
     the intervals (0 for none). ``audit=True`` (with ``audit_words``, a word
     list file) and ``agreement=True`` fill ``audit_rows``, ``agreement_rows``
-    and ``agreement_matrices`` (:func:`audit`, :func:`agreement`). With ``report_dir`` the CLI's report files are
+    and ``agreement_matrices`` (:func:`audit`, :func:`agreement`).
+    ``allocation=True`` (with ``allocation_sizes``, the pruning curve's
+    vocabulary sizes, and ``allocation_held_out``) fills ``allocation_rows`` (per row and language),
+    ``allocation_summary_rows``, ``allocation_pruning_rows`` and
+    ``allocation_entry_rows`` (docs/metrics.md, "What each language gets from
+    the vocabulary"). With ``report_dir`` the CLI's report files are
     written there too. Returns a :class:`CompareResult`.
     """,
     one_bar=True,

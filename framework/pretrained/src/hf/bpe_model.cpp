@@ -71,6 +71,7 @@ class BpeModel final : public PretrainedModel {
       if (!id) throw Error(here + ": the merged token \"" + merged + "\" is not in the vocabulary");
       // As HF's map: a repeated pair keeps its last rank.
       merges_.insert_or_assign(pack_pair(*id_a, *id_b), {static_cast<std::uint32_t>(i), *id});
+      merge_list_.emplace_back(*id_a, *id_b);
     }
     plain_ = options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty();
     if (plain_) index_characters();
@@ -109,6 +110,16 @@ class BpeModel final : public PretrainedModel {
     return d;
   }
   [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
+  // A prefix or suffix changes the first symbols, which the rules do not carry.
+  [[nodiscard]] Rules rules() const override {
+    Rules r;
+    if (!options_.continuing_subword_prefix.empty() || !options_.end_of_word_suffix.empty())
+      return r;
+    r.kind = Rules::Kind::merges;
+    r.merges = merge_list_;
+    r.whole_piece_first = options_.ignore_merges;
+    return r;
+  }
 
  private:
   // HF's ignore_merges: a piece that is a token is that token, merges unasked.
@@ -269,6 +280,7 @@ class BpeModel final : public PretrainedModel {
   bool unknown_missing_ = false;
   std::array<TokenId, 256> byte_ids_{};
   PairMap<PairResult> merges_;  // packed pair -> rank and merged id
+  std::vector<std::pair<TokenId, TokenId>> merge_list_;  // as the file lists them
   static constexpr char32_t kDirect = 0x10000;
   static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
   bool plain_ = false;                           // no continuing prefix, no end-of-word suffix

@@ -115,6 +115,9 @@ class UnigramModel final : public PretrainedModel {
     });
   }
   [[nodiscard]] std::string type() const override { return "Unigram"; }
+  [[nodiscard]] Rules rules() const override {
+    return {.kind = Rules::Kind::likelihood, .scores = scores_};
+  }
   [[nodiscard]] std::string describe() const override {
     return byte_fallback_ ? "byte fallback" : "";
   }

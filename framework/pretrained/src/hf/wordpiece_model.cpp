@@ -58,6 +58,7 @@ class WordPieceModel final : public PretrainedModel {
         [this](std::string_view word, std::vector<TokenId>& o) { encode_plain(word, o); });
   }
   [[nodiscard]] std::string type() const override { return "WordPiece"; }
+  [[nodiscard]] Rules rules() const override { return {.kind = Rules::Kind::longest_match}; }
   [[nodiscard]] std::string describe() const override {
     return "prefix \"" + prefix_ + "\", at most " + std::to_string(max_chars_) + " characters" +
            (unknown_ == kNone ? ", unknown \"" + unknown_token_ + "\" not in the vocabulary" : "");

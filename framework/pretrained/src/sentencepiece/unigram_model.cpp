@@ -179,6 +179,12 @@ class SpmUnigramModel final : public SpmModel {
     unknown_score_ = min_score_ - 10.0f;  // kUnkPenalty
   }
 
+  [[nodiscard]] Rules rules() const override {
+    Rules r{.kind = Rules::Kind::likelihood};
+    for (const Entry& e : entries_) r.scores.push_back(e.score);
+    return r;
+  }
+
   void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
     if (normalized.empty()) return;
     const SpmVocabulary& v = *vocabulary_;

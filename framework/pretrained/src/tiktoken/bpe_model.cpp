@@ -57,6 +57,24 @@ class TiktokenModel final : public PretrainedModel {
   [[nodiscard]] std::string describe() const override {
     return std::to_string(tokens_->size()) + " ranks";
   }
+  // Every split of a token into two tokens merges at the token's rank: the rank
+  // rule as merges.
+  [[nodiscard]] Rules rules() const override {
+    Rules r{.kind = Rules::Kind::merges, .whole_piece_first = true, .byte_units = true};
+    for (TokenId id = 0; id < tokens_->id_limit(); ++id) {
+      const std::string* token = tokens_->token(id);
+      if (!token) continue;
+      const std::string_view t = *token;
+      for (std::size_t k = 1; k < t.size(); ++k) {
+        const auto left = tokens_->find(t.substr(0, k));
+        const auto right = left ? tokens_->find(t.substr(k)) : std::nullopt;
+        if (!right) continue;
+        r.merges.emplace_back(*left, *right);
+        r.merge_ranks.push_back(id);
+      }
+    }
+    return r;
+  }
 
  private:
   std::shared_ptr<const TokenTable> tokens_;

@@ -39,6 +39,7 @@
 #include "tokenlab/tokenizer_agreement.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/types.hpp"
+#include "tokenlab/vocabulary_allocation.hpp"
 #include "tokenlab/vocabulary_audit.hpp"
 #include "tokenlab/word_counts.hpp"
 
@@ -60,6 +61,9 @@ struct PretrainedEntry {
   std::shared_ptr<const TextEncoder> encoder;
   /// Its vocabulary for --inference (the front end builds it; null: no methods).
   std::shared_ptr<const InferenceSubject> inference;
+  /// Its vocabulary with the model's rules (merges, ranks, scores) for
+  /// --allocation (the front end builds it; null: no allocation for this row).
+  std::shared_ptr<const InferenceSubject> allocation{};
 };
 
 /// A model tokenlab trained before (its .tkl, or its exported tokenizer.json read
@@ -145,6 +149,13 @@ struct CompareOptions {
   std::string audit_words;
   /// Every pair of rows against each other (tokenizer_agreement.hpp).
   bool agreement = false;
+  /// What each language gets from every row's vocabulary (vocabulary_allocation.hpp).
+  bool allocation = false;
+  /// The allocation's pruning checkpoints (vocabulary sizes kept); empty: powers of two.
+  std::vector<std::size_t> allocation_sizes;
+  /// The removal order chosen on each language's even-numbered evaluation lines,
+  /// the pruning curve read on the odd-numbered ones.
+  bool allocation_held_out = false;
 };
 
 /// More resamples than this add nothing a study can read and cost minutes.
@@ -194,6 +205,14 @@ struct LabelAudit {
   VocabularyAudit audit;
   std::string error;     // the row failed: no audit
   double seconds = 0.0;  // wall time of the audit; not deterministic
+};
+
+/// One row's vocabulary allocation (compare --allocation).
+struct LabelAllocation {
+  std::string label;
+  VocabularyAllocation allocation;
+  std::string error;     // the row failed, or the allocation could not run
+  double seconds = 0.0;  // wall time; not deterministic
 };
 
 /// The agreement matrix of the labels serving one language ("" = all the text).
@@ -270,6 +289,9 @@ struct CompareResult {
   /// CompareOptions::agreement: the labels' matrix on every language's evaluation
   /// text together (language ""), or one per language with per_language.
   std::vector<LanguageAgreement> agreement;
+  /// CompareOptions::allocation: one per label, in row order, over the languages
+  /// its rows cover.
+  std::vector<LabelAllocation> allocations;
 };
 
 /// Progress messages for a terminal (stage, fraction in [0,1]).

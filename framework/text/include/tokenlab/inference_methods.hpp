@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -69,6 +70,14 @@ struct InferenceVocabulary {
   std::vector<TokenId> byte_pieces;
   /// BPE merges in rank order, as (left id, right id); empty when not known.
   std::vector<std::pair<TokenId, TokenId>> merges;
+  /// Each merge's rank, parallel to merges, where pairs share one (tiktoken: the
+  /// merged piece's rank, whatever the split); empty: a merge's rank is its index.
+  std::vector<std::uint32_t> merge_ranks;
+  /// merges: a unit that is a piece is that piece, unmerged (tiktoken, HF's
+  /// ignore_merges).
+  bool whole_unit_first = false;
+  /// merges: the first symbols are the unit's bytes, not its characters (tiktoken).
+  bool byte_units = false;
   /// Unigram log probabilities by id; empty when not known.
   std::vector<double> scores;
   /// BERT's rule (WordPiece): a unit with a character no piece covers is one
@@ -88,6 +97,15 @@ class TOKENLAB_API InferenceEngine {
   /// supported, or when a character has no piece and no fallback exists.
   void encode(InferenceMethod method, std::string_view unit, std::vector<TokenId>& out,
               std::vector<std::uint32_t>* ends = nullptr) const;
+  /// encode with the entries whose disabled[id] is non-zero taken out of the
+  /// vocabulary (vocabulary allocation): merges applies no merge that makes one
+  /// (so the later merges that need it never apply either); the other methods
+  /// match no such piece; a character whose piece is disabled falls back as one
+  /// with no piece. made, if given, receives every entry the segmentation builds:
+  /// with merges the first symbols and each merge's result, else the ids.
+  void encode_without(InferenceMethod method, std::string_view unit,
+                      std::span<const std::uint8_t> disabled, std::vector<TokenId>& out,
+                      std::vector<TokenId>* made = nullptr) const;
   /// The bytes of unit that token id stands for when it starts at byte start:
   /// its piece without the continuation prefix, 1 for a byte piece; 0 when
   /// unknown (the unknown token's extent is not in its id).
@@ -99,22 +117,31 @@ class TOKENLAB_API InferenceEngine {
     std::uint32_t end;
     TokenId id;
   };
-  // Every piece matching at each byte position of unit (the lattice), longest last.
-  [[nodiscard]] std::vector<std::vector<Edge>> lattice(std::string_view unit) const;
+  // Every piece not disabled matching at each byte position of unit (the
+  // lattice), longest last.
+  [[nodiscard]] std::vector<std::vector<Edge>> lattice(std::string_view unit,
+                                                       std::span<const std::uint8_t> off) const;
   // The fallback tokens for the character at pos: its byte pieces or the unknown token.
   void fall_back(std::string_view unit, std::size_t pos, std::vector<TokenId>& out,
                  std::vector<std::uint32_t>& ends) const;
-  void encode_unit(InferenceMethod method, std::string_view unit, std::vector<TokenId>& out,
-                   std::vector<std::uint32_t>& ends) const;
-  void encode_greedy(InferenceMethod method, std::string_view unit, std::vector<TokenId>& out,
+  void encode_unit(InferenceMethod method, std::string_view unit, std::span<const std::uint8_t> off,
+                   std::vector<TokenId>& out, std::vector<std::uint32_t>& ends,
+                   std::vector<TokenId>* made) const;
+  void encode_greedy(InferenceMethod method, std::string_view unit,
+                     const std::vector<std::vector<Edge>>& edges, std::vector<TokenId>& out,
                      std::vector<std::uint32_t>& ends) const;
   void encode_longest_token(std::string_view unit, const std::vector<std::vector<Edge>>& edges,
                             std::size_t begin, std::size_t end, std::vector<TokenId>& out,
                             std::vector<std::uint32_t>& ends) const;
-  void encode_best_path(InferenceMethod method, std::string_view unit, std::vector<TokenId>& out,
+  void encode_best_path(InferenceMethod method, std::string_view unit,
+                        const std::vector<std::vector<Edge>>& edges, std::vector<TokenId>& out,
                         std::vector<std::uint32_t>& ends) const;
-  void encode_merges(std::string_view unit, std::vector<TokenId>& out,
-                     std::vector<std::uint32_t>& ends) const;
+  // The first symbols of merges: each character's piece, else its bytes'.
+  void first_symbols(std::string_view unit, std::span<const std::uint8_t> off,
+                     std::vector<TokenId>& symbols, std::vector<std::uint32_t>& ends) const;
+  void encode_merges(std::string_view unit, std::span<const std::uint8_t> off,
+                     std::vector<TokenId>& out, std::vector<std::uint32_t>& ends,
+                     std::vector<TokenId>* made) const;
 
   InferenceVocabulary vocabulary_;
   PieceTrie initial_;       // pieces that may start a unit

@@ -22,7 +22,11 @@
 namespace tokenlab {
 
 /// Shares tokenizer. Throws Error when its vocabulary has no piece at all.
+/// with_rules: the engine also gets what the model's algorithm runs on
+/// (PretrainedModel::rules: a BPE's merges, tiktoken's ranks, a unigram model's
+/// scores), so that it can run it with entries left out (compare --allocation);
+/// then "merges" and "likelihood" are the engine's, not the model's own encoding.
 [[nodiscard]] std::shared_ptr<const InferenceSubject> make_pretrained_inference_subject(
-    std::shared_ptr<const PretrainedTokenizer> tokenizer);
+    std::shared_ptr<const PretrainedTokenizer> tokenizer, bool with_rules = false);
 
 }  // namespace tokenlab

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tokenlab/pretrained/export.hpp"
@@ -75,6 +76,22 @@ class TOKENLAB_PRETRAINED_API PretrainedModel {
   /// library lists them. Throws Error when has_nbest() is false.
   [[nodiscard]] virtual std::vector<Segmentation> nbest(std::string_view piece,
                                                         std::size_t k) const;
+
+  /// What the model's algorithm runs on, so that it can be run again with some
+  /// entries taken out of the vocabulary (compare --allocation): a BPE's merges,
+  /// a unigram model's scores, WordPiece's longest match. Kind none: the model
+  /// exposes none of it.
+  struct Rules {
+    enum class Kind : std::uint8_t { none, merges, likelihood, longest_match };
+    Kind kind = Kind::none;
+    std::vector<std::pair<TokenId, TokenId>> merges{};  // lowest rank first
+    std::vector<std::uint32_t> merge_ranks{};  // parallel to merges; empty: a merge's index
+    std::vector<double> scores{};              // likelihood: the log probability by id
+    bool whole_piece_first = false;            // a piece that is a token stays whole
+    bool byte_units = false;                   // merges start from bytes, not characters
+  };
+  /// The default: none.
+  [[nodiscard]] virtual Rules rules() const { return {}; }
 
   static constexpr TokenId kNoToken = 0xFFFFFFFFu;
 };
