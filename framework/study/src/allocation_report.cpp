@@ -71,8 +71,8 @@ ReportTable allocation_table(const CompareResult& result) {
           std::to_string(lang.saved_by_vocabulary),
           lang.tokens == 0 ? "-"
                            : fixed_decimals(100.0 * static_cast<double>(lang.saved_by_vocabulary) /
-                                       static_cast<double>(lang.tokens),
-                                   1)};
+                                                static_cast<double>(lang.tokens),
+                                            1)};
       for (const std::size_t d : result.options.d_models) {
         row.push_back(fixed_decimals(lang.served_entries * static_cast<double>(d) / 1e6, 3));
         row.push_back(fixed_decimals(v.saved_per_million(l, d), 1));
@@ -141,9 +141,9 @@ ReportTable allocation_pruning_table(const CompareResult& result) {
         t.rows.push_back(
             {row_label(result, a.label), std::to_string(point.kept), language_name(v.languages[l]),
              std::to_string(point.tokens[l]),
-             full == 0
-                 ? "-"
-                 : fixed_decimals(static_cast<double>(point.tokens[l]) / static_cast<double>(full), 4)});
+             full == 0 ? "-"
+                       : fixed_decimals(
+                             static_cast<double>(point.tokens[l]) / static_cast<double>(full), 4)});
       }
   }
   return t;
@@ -173,11 +173,11 @@ ReportTable allocation_entries_table(const CompareResult& result) {
             e.saved[l] > 0 && e.value > 0.0 && tokens > 0
                 ? static_cast<double>(e.saved[l]) / static_cast<double>(tokens) / e.value
                 : 0.0;
-        t.rows.push_back({a.label, std::to_string(e.id), printable(e.piece),
-                          e.removable ? "yes" : "no",
-                          e.removable ? std::to_string(e.removal_rank) : "-", fixed_decimals(e.value, 9),
-                          language_name(v.languages[l]), std::to_string(e.uses[l]),
-                          std::to_string(e.saved[l]), fixed_decimals(share, 6)});
+        t.rows.push_back(
+            {a.label, std::to_string(e.id), printable(e.piece), e.removable ? "yes" : "no",
+             e.removable ? std::to_string(e.removal_rank) : "-", fixed_decimals(e.value, 9),
+             language_name(v.languages[l]), std::to_string(e.uses[l]), std::to_string(e.saved[l]),
+             fixed_decimals(share, 6)});
       }
   }
   return t;

@@ -279,7 +279,7 @@ class BpeModel final : public PretrainedModel {
   TokenId unknown_ = kNone;
   bool unknown_missing_ = false;
   std::array<TokenId, 256> byte_ids_{};
-  PairMap<PairResult> merges_;  // packed pair -> rank and merged id
+  PairMap<PairResult> merges_;                           // packed pair -> rank and merged id
   std::vector<std::pair<TokenId, TokenId>> merge_list_;  // as the file lists them
   static constexpr char32_t kDirect = 0x10000;
   static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
