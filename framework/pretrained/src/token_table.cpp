@@ -1,5 +1,6 @@
 #include "tokenlab/pretrained/token_table.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "tokenlab/error.hpp"
@@ -56,22 +57,17 @@ void TokenTable::reserve(std::size_t n) {
   if (capacity > slots_.size()) rehash(capacity);
 }
 
-bool TokenTable::insert(TokenId id, std::string token, const std::string& where) {
-  if (id > kMaxId)
-    throw Error(where + ": id " + std::to_string(id) + " is larger than tokenlab accepts (" +
-                std::to_string(kMaxId) + ")");
+TokenTable::Clash TokenTable::add(TokenId id, std::string& token) {
+  if (id > kMaxId) return {.kind = Clash::id_has_token};  // fail() names it first
   if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 1024 : slots_.size() * 2);
   const std::uint64_t h = hash(token);
   const std::size_t s = slot_of(token, h);
   if (slots_[s] != 0) {
     const TokenId existing = static_cast<TokenId>((slots_[s] & 0xFFFFFFFFu) - 1);
-    if (existing == id) return false;
-    throw Error(where + ": token \"" + token + "\" has two ids, " + std::to_string(existing) +
-                " and " + std::to_string(id));
+    if (existing == id) return {.repeated = true};
+    return {.kind = Clash::token_has_id, .other = existing};
   }
-  if (id < present_.size() && present_[id])
-    throw Error(where + ": id " + std::to_string(id) + " is given to two tokens, \"" + tokens_[id] +
-                "\" and \"" + token + "\"");
+  if (id < present_.size() && present_[id]) return {.kind = Clash::id_has_token};
   if (id >= tokens_.size()) {
     tokens_.resize(id + 1);
     present_.resize(id + 1, false);
@@ -80,7 +76,23 @@ bool TokenTable::insert(TokenId id, std::string token, const std::string& where)
   tokens_[id] = std::move(token);
   slots_[s] = ((h >> 32) << 32) | (std::uint64_t{id} + 1);
   ++count_;
-  return true;
+  return {};
+}
+
+void TokenTable::fail(const Clash& clash, TokenId id, const std::string& token,
+                      const std::string& where) const {
+  if (id > kMaxId)
+    throw Error(where + ": id " + std::to_string(id) + " is larger than tokenlab accepts (" +
+                std::to_string(kMaxId) + ")");
+  if (clash.kind == Clash::token_has_id)
+    throw Error(where + ": token \"" + token + "\" has two ids, " + std::to_string(clash.other) +
+                " and " + std::to_string(id));
+  throw Error(where + ": id " + std::to_string(id) + " is given to two tokens, \"" + tokens_[id] +
+              "\" and \"" + token + "\"");
+}
+
+bool TokenTable::insert(TokenId id, std::string token, const std::string& where) {
+  return insert(id, std::move(token), [&] { return where; });
 }
 
 std::optional<TokenId> TokenTable::find(std::string_view token) const noexcept {
@@ -88,6 +100,39 @@ std::optional<TokenId> TokenTable::find(std::string_view token) const noexcept {
   const std::uint64_t slot = slots_[slot_of(token, hash(token))];
   if (slot == 0) return std::nullopt;
   return static_cast<TokenId>((slot & 0xFFFFFFFFu) - 1);
+}
+
+void TokenTable::find_all(std::span<const std::string_view> tokens,
+                          std::span<TokenId> ids) const noexcept {
+  if (slots_.empty()) {
+    std::fill(ids.begin(), ids.end(), kNotFound);
+    return;
+  }
+  // Three stages kDistance lookups apart: prefetch a lookup's home slot; then,
+  // the slot in cache, prefetch the token its tag names (the string to compare,
+  // usually inside the std::string); then look it up, both now in cache.
+  constexpr std::size_t kDistance = 8;
+  constexpr std::size_t kBatch = 64;
+  std::uint64_t hashes[kBatch];
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t batch = 0; batch < tokens.size(); batch += kBatch) {
+    const std::size_t n = std::min(kBatch, tokens.size() - batch);
+    for (std::size_t i = 0; i < n + 2 * kDistance; ++i) {
+      if (i < n) {
+        hashes[i] = hash(tokens[batch + i]);
+        __builtin_prefetch(&slots_[hashes[i] & mask]);
+      }
+      if (i >= kDistance && i - kDistance < n) {
+        const std::uint64_t slot = slots_[hashes[i - kDistance] & mask];
+        if (slot != 0) __builtin_prefetch(&tokens_[(slot & 0xFFFFFFFFu) - 1]);
+      }
+      if (i >= 2 * kDistance) {
+        const std::size_t j = i - 2 * kDistance;
+        const std::uint64_t slot = slots_[slot_of(tokens[batch + j], hashes[j])];
+        ids[batch + j] = slot == 0 ? kNotFound : static_cast<TokenId>((slot & 0xFFFFFFFFu) - 1);
+      }
+    }
+  }
 }
 
 const std::string* TokenTable::token(TokenId id) const noexcept {

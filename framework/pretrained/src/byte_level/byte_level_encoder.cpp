@@ -220,8 +220,7 @@ std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_vie
 }
 
 std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
-    std::string_view pattern, const TokenTable& tokens,
-    const std::vector<std::pair<std::string, std::string>>& merges,
+    std::string_view pattern, const TokenTable& tokens, std::span<const hf_detail::MergeIds> merges,
     const BpeModelOptions& options) {
   if (!is_preset_pattern(pattern) || !options.continuing_subword_prefix.empty() ||
       !options.end_of_word_suffix.empty() || options.byte_fallback ||
@@ -232,55 +231,63 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   // GPT-2's alphabet back to bytes: a token spelled otherwise can never be a
   // byte-level piece's part, nor can a merge with one; both are left out.
   const auto& alphabet = byte_level_alphabet();
-  std::vector<int> byte_of(0x200, -1);  // the alphabet ends at U+0143
+  std::array<std::int16_t, 0x200> byte_of;  // the alphabet ends at U+0143
+  byte_of.fill(-1);
   for (unsigned b = 0; b < 256; ++b) {
     std::string spelled;
     utf8::append(spelled, alphabet[b]);
     const auto id = tokens.find(spelled);
     if (!id || alphabet[b] >= byte_of.size()) return nullptr;  // HF: the unknown token
     encoder->set_byte(static_cast<unsigned char>(b), *id);
-    byte_of[alphabet[b]] = static_cast<int>(b);
+    byte_of[alphabet[b]] = static_cast<std::int16_t>(b);
   }
-  const auto to_bytes = [&](std::string_view spelled, std::string& bytes) {
-    bytes.clear();
-    for (std::size_t i = 0; i < spelled.size();) {
-      const std::size_t length = utf8::sequence_length(spelled, i);
-      const char32_t c = length ? utf8::decode_at(spelled, i) : 0x1FF;
-      if (c >= byte_of.size() || byte_of[c] < 0) return false;
-      bytes += static_cast<char>(byte_of[c]);
-      i += length;
-    }
-    return true;
-  };
-  std::vector<std::string> spelled_bytes;  // what entries view
-  std::vector<TokenId> ids;
-  spelled_bytes.reserve(tokens.size());
+  // Every token's bytes end to end in one string (a token's bytes are no longer
+  // than its spelling, so reserving the spellings' length keeps the views
+  // valid). spelling[id]: 1 the token is spelled in the alphabet, 2 it is empty
+  // (no piece's part: a merge with it leaves this encoder out), 0 otherwise.
+  std::size_t spelled_length = 0;
+  for (TokenId id = 0; id < tokens.id_limit(); ++id)
+    if (const std::string* token = tokens.token(id)) spelled_length += token->size();
   std::string bytes;
+  bytes.reserve(spelled_length);
+  std::vector<std::uint8_t> spelling(tokens.id_limit(), 0);
+  std::vector<ByteTable::Entry> entries;
+  entries.reserve(tokens.size());
   for (TokenId id = 0; id < tokens.id_limit(); ++id) {
     const std::string* token = tokens.token(id);
-    if (!token || token->empty() || !to_bytes(*token, bytes)) continue;
-    spelled_bytes.push_back(bytes);
-    ids.push_back(id);
-  }
-  std::vector<ByteTable::Entry> entries;
-  entries.reserve(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) entries.push_back({spelled_bytes[i], ids[i]});
-  encoder->set_tokens(entries);
-  // As HF's map (and BpeModel, which has checked every merge): a repeated pair
-  // keeps its last rank. Looked up by bytes in the encoder's own table (a
-  // probe is a cache line there, three in TokenTable).
-  encoder->reserve_merges(merges.size());
-  std::string left_bytes;
-  std::string right_bytes;
-  for (std::size_t i = 0; i < merges.size(); ++i) {
-    if (!to_bytes(merges[i].first, left_bytes) || !to_bytes(merges[i].second, right_bytes))
+    if (!token) continue;
+    if (token->empty()) {
+      spelling[id] = 2;
       continue;
-    const TokenId left = encoder->token_of(left_bytes);
-    const TokenId right = encoder->token_of(right_bytes);
-    const TokenId merged = encoder->token_of(left_bytes + right_bytes);
-    if (left == ByteTable::kNone || right == ByteTable::kNone || merged == ByteTable::kNone)
-      return nullptr;
-    encoder->add_merge(left, right, static_cast<std::uint32_t>(i), merged);
+    }
+    const std::size_t start = bytes.size();
+    bool ok = true;
+    for (std::size_t i = 0; ok && i < token->size();) {
+      const std::size_t length = utf8::sequence_length(*token, i);
+      const char32_t c = length ? utf8::decode_at(*token, i) : 0x1FF;
+      ok = c < byte_of.size() && byte_of[c] >= 0;
+      if (ok) bytes += static_cast<char>(byte_of[c]);
+      i += length ? length : 1;
+    }
+    if (!ok) {
+      bytes.resize(start);
+      continue;
+    }
+    spelling[id] = 1;
+    entries.push_back({std::string_view(bytes).substr(start), id});
+  }
+  encoder->set_tokens(entries);
+  // As HF's map (and BpeModel): a repeated pair keeps its last rank. The ids
+  // are the reader's (hf/merge_ids.hpp): a merge of tokens spelled in the
+  // alphabet makes one, whose bytes are theirs end to end.
+  encoder->reserve_merges(merges.size());
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    const std::uint8_t left = spelling[merges[i].left];
+    const std::uint8_t right = spelling[merges[i].right];
+    if (left == 2 || right == 2) return nullptr;
+    if (left == 1 && right == 1)
+      encoder->add_merge(merges[i].left, merges[i].right, static_cast<std::uint32_t>(i),
+                         merges[i].merged);
   }
   encoder->finish();
   return encoder;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "byte_level/byte_table.hpp"
+#include "hf/merge_ids.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/regex.hpp"
@@ -101,9 +102,10 @@ std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_vie
 /// then ByteLevel without prefix space or regex, and whose BPE model spells its
 /// tokens in GPT-2's byte alphabet; nullptr when the model's options or
 /// vocabulary do not fit (a byte without a token, prefixes, byte fallback).
+/// merges: the model's merges resolved to ids (hf/merge_ids.hpp).
 std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
-    std::string_view pattern, const TokenTable& tokens,
-    const std::vector<std::pair<std::string, std::string>>& merges, const BpeModelOptions& options);
+    std::string_view pattern, const TokenTable& tokens, std::span<const hf_detail::MergeIds> merges,
+    const BpeModelOptions& options);
 
 /// Whether pattern has a hand-written matcher (tokenlab/regex.hpp's presets).
 bool is_preset_pattern(std::string_view pattern) noexcept;

@@ -29,7 +29,7 @@ void ByteTable::insert(std::span<const Entry> entries) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
     if (e.bytes.size() > ShortKey::kMaxBytes) {
-      if (!long_.find(e.bytes)) long_.insert(e.id, std::string(e.bytes), "byte-level table");
+      long_.emplace(std::string(e.bytes), e.id);  // a repeated key keeps its first id
       continue;
     }
     order[starts[bucket_of(ShortKey::of(e.bytes))]++] = static_cast<std::uint32_t>(i);
@@ -51,8 +51,8 @@ void ByteTable::insert_one(const ShortKey& key, TokenId id) {
 }
 
 TokenId ByteTable::find_long(std::string_view bytes) const noexcept {
-  const auto id = long_.find(bytes);
-  return id ? *id : kNone;
+  const auto it = long_.find(bytes);
+  return it == long_.end() ? kNone : it->second;
 }
 
 }  // namespace tokenlab::byte_level_detail

@@ -4,8 +4,8 @@
 // hash and, almost always, one cache line. TokenTable, the general table, keeps
 // a hash tag and the id and then compares the token's std::string: three cache
 // misses a probe on a 200k vocabulary, 43% of o200k's encoding time.
-// Keys over 23 bytes (rare tokens such as long runs of '=') live in a
-// TokenTable beside it.
+// Keys over 23 bytes (rare tokens such as long runs of '=') live in a small
+// map beside it.
 //
 //   ByteTable t(2);
 //   t.insert(entries);   // {" the", 279}, ...
@@ -16,10 +16,12 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "byte_level/short_key.hpp"
-#include "tokenlab/pretrained/token_table.hpp"
+#include "tokenlab/types.hpp"
+#include "tokenlab/vocabulary.hpp"  // StringHash
 
 namespace tokenlab::byte_level_detail {
 
@@ -74,7 +76,10 @@ class ByteTable {
   std::vector<std::uint8_t> tags_;
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
-  TokenTable long_;
+  // Not a TokenTable: that one is indexed by id, and a few hundred long tokens
+  // with ids up to 200k made it a 6 MB vector of empty strings, grown by
+  // doubling: a quarter of loading o200k.
+  std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> long_;
 };
 
 }  // namespace tokenlab::byte_level_detail

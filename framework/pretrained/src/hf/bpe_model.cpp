@@ -3,11 +3,13 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "hf/merge_ids.hpp"
 #include "merge_cuts.hpp"
 #include "model_common.hpp"
 #include "tokenlab/alphabet.hpp"
@@ -29,10 +31,9 @@ constexpr TokenId kNone = PretrainedModel::kNoToken;
 
 class BpeModel final : public PretrainedModel {
  public:
-  BpeModel(std::shared_ptr<const TokenTable> tokens,
-           const std::vector<std::pair<std::string, std::string>>& merges,
+  BpeModel(std::shared_ptr<const TokenTable> tokens, std::vector<hf_detail::MergeIds> merges,
            const BpeModelOptions& options, const std::string& where)
-      : tokens_(std::move(tokens)), options_(options) {
+      : tokens_(std::move(tokens)), options_(options), merge_ids_(std::move(merges)) {
     if (options.dropout && *options.dropout != 0.0 &&
         !(*options.dropout > 0.0 && *options.dropout <= 1.0))
       throw Error(where + ".dropout: " + std::to_string(*options.dropout) +
@@ -53,52 +54,33 @@ class BpeModel final : public PretrainedModel {
         byte_ids_[b] = id ? *id : kNone;
       }
     }
-    const std::size_t prefix = options.continuing_subword_prefix.size();
-    merges_.reserve(merges.size());
-    std::string merged;
-    for (std::size_t i = 0; i < merges.size(); ++i) {
-      const auto& [a, b] = merges[i];
-      const auto id_a = tokens_->find(a);
-      const auto id_b = tokens_->find(b);
-      const std::string here = where + ".merges[" + std::to_string(i) + "]";
-      if (!id_a) throw Error(here + ": \"" + a + "\" is not in the vocabulary");
-      if (!id_b) throw Error(here + ": \"" + b + "\" is not in the vocabulary");
-      if (b.size() < prefix)
-        throw Error(here + ": \"" + b + "\" is shorter than the continuing subword prefix");
-      merged.assign(a);
-      merged.append(b, prefix, std::string::npos);
-      const auto id = tokens_->find(merged);
-      if (!id) throw Error(here + ": the merged token \"" + merged + "\" is not in the vocabulary");
-      // As HF's map: a repeated pair keeps its last rank.
-      merges_.insert_or_assign(pack_pair(*id_a, *id_b), {static_cast<std::uint32_t>(i), *id});
-      merge_list_.emplace_back(*id_a, *id_b);
-    }
     plain_ = options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty();
-    if (plain_) index_characters();
   }
 
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
     if (whole_token(piece, out)) return;
-    if (cuts_.empty()) {
+    const Tables& t = tables();
+    if (t.cuts.empty()) {
       encode_cached(piece, out);
       return;
     }
     // Whole-line BPE (SentencePiece-style: the line is one piece, spaces are
     // "▁"): merged in parts no merge reaches across, each found in the cache
     // the next time it comes.
-    cuts_.for_each_part(piece, [&](std::string_view part) { encode_cached(part, out); });
+    t.cuts.for_each_part(piece, [&](std::string_view part) { encode_cached(part, out); });
   }
 
   void encode_plain(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
     if (whole_token(piece, out)) return;
+    (void)tables();
     merge(piece, out);
   }
 
   [[nodiscard]] std::string type() const override { return "BPE"; }
   [[nodiscard]] std::string describe() const override {
-    std::string d = std::to_string(merges_.size()) + " merges";
+    std::string d = std::to_string(tables().merges.size()) + " merges";
     if (options_.byte_fallback) d += ", byte fallback";
     if (options_.fuse_unknown) d += ", fuse unknown";
     if (options_.ignore_merges) d += ", ignore merges";
@@ -116,7 +98,8 @@ class BpeModel final : public PretrainedModel {
     if (!options_.continuing_subword_prefix.empty() || !options_.end_of_word_suffix.empty())
       return r;
     r.kind = Rules::Kind::merges;
-    r.merges = merge_list_;
+    r.merges.reserve(merge_ids_.size());
+    for (const auto& m : merge_ids_) r.merges.emplace_back(m.left, m.right);
     r.whole_piece_first = options_.ignore_merges;
     return r;
   }
@@ -145,7 +128,7 @@ class BpeModel final : public PretrainedModel {
   }
 
   [[nodiscard]] PairResult pair_result(TokenId left, TokenId right) const {
-    const PairResult* found = merges_.find(pack_pair(left, right));
+    const PairResult* found = tables_.merges.find(pack_pair(left, right));
     return found ? *found : PairResult{UINT32_MAX, 0};
   }
 
@@ -184,16 +167,37 @@ class BpeModel final : public PretrainedModel {
   [[nodiscard]] TokenId character_id(std::string_view piece, std::size_t i,
                                      std::size_t length) const {
     const char32_t c = utf8::decode_at(piece, i);
-    if (c < kDirect) return direct_[c];
+    if (c < kDirect) return tables_.direct[c];
     const auto id = tokens_->find(piece.substr(i, length));
     return id ? *id : kNone;
+  }
+
+  // What encoding needs beyond the vocabulary, built at the first encode
+  // (thread-safe): a fused byte-level encoder stands in for this model on a
+  // byte-level file, and building them for nothing was a third of its loading.
+  struct Tables {
+    PairMap<PairResult> merges;   // packed pair -> rank and merged id
+    std::vector<TokenId> direct;  // plain_: BMP code point -> its one-character token
+    MergeCuts cuts;               // plain_ and not ignore_merges: where a piece may be cut
+  };
+  const Tables& tables() const {
+    std::call_once(built_, [this] { build_tables(); });
+    return tables_;
+  }
+  void build_tables() const {
+    tables_.merges.reserve(merge_ids_.size());
+    // As HF's map: a repeated pair keeps its last rank.
+    for (std::size_t i = 0; i < merge_ids_.size(); ++i)
+      tables_.merges.insert_or_assign(pack_pair(merge_ids_[i].left, merge_ids_[i].right),
+                                      {static_cast<std::uint32_t>(i), merge_ids_[i].merged});
+    if (plain_) index_characters();
   }
 
   // For plain models (no prefix or suffix): the one-character tokens of the
   // Basic Multilingual Plane in a table (the first step of every piece looked
   // each character up in the vocabulary's hash), and where pieces may be cut.
-  void index_characters() {
-    direct_.assign(kDirect, kNone);
+  void index_characters() const {
+    tables_.direct.assign(kDirect, kNone);
     std::vector<std::string_view> all;
     std::vector<std::string_view> own;
     for (TokenId id = 0; id < tokens_->id_limit(); ++id) {
@@ -205,9 +209,9 @@ class BpeModel final : public PretrainedModel {
       const auto found = tokens_->find(*token);
       if (!found) continue;
       own.emplace_back(*token);
-      if (const char32_t c = utf8::decode_at(*token, 0); c < kDirect) direct_[c] = *found;
+      if (const char32_t c = utf8::decode_at(*token, 0); c < kDirect) tables_.direct[c] = *found;
     }
-    if (!options_.ignore_merges) cuts_ = MergeCuts(all, own);
+    if (!options_.ignore_merges) tables_.cuts = MergeCuts(all, own);
   }
 
   void initial_symbols(std::string_view piece, std::vector<Symbol>& symbols) const {
@@ -279,13 +283,12 @@ class BpeModel final : public PretrainedModel {
   TokenId unknown_ = kNone;
   bool unknown_missing_ = false;
   std::array<TokenId, 256> byte_ids_{};
-  PairMap<PairResult> merges_;                           // packed pair -> rank and merged id
-  std::vector<std::pair<TokenId, TokenId>> merge_list_;  // as the file lists them
+  std::vector<hf_detail::MergeIds> merge_ids_;  // as the file lists them
   static constexpr char32_t kDirect = 0x10000;
   static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
   bool plain_ = false;                           // no continuing prefix, no end-of-word suffix
-  std::vector<TokenId> direct_;  // plain_: BMP code point -> its one-character token
-  MergeCuts cuts_;               // plain_ and not ignore_merges: where a piece may be cut
+  mutable std::once_flag built_;
+  mutable Tables tables_;  // set once, by tables()
   const std::uint64_t serial_ = new_model_identity();
 };
 
@@ -295,7 +298,17 @@ std::unique_ptr<PretrainedModel> make_bpe_model(
     std::shared_ptr<const TokenTable> tokens,
     const std::vector<std::pair<std::string, std::string>>& merges, const BpeModelOptions& options,
     const std::string& where) {
-  return std::make_unique<BpeModel>(std::move(tokens), merges, options, where);
+  const std::vector<std::pair<std::string_view, std::string_view>> views(merges.begin(),
+                                                                         merges.end());
+  auto ids = hf_detail::resolve_merges(*tokens, views, options.continuing_subword_prefix, where);
+  return hf_detail::make_bpe_model(std::move(tokens), std::move(ids), options, where);
+}
+
+std::unique_ptr<PretrainedModel> hf_detail::make_bpe_model(std::shared_ptr<const TokenTable> tokens,
+                                                           std::vector<MergeIds> merges,
+                                                           const BpeModelOptions& options,
+                                                           const std::string& where) {
+  return std::make_unique<BpeModel>(std::move(tokens), std::move(merges), options, where);
 }
 
 }  // namespace tokenlab

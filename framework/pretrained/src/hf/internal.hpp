@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "hf/merge_ids.hpp"
 #include "json_value.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
@@ -42,7 +43,7 @@ std::vector<std::string> unigram_score_digits(std::string copy);
 // bpe, when given, receives a BPE model's merges and options (for
 // make_hf_byte_level).
 struct BpeParts {
-  std::vector<std::pair<std::string, std::string>> merges;
+  std::vector<MergeIds> merges;
   BpeModelOptions options;
 };
 void read_model(const json::Value& model, PretrainedPipeline& p, const std::string& file,

@@ -220,19 +220,52 @@ void add_decoders(const Value& v, std::vector<std::unique_ptr<DecoderStep>>& out
 }
 namespace {
 
-// A {token: id} vocabulary into the table.
+// A {token: id} vocabulary into the table. Each member's JSON path is spelled
+// only for an error: spelling 200,000 of them was a tenth of loading GPT-4o.
 void read_vocab_object(const Value& vocab, TokenTable& tokens, const std::string& file) {
   if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
   tokens.reserve(vocab.raw().MemberCount());
   for (auto it = vocab.raw().MemberBegin(); it != vocab.raw().MemberEnd(); ++it) {
-    std::string token(it->name.GetString(), it->name.GetStringLength());
-    const Value id(it->value, vocab.child_path("\"" + token + "\""), file);
-    const auto n = id.unsigned_integer();
-    if (n > TokenTable::kMaxId) id.fail("id " + std::to_string(n) + " is too large");
-    if (!tokens.insert(static_cast<TokenId>(n), std::move(token), file + ": " + id.path()))
-      vocab.fail("the member \"" + std::string(it->name.GetString(), it->name.GetStringLength()) +
+    const std::string_view name(it->name.GetString(), it->name.GetStringLength());
+    const auto id = [&] {
+      return Value(it->value, vocab.child_path("\"" + std::string(name) + "\""), file);
+    };
+    if (!it->value.IsUint64()) (void)id().unsigned_integer();  // throws, naming the member
+    const auto n = it->value.GetUint64();
+    if (n > TokenTable::kMaxId) id().fail("id " + std::to_string(n) + " is too large");
+    if (!tokens.insert(static_cast<TokenId>(n), std::string(name),
+                       [&] { return file + ": " + id().path(); }))
+      vocab.fail("the member \"" + std::string(name) +
                  "\" appears more than once (a JSON object's names must be distinct)");
   }
+}
+
+// model.merges as views into the document: "left right" strings, or pairs.
+std::vector<std::pair<std::string_view, std::string_view>> merge_views(const Value& list) {
+  std::vector<std::pair<std::string_view, std::string_view>> merges;
+  merges.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const rapidjson::Value& raw = list.raw()[static_cast<rapidjson::SizeType>(i)];
+    if (raw.IsString()) {  // the common case, without a Value (and its path) for each
+      const std::string_view s(raw.GetString(), raw.GetStringLength());
+      const auto space = s.find(' ');
+      if (space != std::string_view::npos && s.find(' ', space + 1) == std::string_view::npos) {
+        merges.emplace_back(s.substr(0, space), s.substr(space + 1));
+        continue;
+      }
+    }
+    const Value m = list.at(i);
+    if (m.is_string()) {
+      m.fail("expected \"left right\" (two tokens and one space), found \"" +
+             std::string(m.string()) + "\"");
+    } else if (m.is_array()) {
+      if (m.size() != 2) m.fail("expected a pair of tokens");
+      merges.emplace_back(m.at(0).string(), m.at(1).string());
+    } else {
+      m.fail("expected \"left right\" or [left, right], found " + m.kind());
+    }
+  }
+  return merges;
 }
 
 }  // namespace
@@ -296,25 +329,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
                         "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
                         "byte_fallback", "ignore_merges"});
     read_vocab_object(model.member("vocab"), *table, file);
-    std::vector<std::pair<std::string, std::string>> merges;
-    const Value list = model.member("merges");
-    merges.reserve(list.size());
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const Value m = list.at(i);
-      if (m.is_string()) {
-        const std::string_view s = m.string();
-        const auto space = s.find(' ');
-        if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos)
-          m.fail("expected \"left right\" (two tokens and one space), found \"" + std::string(s) +
-                 "\"");
-        merges.emplace_back(s.substr(0, space), s.substr(space + 1));
-      } else if (m.is_array()) {
-        if (m.size() != 2) m.fail("expected a pair of tokens");
-        merges.emplace_back(m.at(0).string(), m.at(1).string());
-      } else {
-        m.fail("expected \"left right\" or [left, right], found " + m.kind());
-      }
-    }
+    const auto merges = merge_views(model.member("merges"));
     BpeModelOptions options;
     options.unknown_token = model.optional_string("unk_token");
     options.continuing_subword_prefix =
@@ -330,8 +345,10 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
             "BPE-dropout makes HF's encode random; tokenlab reads only files without it "
             "(sample with a trained model instead)");
     }
-    p.model = make_bpe_model(p.tokens, merges, options, file + ": " + model.path());
-    if (bpe) *bpe = BpeParts{std::move(merges), std::move(options)};
+    const std::string where = file + ": " + model.path();
+    auto ids = resolve_merges(*table, merges, options.continuing_subword_prefix, where);
+    if (bpe) *bpe = BpeParts{ids, options};
+    p.model = make_bpe_model(p.tokens, std::move(ids), options, where);
   } else if (type == "WordPiece") {
     model.only_members(
         {"type", "vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"});

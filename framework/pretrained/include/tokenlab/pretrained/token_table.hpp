@@ -16,8 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tokenlab/pretrained/export.hpp"
@@ -36,13 +38,29 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   /// the id exceeds kMaxId. Re-inserting the same (id, token) pair is a no-op that
   /// returns false (a reader of a {token: id} object refuses it: a name twice).
   bool insert(TokenId id, std::string token, const std::string& where);
+  /// As above, but where() (returning the place as a std::string) is called only
+  /// to spell an error: a reader of 200,000 tokens must not build 200,000
+  /// messages it never shows.
+  template <class Where>
+  requires std::is_invocable_r_v<std::string, const Where&>
+  bool insert(TokenId id, std::string token, const Where& where) {
+    const Clash clash = add(id, token);
+    if (clash.kind != Clash::none) fail(clash, id, token, where());
+    return !clash.repeated;
+  }
   [[nodiscard]] std::optional<TokenId> find(std::string_view token) const noexcept;
+  /// ids[i] = the id of tokens[i], or kNotFound; the same as find() on each, but
+  /// with the cache misses of many lookups overlapped (a tokenizer.json's
+  /// 200,000 merges are three lookups each, two cache misses a lookup).
+  static constexpr TokenId kNotFound = 0xFFFFFFFFu;
+  void find_all(std::span<const std::string_view> tokens, std::span<TokenId> ids) const noexcept;
   /// The token of id, or nullptr when id is a gap or out of range.
   [[nodiscard]] const std::string* token(TokenId id) const noexcept;
   /// One past the largest id: the number of rows an embedding matrix needs.
   [[nodiscard]] std::size_t id_limit() const noexcept { return tokens_.size(); }
   /// The number of tokens (id_limit() minus the gaps).
   [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  /// Room for n tokens with ids below n, so that inserting them allocates nothing.
   void reserve(std::size_t n);
 
  private:
@@ -50,6 +68,15 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   // and id + 1 (0 = empty). Real vocabularies have 30k-260k tokens and every
   // encoded piece looks several up, so a probe must touch one cache line, not a
   // node per entry as std::unordered_map does.
+  // What add() found in the way of an insertion.
+  struct Clash {
+    enum Kind { none, token_has_id, id_has_token } kind = none;
+    bool repeated = false;  // the same (id, token) again: not an error here
+    TokenId other = 0;      // the token's other id (token_has_id)
+  };
+  Clash add(TokenId id, std::string& token);
+  [[noreturn]] void fail(const Clash& clash, TokenId id, const std::string& token,
+                         const std::string& where) const;
   static std::uint64_t hash(std::string_view token) noexcept;
   void rehash(std::size_t capacity);
   [[nodiscard]] std::size_t slot_of(std::string_view token, std::uint64_t h) const noexcept;

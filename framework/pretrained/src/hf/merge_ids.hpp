@@ -1,0 +1,46 @@
+// File: hf/merge_ids.hpp (private to tokenlab_pretrained)
+// A tokenizer.json's BPE merges as token ids, looked up once while the file is
+// read: the model and the fused byte-level encoder both take them, so neither
+// looks 200,000 token strings up again (three lookups a merge were two thirds
+// of loading GPT-4o's tokenizer.json).
+//
+//   const auto ids = resolve_merges(table, {{"a", "b"}}, "", "tokenizer.json: model");
+//   ids[0] == MergeIds{*table.find("a"), *table.find("b"), *table.find("ab")}
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/pretrained/token_table.hpp"
+
+namespace tokenlab::hf_detail {
+
+struct MergeIds {
+  TokenId left;
+  TokenId right;
+  TokenId merged;  // left's token then right's without the continuing prefix
+  friend bool operator==(const MergeIds&, const MergeIds&) = default;
+};
+
+/// Each merge (left, right) as ids, in order. Throws Error naming
+/// where.merges[i] when a token is not in tokens, right is shorter than
+/// prefix, or the merged token is not in tokens (HF refuses such a file too).
+std::vector<MergeIds> resolve_merges(
+    const TokenTable& tokens, std::span<const std::pair<std::string_view, std::string_view>> merges,
+    std::string_view prefix, const std::string& where);
+
+/// HF's BPE model over merges already resolved against tokens (as
+/// make_bpe_model, which resolves them itself). The merge table and the
+/// character index are built at the first encode, not here: a byte-level file's
+/// fused encoder never needs them.
+std::unique_ptr<PretrainedModel> make_bpe_model(std::shared_ptr<const TokenTable> tokens,
+                                                std::vector<MergeIds> merges,
+                                                const BpeModelOptions& options,
+                                                const std::string& where);
+
+}  // namespace tokenlab::hf_detail
