@@ -38,7 +38,7 @@ std::size_t TokenTable::slot_of(std::string_view token, std::uint64_t h) const n
 }
 
 void TokenTable::rehash(std::size_t capacity) {
-  std::vector<std::uint64_t> old = std::move(slots_);
+  auto old = std::move(slots_);
   slots_.assign(capacity, 0);
   const std::size_t mask = capacity - 1;
   for (const std::uint64_t slot : old) {
@@ -93,6 +93,36 @@ void TokenTable::fail(const Clash& clash, TokenId id, const std::string& token,
 
 bool TokenTable::insert(TokenId id, std::string token, const std::string& where) {
   return insert(id, std::move(token), [&] { return where; });
+}
+
+std::size_t TokenTable::insert_new(std::span<const Row> rows) {
+  // Each row's home slot prefetched kDistance rows ahead (a table reserved
+  // beforehand does not move meanwhile; if it grows, the hints are only stale).
+  constexpr std::size_t kDistance = 16;
+  std::uint64_t hashes[kDistance];
+  const auto prefetch = [&](std::size_t i) {
+    hashes[i % kDistance] = hash(rows[i].token);
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hashes[i % kDistance] & (slots_.size() - 1)]);
+  };
+  for (std::size_t i = 0; i < std::min(kDistance, rows.size()); ++i) prefetch(i);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    const std::uint64_t h = hashes[i % kDistance];
+    if (i + kDistance < rows.size()) prefetch(i + kDistance);
+    if (row.id > kMaxId || (row.id < present_.size() && present_[row.id])) return i;
+    if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 1024 : slots_.size() * 2);
+    const std::size_t s = slot_of(row.token, h);
+    if (slots_[s] != 0) return i;
+    if (row.id >= tokens_.size()) {
+      tokens_.resize(row.id + 1);
+      present_.resize(row.id + 1, false);
+    }
+    present_[row.id] = true;
+    tokens_[row.id].assign(row.token);
+    slots_[s] = ((h >> 32) << 32) | (std::uint64_t{row.id} + 1);
+    ++count_;
+  }
+  return rows.size();
 }
 
 std::optional<TokenId> TokenTable::find(std::string_view token) const noexcept {

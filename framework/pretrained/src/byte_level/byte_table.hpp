@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "byte_level/short_key.hpp"
+#include "tokenlab/pretrained/huge_page_allocator.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/vocabulary.hpp"  // StringHash
 
@@ -72,7 +73,7 @@ class ByteTable {
   [[nodiscard]] TokenId find_long(std::string_view bytes) const noexcept;
   void insert_one(const ShortKey& key, TokenId id);
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   std::vector<std::uint8_t> tags_;
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
