@@ -2,6 +2,7 @@
 // place (JSON path, line, byte offset) and what is wrong there.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -62,6 +63,20 @@ TEST_CASE("malformed JSON names the line and byte offset", "[pretrained][errors]
   CHECK_THAT(json_error("[1, 2]"),
              Contains("tokenizer.json: the document: expected a JSON object"));
   CHECK_THAT(json_error(""), StartsWith("tokenizer.json: line 1 (byte 0): malformed JSON"));
+}
+
+TEST_CASE("malformed JSON after many lines and \\n escapes names the line of the file",
+          "[pretrained][errors]") {
+  // Lines of 1 to 20 bytes, so that line ends fall at every offset of an
+  // 8-byte word; the "\\n" escapes, decoded in place, are no line ends.
+  std::string json = "{\"x\": \"a\\nb\\nc\",\n";
+  for (int line = 2; line <= 40; ++line)
+    json += "\"k" + std::to_string(line) +
+            "\":" + std::string(static_cast<std::size_t>(line % 20), ' ') + "1,\n";
+  const std::size_t offset = json.size();
+  json += "}";  // a name expected after the last comma
+  CHECK_THAT(json_error(json), StartsWith("tokenizer.json: line 41 (byte " +
+                                          std::to_string(offset) + "): malformed JSON"));
 }
 
 TEST_CASE("a value of the wrong type names its JSON path and both types", "[pretrained][errors]") {
@@ -201,6 +216,30 @@ TEST_CASE("a rank file with a rank given twice names the line", "[pretrained][er
              Contains("gpt2.tiktoken: line 257: rank 65 is given twice"));
   CHECK_THAT(rank_file_error(byte_ranks() + "QQ== 300\n"),
              Contains("gpt2.tiktoken: line 257: token \"A\" has two ids, 65 and 300"));
+}
+
+TEST_CASE("a clash after thousands of ranks names its line, and the earlier clash comes first",
+          "[pretrained][errors][tiktoken]") {
+  // 5,000 two-byte tokens (ranks 256 on), read in batches: the errors must
+  // still name the first bad line, as reading line by line would.
+  std::string file = byte_ranks();
+  for (int i = 0; i < 5000; ++i) {
+    const int a = 32 + i / 95;
+    const int b = 32 + i % 95;
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const std::uint32_t bits =
+        (static_cast<std::uint32_t>(a) << 16) | (static_cast<std::uint32_t>(b) << 8);
+    file += std::string{kAlphabet[bits >> 18], kAlphabet[(bits >> 12) & 63],
+                        kAlphabet[(bits >> 6) & 63], '='} +
+            " " + std::to_string(256 + i) + "\n";
+  }
+  CHECK_THAT(rank_file_error(file + "QQ== 9000\n"),
+             Contains("gpt2.tiktoken: line 5257: token \"A\" has two ids, 65 and 9000"));
+  CHECK_THAT(rank_file_error(file + "aGU= 300\na@U= 9001\n"),
+             Contains("gpt2.tiktoken: line 5257: rank 300 is given twice"));
+  CHECK_THAT(rank_file_error(file + "aGU= 9000\na@U= 9001\n"),
+             Contains("gpt2.tiktoken: line 5258: \"a@U=\" is not base64"));
 }
 
 TEST_CASE("a rank file with bad base64 or a bad rank names the line",

@@ -16,6 +16,7 @@
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/normalizer.hpp"
 #include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/pretrained/token_table.hpp"
 #include "tokenlab/utf8.hpp"
 
 using tokenlab::PretrainedTokenizer;
@@ -185,4 +186,36 @@ TEST_CASE("WordPiece's word cache gives the greedy longest match, unknown words 
   check_against_plain(*wordpiece.pipeline().model, hostile_texts(fragments, 3000, 8));
   CHECK(wordpiece.encode("unaffable") == Ids{1, 2, 3});
   CHECK(wordpiece.encode("unaffableable") == Ids{0});  // 13 characters: over the limit
+}
+
+TEST_CASE("TokenTable's batched insert and lookup agree with insert and find one by one",
+          "[pretrained][fast]") {
+  using tokenlab::TokenId;
+  using tokenlab::TokenTable;
+  std::vector<std::string> words;
+  for (int i = 0; i < 3000; ++i) words.push_back("w" + std::to_string(i * 7919 % 3001));
+  std::vector<TokenTable::Row> rows;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    rows.push_back({static_cast<TokenId>(i * 2), words[i]});  // gaps at the odd ids
+  TokenTable batched;
+  TokenTable alone;
+  CHECK(batched.insert_new(rows) == rows.size());
+  for (const auto& row : rows) alone.insert(row.id, std::string(row.token), "here");
+  CHECK(batched.size() == alone.size());
+  CHECK(batched.id_limit() == alone.id_limit());
+  // It stops, inserting nothing of it, at a row whose id or token is taken.
+  const std::vector<TokenTable::Row> clash{{7001, "new"}, {7003, "w0"}, {7005, "other"}};
+  CHECK(batched.insert_new(clash) == 1);
+  CHECK(batched.find("new") == TokenId{7001});
+  CHECK(batched.find("w0") == TokenId{0});
+  CHECK_FALSE(batched.find("other"));
+  const std::vector<TokenTable::Row> taken_id{{2, "fresh"}};
+  CHECK(batched.insert_new(taken_id) == 0);
+  std::vector<std::string_view> keys(words.begin(), words.end());
+  keys.emplace_back("absent");
+  keys.emplace_back("");
+  std::vector<TokenId> ids(keys.size());
+  batched.find_all(keys, ids);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    CHECK(ids[i] == alone.find(keys[i]).value_or(TokenTable::kNotFound));
 }

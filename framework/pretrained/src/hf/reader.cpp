@@ -9,10 +9,12 @@
 // The components are read in reader_components.cpp.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,15 +48,35 @@ using hf_detail::byte_level_pattern;
 using hf_detail::read_model;
 using hf_detail::unigram_score_digits;
 
+// The offset of every '\n' in text, eight bytes at a time: Gemma 3's file has
+// 2.4 million lines, and a memchr call for each was 7% of loading it.
+std::vector<std::uint32_t> newline_offsets(std::string_view text) {
+  std::vector<std::uint32_t> offsets;
+  offsets.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
+  constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, text.data() + i, 8);
+    const std::uint64_t x = word ^ 0x0A0A0A0A0A0A0A0Aull;  // '\n' bytes become 0
+    // The high bit of each byte of x that is 0, and of no other (no carries
+    // cross bytes: each sum stays within its byte).
+    std::uint64_t zero = ~(((x & kLow7) + kLow7) | x) & ~kLow7;
+    for (; zero != 0; zero &= zero - 1)
+      offsets.push_back(static_cast<std::uint32_t>(i + (std::countr_zero(zero) >> 3)));
+  }
+  for (; i < text.size(); ++i)
+    if (text[i] == '\n') offsets.push_back(static_cast<std::uint32_t>(i));
+  return offsets;
+}
+
 }  // namespace
 
 PretrainedPipeline read_tokenizer_json(std::string content, const std::string& source) {
   // In situ parsing decodes strings in place, so after an error the bytes before the
   // error offset no longer show where lines ended ("\\n" escapes become newlines).
   // Line ends are noted first: a uint32 per line, freed once the file is read.
-  std::vector<std::uint32_t> line_ends;
-  for (std::size_t i = content.find('\n'); i != std::string::npos; i = content.find('\n', i + 1))
-    line_ends.push_back(static_cast<std::uint32_t>(i));
+  std::vector<std::uint32_t> line_ends = newline_offsets(content);
   // Before any parse: RapidJSON and the readers below recurse once a level.
   check_json_nesting(content, kMaxJsonNesting, source);
   // Unigram scores need their digits as written (unigram_score_digits); only a
