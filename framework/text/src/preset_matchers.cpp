@@ -88,10 +88,16 @@ class Text {
 
   // The character at i; none at the end or where the bytes are not well-formed
   // UTF-8 (Unicode's table 3-7), which is remembered, since then ICU decides.
-  Char at(std::size_t i) noexcept {
+  // The ASCII case is inlined into every loop; the rest is out of line.
+  [[gnu::always_inline]] Char at(std::size_t i) noexcept {
+    if (i < size_ && data_[i] < 0x80) return {data_[i], 1, kAsciiClasses[data_[i]]};
+    return at_multibyte(i);
+  }
+
+ private:
+  [[gnu::noinline]] Char at_multibyte(std::size_t i) noexcept {
     if (i >= size_) return {};
     const unsigned char b0 = data_[i];
-    if (b0 < 0x80) return {b0, 1, kAsciiClasses[b0]};
     const std::size_t left = size_ - i;
     char32_t cp = 0;
     std::uint8_t size = 0;
@@ -115,7 +121,6 @@ class Text {
     return {cp, size, classify(cp)};
   }
 
- private:
   static bool is_tail(unsigned char b) noexcept { return (b & 0xC0u) == 0x80u; }
 
   const unsigned char* data_;
@@ -123,35 +128,23 @@ class Text {
   bool ill_formed_ = false;
 };
 
-bool letter(Char c) noexcept {
-  return (c.bits & kL) != 0;
-}
-bool number(Char c) noexcept {
-  return (c.bits & kN) != 0;
-}
-bool space(Char c) noexcept {
-  return (c.bits & kWs) != 0;
-}
-bool upper(Char c) noexcept {
-  return (c.bits & kUpper) != 0;
-}
-bool lower(Char c) noexcept {
-  return (c.bits & kLower) != 0;
-}
-bool crlf(Char c) noexcept {
-  return (c.bits & kCrLf) != 0;
-}
+// The classes as function objects (not functions), so that each run<Pred> is
+// its own instantiation with the test inlined, not a call per character.
+constexpr auto letter = [](Char c) noexcept { return (c.bits & kL) != 0; };
+constexpr auto number = [](Char c) noexcept { return (c.bits & kN) != 0; };
+constexpr auto space = [](Char c) noexcept { return (c.bits & kWs) != 0; };
+constexpr auto upper = [](Char c) noexcept { return (c.bits & kUpper) != 0; };
+constexpr auto lower = [](Char c) noexcept { return (c.bits & kLower) != 0; };
+constexpr auto crlf = [](Char c) noexcept { return (c.bits & kCrLf) != 0; };
 // [^\s\p{L}\p{N}]
-bool symbol(Char c) noexcept {
+constexpr auto symbol = [](Char c) noexcept {
   return (c.bits & (kValid | kL | kN | kWs)) == kValid;
-}
+};
 // [^\r\n\p{L}\p{N}]
-bool prefix(Char c) noexcept {
+constexpr auto prefix = [](Char c) noexcept {
   return (c.bits & (kValid | kL | kN | kCrLf)) == kValid;
-}
-bool crlf_or_slash(Char c) noexcept {
-  return crlf(c) || c.cp == U'/';
-}
+};
+constexpr auto crlf_or_slash = [](Char c) noexcept { return crlf(c) || c.cp == U'/'; };
 
 template <class Pred>
 std::size_t run(Text& text, std::size_t i, Pred pred) noexcept {
@@ -321,6 +314,23 @@ std::size_t checked(std::string_view text, std::size_t from) noexcept {
   return decoded.ill_formed() || end == from ? kPresetUndecided : end;
 }
 
+// Consecutive matches from `from` in one call, over one decoded Text: the
+// pieces of a line average four bytes, so a call per match cost as much as
+// matching.
+template <std::size_t (*kMatch)(Text&, std::size_t)>
+std::size_t checked_run(std::string_view text, std::size_t from, std::size_t* ends,
+                        std::size_t capacity) noexcept {
+  Text decoded(text);
+  std::size_t count = 0;
+  while (count < capacity && from < text.size()) {
+    const std::size_t end = kMatch(decoded, from);
+    if (decoded.ill_formed() || end == from) break;
+    ends[count++] = end;
+    from = end;
+  }
+  return count;
+}
+
 // unicode_words_pattern's match at from, by the unicode pre-tokenizer's own
 // classes (simple_split.hpp), which the pattern spells as properties: an
 // optional space, then a word. What the splitter never sees, a second space
@@ -354,6 +364,14 @@ std::size_t match_unicode_word(std::string_view text, std::size_t from) noexcept
 }
 
 }  // namespace
+
+PresetRun find_preset_run(std::string_view pattern) noexcept {
+  if (pattern == kGpt2Pattern) return checked_run<match_gpt2>;
+  if (pattern == kCl100kPattern) return checked_run<match_cl100k<3>>;
+  if (pattern == kQwen2Pattern) return checked_run<match_cl100k<1>>;
+  if (pattern == kO200kPattern) return checked_run<match_o200k>;
+  return nullptr;
+}
 
 PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {
   if (pattern == kGpt2Pattern) return checked<match_gpt2>;

@@ -86,17 +86,27 @@ class LineEncoder {
   }
 
   void append_line(const std::vector<TokenId>& ids, std::string& text) const {
+    if (!pieces_) return append_ids(ids, text);
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (i) text += ' ';
-      if (pieces_) {
-        text += encoder_.display_piece(ids[i]);
-        continue;
-      }
-      char digits[16];
-      const auto end = std::to_chars(digits, digits + sizeof digits, ids[i]).ptr;
-      text.append(digits, end);
+      text += encoder_.display_piece(ids[i]);
     }
     text += '\n';
+  }
+
+  // Digits straight into the text's own buffer: an append per id (a capacity
+  // check and a memcpy call for three bytes) was a tenth of a fast encoder's time.
+  static void append_ids(const std::vector<TokenId>& ids, std::string& text) {
+    constexpr std::size_t kMostChars = 11;  // a 32-bit id's 10 digits and a space
+    const std::size_t start = text.size();
+    text.resize(start + ids.size() * kMostChars + 1);
+    char* out = text.data() + start;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (i) *out++ = ' ';
+      out = std::to_chars(out, out + 10, ids[i]).ptr;
+    }
+    *out++ = '\n';
+    text.resize(static_cast<std::size_t>(out - text.data()));
   }
 
   std::vector<std::vector<TokenId>> encode_sampled(const std::vector<std::string>& batch) {
