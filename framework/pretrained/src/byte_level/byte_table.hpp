@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "byte_level/huge_page_array.hpp"
 #include "byte_level/short_key.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
 
@@ -70,8 +71,8 @@ class ByteTable {
   [[nodiscard]] TokenId find_long(std::string_view bytes) const noexcept;
   void insert_one(const ShortKey& key, TokenId id);
 
-  std::vector<Slot> slots_;
-  std::vector<std::uint8_t> tags_;
+  HugePageArray<Slot> slots_;  // zero-filled: free (the tag says so)
+  HugePageArray<std::uint8_t> tags_;
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
   TokenTable long_;

@@ -23,9 +23,9 @@ PieceCache& PieceCache::of_thread(std::uint64_t identity) {
   victim->identity_ = identity;
   victim->last_use_ = mine.clock;
   if (victim->slots_)
-    std::fill_n(victim->slots_.get(), kSlots, Slot{});
+    victim->slots_.clear();
   else
-    victim->slots_ = std::make_unique<Slot[]>(kSlots);
+    victim->slots_ = HugePageArray<Slot>(kSlots);
   return *victim;
 }
 

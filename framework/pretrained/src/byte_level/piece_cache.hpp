@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "byte_level/huge_page_array.hpp"
 #include "byte_level/short_key.hpp"
 #include "tokenlab/types.hpp"
 
@@ -55,7 +56,7 @@ class PieceCache {
   }
 
  private:
-  std::unique_ptr<Slot[]> slots_;  // allocated on first use
+  HugePageArray<Slot> slots_;  // allocated on first use
   std::uint64_t identity_ = 0;
   std::uint64_t last_use_ = 0;
   friend struct ThreadPieceCaches;
