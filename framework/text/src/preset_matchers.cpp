@@ -84,6 +84,7 @@ class Text {
       : data_(reinterpret_cast<const unsigned char*>(text.data())), size_(text.size()) {}
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] const unsigned char* bytes() const noexcept { return data_; }
   [[nodiscard]] bool ill_formed() const noexcept { return ill_formed_; }
 
   // The character at i; none at the end or where the bytes are not well-formed
@@ -222,6 +223,37 @@ std::size_t numbers(Text& text, std::size_t p, Char c0, int most) noexcept {
   return i;
 }
 
+// The word alternatives where ASCII bytes alone decide them, the shape of most
+// matches in English: an optional ASCII prefix character (kAllowed: not a
+// letter, digit, CR or LF), then ASCII letters, then an ASCII byte that cannot
+// continue the match. Returns the end, or 0 to run the full matcher (no letter,
+// a non-ASCII byte that may be a letter or a mark, or, where a contraction may
+// follow the word, an apostrophe). kCaseRuns: o200k's A-Z* then a-z* (both of
+// its word alternatives give exactly that on ASCII letters); else any letters.
+template <bool kCaseRuns>
+std::size_t ascii_word(const Text& text, std::size_t p) noexcept {
+  const unsigned char* s = text.bytes();
+  const std::size_t size = text.size();
+  const auto is_upper = [](unsigned char b) { return static_cast<unsigned>(b - 'A') < 26u; };
+  const auto is_lower = [](unsigned char b) { return static_cast<unsigned>(b - 'a') < 26u; };
+  std::size_t i = p;
+  const unsigned char c0 = s[i];
+  if (!is_upper(c0) && !is_lower(c0)) {
+    if (c0 >= 0x80 || c0 == '\r' || c0 == '\n' || static_cast<unsigned>(c0 - '0') < 10u) return 0;
+    ++i;
+  }
+  const std::size_t letters = i;
+  if constexpr (kCaseRuns) {
+    while (i < size && is_upper(s[i])) ++i;
+    while (i < size && is_lower(s[i])) ++i;
+  } else {
+    while (i < size && (is_upper(s[i]) || is_lower(s[i]))) ++i;
+  }
+  if (i == letters) return 0;
+  if (i < size && (s[i] >= 0x80 || (kCaseRuns && s[i] == '\''))) return 0;
+  return i;
+}
+
 // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 std::size_t match_gpt2(Text& text, std::size_t p) noexcept {
   const Char c0 = text.at(p);
@@ -238,6 +270,9 @@ std::size_t match_gpt2(Text& text, std::size_t p) noexcept {
 //  ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 template <int kMostDigits>
 std::size_t match_cl100k(Text& text, std::size_t p) noexcept {
+  // A contraction at p comes first; elsewhere an apostrophe ends a word.
+  if (p < text.size() && text.bytes()[p] != '\'')
+    if (const std::size_t end = ascii_word<false>(text, p); end != 0) return end;
   const Char c0 = text.at(p);
   if (c0.size == 0) return p;
   if (const std::size_t end = contraction<true>(text, p); end != p) return end;
@@ -288,6 +323,8 @@ std::size_t upper_word(Text& text, std::size_t s) noexcept {
 // [^\r\n\p{L}\p{N}]?UPPER*LOWER+(?i:...)?|[^\r\n\p{L}\p{N}]?UPPER+LOWER*(?i:...)?|
 // \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 std::size_t match_o200k(Text& text, std::size_t p) noexcept {
+  if (p < text.size())
+    if (const std::size_t end = ascii_word<true>(text, p); end != 0) return end;
   const Char c0 = text.at(p);
   if (c0.size == 0) return p;
   // Each word alternative tries its optional character first, then without it
