@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "byte_level/byte_table.hpp"
+#include "byte_level/merge_table.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/regex.hpp"
@@ -63,10 +64,7 @@ class ByteLevelEncoder {
   void finish();
 
  private:
-  struct Merge {
-    std::uint32_t rank;
-    TokenId merged;
-  };
+  using Merge = byte_level_detail::MergeTable::Merge;
   // The rank and result of merging two adjacent parts: piece bytes [start, end)
   // made of left then right. rank UINT32_MAX: they do not merge.
   [[nodiscard]] Merge merge_of(std::string_view piece, std::uint32_t start, std::uint32_t end,
@@ -86,7 +84,7 @@ class ByteLevelEncoder {
   bool whole_piece_first_;
   std::array<TokenId, 256> byte_ids_{};
   byte_level_detail::ByteTable tokens_;
-  PairMap<Merge> merges_;
+  byte_level_detail::MergeTable merges_;
   std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
   const std::uint64_t identity_;
 };
