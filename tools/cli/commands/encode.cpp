@@ -23,6 +23,7 @@
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
+#include "tokenlab/worker_pool.hpp"
 
 namespace tokenlab::cli {
 
@@ -37,7 +38,8 @@ class LineEncoder {
         encoder_(*loaded.encoder),
         pieces_(pieces),
         threads_(threads),
-        id_text_(pieces ? 0 : encoder_.vocabulary_size()) {}
+        id_text_(pieces ? 0 : encoder_.vocabulary_size()),
+        pool_(threads) {}
 
   void sample_with(const SamplingOptions& options, std::uint64_t seed) {
     if (!loaded_.trained || !(loaded_.trained->segmenter().capabilities() & kCapabilitySampling))
@@ -65,14 +67,13 @@ class LineEncoder {
   // the worker threads (formatted on the main thread, the ids were the serial
   // part that kept 2 threads from 2x); the chunks are fixed by line number, so
   // the text is the same for any thread count. nullopt if any line failed.
-  std::optional<std::vector<std::string>> encode_to_text(
-      const std::vector<std::string>& batch) const {
+  std::optional<std::vector<std::string>> encode_to_text(const std::vector<std::string>& batch) {
     constexpr std::size_t kChunk = 256;
     const std::size_t chunks = (batch.size() + kChunk - 1) / kChunk;
     const std::size_t vocabulary_size = encoder_.vocabulary_size();
     std::vector<std::string> texts(chunks);
     std::vector<char> failed(chunks, 0);
-    parallel_for(chunks, threads_, [&](std::size_t c) {
+    pool_.run(chunks, [&](std::size_t c) {
       std::vector<TokenId> ids;
       std::string& text = texts[c];
       try {
@@ -169,6 +170,9 @@ class LineEncoder {
   std::uint64_t rng_ = 0;
   std::string text_;
   IdText id_text_;
+  // The same threads for every batch, so that the encoders' per-thread caches
+  // stay warm from one batch to the next.
+  WorkerPool pool_;
 };
 
 }  // namespace
