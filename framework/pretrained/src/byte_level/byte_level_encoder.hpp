@@ -24,6 +24,7 @@
 
 #include "byte_level/byte_table.hpp"
 #include "byte_level/merge_table.hpp"
+#include "byte_level/piece_cache.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/regex.hpp"
@@ -76,8 +77,16 @@ class ByteLevelEncoder {
     const Merge* m = merges_.find(pack_pair(left, right));
     return m ? *m : Merge{UINT32_MAX, 0};
   }
-  void merge_short(std::string_view piece, std::vector<TokenId>& out) const;
-  void merge_long(std::string_view piece, std::vector<TokenId>& out) const;
+  // merge_of through this thread's pair cache.
+  [[nodiscard]] Merge cached_merge_of(byte_level_detail::PieceCache& cache, std::string_view piece,
+                                      std::uint32_t start, std::uint32_t end, TokenId left,
+                                      TokenId right) const noexcept;
+  void encode_piece(std::string_view piece, std::vector<TokenId>& out,
+                    byte_level_detail::PieceCache& cache) const;
+  void merge_short(std::string_view piece, std::vector<TokenId>& out,
+                   byte_level_detail::PieceCache& cache) const;
+  void merge_long(std::string_view piece, std::vector<TokenId>& out,
+                  byte_level_detail::PieceCache& cache) const;
 
   Regex split_;
   Rule rule_;

@@ -22,10 +22,13 @@ PieceCache& PieceCache::of_thread(std::uint64_t identity) {
   }
   victim->identity_ = identity;
   victim->last_use_ = mine.clock;
-  if (victim->slots_)
+  if (victim->slots_) {
     victim->slots_.clear();
-  else
+    victim->pairs_.clear();
+  } else {
     victim->slots_ = HugePageArray<Slot>(kSlots);
+    victim->pairs_ = HugePageArray<PairSlot>(kPairSlots);
+  }
   return *victim;
 }
 
