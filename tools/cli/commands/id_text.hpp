@@ -38,10 +38,13 @@ class IdText {
 
   /// Appends the ids separated by single spaces, then a newline.
   void append_line(const std::vector<TokenId>& ids, std::string& out) const {
-    const std::size_t start = out.size();
+    // Written in a scratch buffer that only grows, then appended: resizing out
+    // for the worst case zero-filled 11 bytes an id, twice what is written.
     // Room for 8-byte stores, and for ten digits and a space past the table.
-    out.resize(start + ids.size() * 11 + 8);
-    char* p = out.data() + start;
+    thread_local std::string scratch;
+    if (scratch.size() < ids.size() * 11 + 8) scratch.resize(ids.size() * 11 + 8);
+    char* const first = scratch.data();
+    char* p = first;
     for (const TokenId id : ids) {
       if (id < table_.size()) {
         const Entry& e = table_[id];
@@ -54,7 +57,7 @@ class IdText {
     }
     if (!ids.empty()) --p;  // the last space becomes the newline
     *p++ = '\n';
-    out.resize(static_cast<std::size_t>(p - out.data()));
+    out.append(first, static_cast<std::size_t>(p - first));
   }
 
  private:
