@@ -84,14 +84,21 @@ class Text {
       : data_(reinterpret_cast<const unsigned char*>(text.data())), size_(text.size()) {}
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] const unsigned char* bytes() const noexcept { return data_; }
   [[nodiscard]] bool ill_formed() const noexcept { return ill_formed_; }
 
   // The character at i; none at the end or where the bytes are not well-formed
   // UTF-8 (Unicode's table 3-7), which is remembered, since then ICU decides.
-  Char at(std::size_t i) noexcept {
+  // The ASCII case is inlined into every loop; the rest is out of line.
+  [[gnu::always_inline]] Char at(std::size_t i) noexcept {
+    if (i < size_ && data_[i] < 0x80) return {data_[i], 1, kAsciiClasses[data_[i]]};
+    return at_multibyte(i);
+  }
+
+ private:
+  [[gnu::noinline]] Char at_multibyte(std::size_t i) noexcept {
     if (i >= size_) return {};
     const unsigned char b0 = data_[i];
-    if (b0 < 0x80) return {b0, 1, kAsciiClasses[b0]};
     const std::size_t left = size_ - i;
     char32_t cp = 0;
     std::uint8_t size = 0;
@@ -115,7 +122,6 @@ class Text {
     return {cp, size, classify(cp)};
   }
 
- private:
   static bool is_tail(unsigned char b) noexcept { return (b & 0xC0u) == 0x80u; }
 
   const unsigned char* data_;
@@ -123,35 +129,23 @@ class Text {
   bool ill_formed_ = false;
 };
 
-bool letter(Char c) noexcept {
-  return (c.bits & kL) != 0;
-}
-bool number(Char c) noexcept {
-  return (c.bits & kN) != 0;
-}
-bool space(Char c) noexcept {
-  return (c.bits & kWs) != 0;
-}
-bool upper(Char c) noexcept {
-  return (c.bits & kUpper) != 0;
-}
-bool lower(Char c) noexcept {
-  return (c.bits & kLower) != 0;
-}
-bool crlf(Char c) noexcept {
-  return (c.bits & kCrLf) != 0;
-}
+// The classes as function objects (not functions), so that each run<Pred> is
+// its own instantiation with the test inlined, not a call per character.
+constexpr auto letter = [](Char c) noexcept { return (c.bits & kL) != 0; };
+constexpr auto number = [](Char c) noexcept { return (c.bits & kN) != 0; };
+constexpr auto space = [](Char c) noexcept { return (c.bits & kWs) != 0; };
+constexpr auto upper = [](Char c) noexcept { return (c.bits & kUpper) != 0; };
+constexpr auto lower = [](Char c) noexcept { return (c.bits & kLower) != 0; };
+constexpr auto crlf = [](Char c) noexcept { return (c.bits & kCrLf) != 0; };
 // [^\s\p{L}\p{N}]
-bool symbol(Char c) noexcept {
+constexpr auto symbol = [](Char c) noexcept {
   return (c.bits & (kValid | kL | kN | kWs)) == kValid;
-}
+};
 // [^\r\n\p{L}\p{N}]
-bool prefix(Char c) noexcept {
+constexpr auto prefix = [](Char c) noexcept {
   return (c.bits & (kValid | kL | kN | kCrLf)) == kValid;
-}
-bool crlf_or_slash(Char c) noexcept {
-  return crlf(c) || c.cp == U'/';
-}
+};
+constexpr auto crlf_or_slash = [](Char c) noexcept { return crlf(c) || c.cp == U'/'; };
 
 template <class Pred>
 std::size_t run(Text& text, std::size_t i, Pred pred) noexcept {
@@ -229,6 +223,37 @@ std::size_t numbers(Text& text, std::size_t p, Char c0, int most) noexcept {
   return i;
 }
 
+// The word alternatives where ASCII bytes alone decide them, the shape of most
+// matches in English: an optional ASCII prefix character (kAllowed: not a
+// letter, digit, CR or LF), then ASCII letters, then an ASCII byte that cannot
+// continue the match. Returns the end, or 0 to run the full matcher (no letter,
+// a non-ASCII byte that may be a letter or a mark, or, where a contraction may
+// follow the word, an apostrophe). kCaseRuns: o200k's A-Z* then a-z* (both of
+// its word alternatives give exactly that on ASCII letters); else any letters.
+template <bool kCaseRuns>
+std::size_t ascii_word(const Text& text, std::size_t p) noexcept {
+  const unsigned char* s = text.bytes();
+  const std::size_t size = text.size();
+  const auto is_upper = [](unsigned char b) { return static_cast<unsigned>(b - 'A') < 26u; };
+  const auto is_lower = [](unsigned char b) { return static_cast<unsigned>(b - 'a') < 26u; };
+  std::size_t i = p;
+  const unsigned char c0 = s[i];
+  if (!is_upper(c0) && !is_lower(c0)) {
+    if (c0 >= 0x80 || c0 == '\r' || c0 == '\n' || static_cast<unsigned>(c0 - '0') < 10u) return 0;
+    ++i;
+  }
+  const std::size_t letters = i;
+  if constexpr (kCaseRuns) {
+    while (i < size && is_upper(s[i])) ++i;
+    while (i < size && is_lower(s[i])) ++i;
+  } else {
+    while (i < size && (is_upper(s[i]) || is_lower(s[i]))) ++i;
+  }
+  if (i == letters) return 0;
+  if (i < size && (s[i] >= 0x80 || (kCaseRuns && s[i] == '\''))) return 0;
+  return i;
+}
+
 // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 std::size_t match_gpt2(Text& text, std::size_t p) noexcept {
   const Char c0 = text.at(p);
@@ -245,6 +270,9 @@ std::size_t match_gpt2(Text& text, std::size_t p) noexcept {
 //  ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 template <int kMostDigits>
 std::size_t match_cl100k(Text& text, std::size_t p) noexcept {
+  // A contraction at p comes first; elsewhere an apostrophe ends a word.
+  if (p < text.size() && text.bytes()[p] != '\'')
+    if (const std::size_t end = ascii_word<false>(text, p); end != 0) return end;
   const Char c0 = text.at(p);
   if (c0.size == 0) return p;
   if (const std::size_t end = contraction<true>(text, p); end != p) return end;
@@ -295,6 +323,8 @@ std::size_t upper_word(Text& text, std::size_t s) noexcept {
 // [^\r\n\p{L}\p{N}]?UPPER*LOWER+(?i:...)?|[^\r\n\p{L}\p{N}]?UPPER+LOWER*(?i:...)?|
 // \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 std::size_t match_o200k(Text& text, std::size_t p) noexcept {
+  if (p < text.size())
+    if (const std::size_t end = ascii_word<true>(text, p); end != 0) return end;
   const Char c0 = text.at(p);
   if (c0.size == 0) return p;
   // Each word alternative tries its optional character first, then without it
@@ -319,6 +349,23 @@ std::size_t checked(std::string_view text, std::size_t from) noexcept {
   Text decoded(text);
   const std::size_t end = kMatch(decoded, from);
   return decoded.ill_formed() || end == from ? kPresetUndecided : end;
+}
+
+// Consecutive matches from `from` in one call, over one decoded Text: the
+// pieces of a line average four bytes, so a call per match cost as much as
+// matching.
+template <std::size_t (*kMatch)(Text&, std::size_t)>
+std::size_t checked_run(std::string_view text, std::size_t from, std::size_t* ends,
+                        std::size_t capacity) noexcept {
+  Text decoded(text);
+  std::size_t count = 0;
+  while (count < capacity && from < text.size()) {
+    const std::size_t end = kMatch(decoded, from);
+    if (decoded.ill_formed() || end == from) break;
+    ends[count++] = end;
+    from = end;
+  }
+  return count;
 }
 
 // unicode_words_pattern's match at from, by the unicode pre-tokenizer's own
@@ -354,6 +401,14 @@ std::size_t match_unicode_word(std::string_view text, std::size_t from) noexcept
 }
 
 }  // namespace
+
+PresetRun find_preset_run(std::string_view pattern) noexcept {
+  if (pattern == kGpt2Pattern) return checked_run<match_gpt2>;
+  if (pattern == kCl100kPattern) return checked_run<match_cl100k<3>>;
+  if (pattern == kQwen2Pattern) return checked_run<match_cl100k<1>>;
+  if (pattern == kO200kPattern) return checked_run<match_o200k>;
+  return nullptr;
+}
 
 PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {
   if (pattern == kGpt2Pattern) return checked<match_gpt2>;

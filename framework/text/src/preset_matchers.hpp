@@ -23,4 +23,15 @@ inline constexpr std::size_t kPresetUndecided = static_cast<std::size_t>(-1);
 /// The matcher of a pattern equal byte for byte to one of the presets, or nullptr.
 PresetMatcher find_preset_matcher(std::string_view pattern) noexcept;
 
+/// Writes the ends of up to capacity consecutive matches from `from` (the first
+/// starts there, each next one where the last ended) and returns how many; fewer
+/// than capacity at the end of the text or before a match the matcher leaves
+/// undecided (kPresetUndecided), which the caller gives to ICU.
+using PresetRun = std::size_t (*)(std::string_view text, std::size_t from, std::size_t* ends,
+                                  std::size_t capacity) noexcept;
+
+/// The batched matcher of the GPT-style presets (not the unicode-words pattern),
+/// or nullptr.
+PresetRun find_preset_run(std::string_view pattern) noexcept;
+
 }  // namespace tokenlab::detail

@@ -96,6 +96,7 @@ Regex::Regex(std::string pattern) : pattern_(std::move(pattern)) {
                 std::to_string(parse_error.offset));
   compiled_ = new Compiled{std::move(compiled), next_regex_serial()};
   preset_ = detail::find_preset_matcher(pattern_);
+  preset_run_ = detail::find_preset_run(pattern_);
 }
 
 Regex::~Regex() {

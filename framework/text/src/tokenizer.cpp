@@ -1,6 +1,8 @@
 #include "tokenlab/tokenizer.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "tokenlab/alphabet.hpp"
@@ -11,6 +13,7 @@
 #include "tokenlab/segmenter_source.hpp"
 #include "tokenlab/train_options.hpp"
 #include "tokenlab/utf8.hpp"
+#include "tokenlab/worker_pool.hpp"
 
 namespace tokenlab {
 
@@ -105,15 +108,50 @@ bool TextEncoder::encodes_to_itself(TokenId id) const {
          ids.back() == id;
 }
 
+namespace {
+
+// One pool of threads per thread count for every encode_batch call of the
+// process, so that the encoders' per-thread caches stay warm from call to call
+// (a Python loop over batches); a call made while another holds the pool (from
+// another thread) starts threads of its own instead. Never destroyed: helper
+// threads must not be joined during static destruction, when the caches they
+// use may already be gone.
+struct SharedPool {
+  std::mutex busy;
+  WorkerPool pool;
+  explicit SharedPool(unsigned threads) : pool(threads) {}
+};
+
+SharedPool& shared_pool(unsigned threads) {
+  static std::mutex mutex;
+  static auto* pools = new std::map<unsigned, SharedPool*>;
+  std::lock_guard lock(mutex);
+  SharedPool*& pool = (*pools)[threads];
+  if (pool == nullptr) pool = new SharedPool(threads);
+  return *pool;
+}
+
+}  // namespace
+
 std::vector<std::vector<TokenId>> TextEncoder::encode_batch(std::span<const std::string> lines,
                                                             unsigned threads) const {
   std::vector<std::vector<TokenId>> out(lines.size());
   constexpr std::size_t kChunk = 256;
   const std::size_t chunks = (lines.size() + kChunk - 1) / kChunk;
-  parallel_for(chunks, resolve_threads(threads), [&](std::size_t c) {
+  const auto encode_chunk = [&](std::size_t c) {
     const std::size_t end = std::min(lines.size(), (c + 1) * kChunk);
     for (std::size_t i = c * kChunk; i < end; ++i) encode(lines[i], out[i]);
-  });
+  };
+  threads = resolve_threads(threads);
+  if (threads <= 1 || chunks <= 1) {
+    for (std::size_t c = 0; c < chunks; ++c) encode_chunk(c);
+    return out;
+  }
+  SharedPool& shared = shared_pool(threads);
+  if (std::unique_lock held(shared.busy, std::try_to_lock); held)
+    shared.pool.run(chunks, encode_chunk);
+  else
+    parallel_for(chunks, threads, encode_chunk);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "commands/id_text.hpp"
 #include "commands/line_source.hpp"
 #include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
@@ -22,6 +23,7 @@
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
+#include "tokenlab/worker_pool.hpp"
 
 namespace tokenlab::cli {
 
@@ -32,7 +34,12 @@ namespace {
 class LineEncoder {
  public:
   LineEncoder(const AnyModel& loaded, bool pieces, unsigned threads)
-      : loaded_(loaded), encoder_(*loaded.encoder), pieces_(pieces), threads_(threads) {}
+      : loaded_(loaded),
+        encoder_(*loaded.encoder),
+        pieces_(pieces),
+        threads_(threads),
+        id_text_(pieces ? 0 : encoder_.vocabulary_size()),
+        pool_(threads) {}
 
   void sample_with(const SamplingOptions& options, std::uint64_t seed) {
     if (!loaded_.trained || !(loaded_.trained->segmenter().capabilities() & kCapabilitySampling))
@@ -60,14 +67,13 @@ class LineEncoder {
   // the worker threads (formatted on the main thread, the ids were the serial
   // part that kept 2 threads from 2x); the chunks are fixed by line number, so
   // the text is the same for any thread count. nullopt if any line failed.
-  std::optional<std::vector<std::string>> encode_to_text(
-      const std::vector<std::string>& batch) const {
+  std::optional<std::vector<std::string>> encode_to_text(const std::vector<std::string>& batch) {
     constexpr std::size_t kChunk = 256;
     const std::size_t chunks = (batch.size() + kChunk - 1) / kChunk;
     const std::size_t vocabulary_size = encoder_.vocabulary_size();
     std::vector<std::string> texts(chunks);
     std::vector<char> failed(chunks, 0);
-    parallel_for(chunks, threads_, [&](std::size_t c) {
+    pool_.run(chunks, [&](std::size_t c) {
       std::vector<TokenId> ids;
       std::string& text = texts[c];
       try {
@@ -86,15 +92,10 @@ class LineEncoder {
   }
 
   void append_line(const std::vector<TokenId>& ids, std::string& text) const {
+    if (!pieces_) return id_text_.append_line(ids, text);
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (i) text += ' ';
-      if (pieces_) {
-        text += encoder_.display_piece(ids[i]);
-        continue;
-      }
-      char digits[16];
-      const auto end = std::to_chars(digits, digits + sizeof digits, ids[i]).ptr;
-      text.append(digits, end);
+      text += encoder_.display_piece(ids[i]);
     }
     text += '\n';
   }
@@ -168,6 +169,10 @@ class LineEncoder {
   std::optional<SamplingOptions> sampling_;
   std::uint64_t rng_ = 0;
   std::string text_;
+  IdText id_text_;
+  // The same threads for every batch, so that the encoders' per-thread caches
+  // stay warm from one batch to the next.
+  WorkerPool pool_;
 };
 
 }  // namespace

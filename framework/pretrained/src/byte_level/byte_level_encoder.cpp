@@ -78,7 +78,7 @@ void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) 
       const Piece& p = pieces[i];
       const std::string_view piece = text.substr(p.start, p.size);
       if (p.size > ShortKey::kMaxBytes) {
-        encode_piece(piece, out);
+        encode_piece(piece, out, cache);
         continue;
       }
       if (const PieceCache::Slot* hit = cache.find(p.key, p.hash)) {
@@ -86,13 +86,29 @@ void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) 
         continue;
       }
       const std::size_t first = out.size();
-      encode_piece(piece, out);
+      encode_piece(piece, out, cache);
       cache.put(p.key, p.hash, out.data() + first, out.size() - first);
     }
   }
 }
 
 void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>& out) const {
+  encode_piece(piece, out, PieceCache::of_thread(identity_));
+}
+
+ByteLevelEncoder::Merge ByteLevelEncoder::cached_merge_of(PieceCache& cache, std::string_view piece,
+                                                          std::uint32_t start, std::uint32_t end,
+                                                          TokenId left,
+                                                          TokenId right) const noexcept {
+  const std::uint64_t pair = pack_pair(left, right);
+  if (const PieceCache::PairSlot* hit = cache.find_pair(pair)) return {hit->rank, hit->merged};
+  const Merge m = merge_of(piece, start, end, left, right);
+  cache.put_pair(pair, m.rank, m.merged);
+  return m;
+}
+
+void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>& out,
+                                    PieceCache& cache) const {
   if (piece.empty()) return;
   if (piece.size() == 1) {
     out.push_back(byte_ids_[static_cast<unsigned char>(piece[0])]);
@@ -105,12 +121,13 @@ void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>
     }
   }
   if (piece.size() <= kShortPiece)
-    merge_short(piece, out);
+    merge_short(piece, out, cache);
   else
-    merge_long(piece, out);
+    merge_long(piece, out, cache);
 }
 
-void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>& out) const {
+void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>& out,
+                                   PieceCache& cache) const {
   struct Part {  // no initializers: the array is not zeroed on each call
     std::uint32_t start;
     TokenId id;
@@ -128,8 +145,8 @@ void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>&
   parts[n].start = n;  // where the last part ends; moves left with the parts
   std::uint32_t count = n;
   const auto refresh = [&](std::uint32_t i) {  // i + 1 < count
-    parts[i].with_next =
-        merge_of(piece, parts[i].start, parts[i + 2].start, parts[i].id, parts[i + 1].id);
+    parts[i].with_next = cached_merge_of(cache, piece, parts[i].start, parts[i + 2].start,
+                                         parts[i].id, parts[i + 1].id);
   };
   for (;;) {
     // The lowest rank, the leftmost on ties: tiktoken's and HF's order.
@@ -150,7 +167,8 @@ void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>&
   for (std::uint32_t i = 0; i < count; ++i) out.push_back(parts[i].id);
 }
 
-void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& out) const {
+void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& out,
+                                  PieceCache& cache) const {
   using pretrained_detail::PairResult;
   using pretrained_detail::Symbol;
   thread_local std::vector<Symbol> symbols;
@@ -161,7 +179,7 @@ void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& 
                        i - 1, i + 1 < n ? i + 1 : -1, static_cast<std::uint32_t>(i),
                        static_cast<std::uint32_t>(i + 1), true});
   pretrained_detail::merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-    const Merge m = merge_of(piece, l.start, r.end, l.id, r.id);
+    const Merge m = cached_merge_of(cache, piece, l.start, r.end, l.id, r.id);
     return {m.rank, m.merged};
   });
   for (const Symbol& s : symbols)

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "byte_level/byte_table.hpp"
+#include "byte_level/merge_table.hpp"
+#include "byte_level/piece_cache.hpp"
 #include "hf/merge_ids.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -64,10 +66,7 @@ class ByteLevelEncoder {
   void finish();
 
  private:
-  struct Merge {
-    std::uint32_t rank;
-    TokenId merged;
-  };
+  using Merge = byte_level_detail::MergeTable::Merge;
   // The rank and result of merging two adjacent parts: piece bytes [start, end)
   // made of left then right. rank UINT32_MAX: they do not merge.
   [[nodiscard]] Merge merge_of(std::string_view piece, std::uint32_t start, std::uint32_t end,
@@ -79,15 +78,23 @@ class ByteLevelEncoder {
     const Merge* m = merges_.find(pack_pair(left, right));
     return m ? *m : Merge{UINT32_MAX, 0};
   }
-  void merge_short(std::string_view piece, std::vector<TokenId>& out) const;
-  void merge_long(std::string_view piece, std::vector<TokenId>& out) const;
+  // merge_of through this thread's pair cache.
+  [[nodiscard]] Merge cached_merge_of(byte_level_detail::PieceCache& cache, std::string_view piece,
+                                      std::uint32_t start, std::uint32_t end, TokenId left,
+                                      TokenId right) const noexcept;
+  void encode_piece(std::string_view piece, std::vector<TokenId>& out,
+                    byte_level_detail::PieceCache& cache) const;
+  void merge_short(std::string_view piece, std::vector<TokenId>& out,
+                   byte_level_detail::PieceCache& cache) const;
+  void merge_long(std::string_view piece, std::vector<TokenId>& out,
+                  byte_level_detail::PieceCache& cache) const;
 
   Regex split_;
   Rule rule_;
   bool whole_piece_first_;
   std::array<TokenId, 256> byte_ids_{};
   byte_level_detail::ByteTable tokens_;
-  PairMap<Merge> merges_;
+  byte_level_detail::MergeTable merges_;
   std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
   const std::uint64_t identity_;
 };

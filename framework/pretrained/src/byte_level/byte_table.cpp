@@ -7,8 +7,8 @@ namespace tokenlab::byte_level_detail {
 
 ByteTable::ByteTable(std::size_t expected) {
   const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(64, expected + expected / 3));
-  slots_.resize(capacity);
-  tags_.resize(capacity, 0);
+  slots_ = HugePageArray<Slot>(capacity);
+  tags_ = HugePageArray<std::uint8_t>(capacity);
   mask_ = capacity - 1;
   shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
 }

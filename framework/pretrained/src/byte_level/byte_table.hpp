@@ -19,8 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "byte_level/huge_page_array.hpp"
 #include "byte_level/short_key.hpp"
-#include "tokenlab/pretrained/huge_page_allocator.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/vocabulary.hpp"  // StringHash
 
@@ -73,8 +73,8 @@ class ByteTable {
   [[nodiscard]] TokenId find_long(std::string_view bytes) const noexcept;
   void insert_one(const ShortKey& key, TokenId id);
 
-  std::vector<Slot, HugePageAllocator<Slot>> slots_;
-  std::vector<std::uint8_t> tags_;
+  HugePageArray<Slot> slots_;  // zero-filled: free (the tag says so)
+  HugePageArray<std::uint8_t> tags_;
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
   // Not a TokenTable: that one is indexed by id, and a few hundred long tokens

@@ -22,10 +22,13 @@ PieceCache& PieceCache::of_thread(std::uint64_t identity) {
   }
   victim->identity_ = identity;
   victim->last_use_ = mine.clock;
-  if (victim->slots_)
-    std::fill_n(victim->slots_.get(), kSlots, Slot{});
-  else
-    victim->slots_ = std::make_unique<Slot[]>(kSlots);
+  if (victim->slots_) {
+    victim->slots_.clear();
+    victim->pairs_.clear();
+  } else {
+    victim->slots_ = HugePageArray<Slot>(kSlots);
+    victim->pairs_ = HugePageArray<PairSlot>(kPairSlots);
+  }
   return *victim;
 }
 

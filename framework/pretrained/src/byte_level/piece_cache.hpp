@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "byte_level/huge_page_array.hpp"
 #include "byte_level/short_key.hpp"
 #include "tokenlab/types.hpp"
 
@@ -45,6 +46,25 @@ class PieceCache {
     const Slot& s = slots_[(hash >> 24) & (kSlots - 1)];
     return s.key == key ? &s : nullptr;
   }
+  // The merge of two adjacent parts, by their ids (which fix their bytes, so
+  // the answer of either merge rule): the pieces the cache misses merge the
+  // same pairs again and again (a Japanese clause of 60 bytes, too long for
+  // the cache, merges each of its characters' bytes), and this table (1 MiB)
+  // stays in the core's cache where the vocabulary's (16 MiB) does not.
+  struct PairSlot {
+    std::uint64_t pair_plus_one = 0;  // 0: empty (pack_pair(kNone, kNone) + 1 wraps to 0)
+    std::uint32_t rank = 0;
+    TokenId merged = 0;
+  };
+  static constexpr std::size_t kPairSlots = std::size_t{1} << 16;
+  [[nodiscard]] const PairSlot* find_pair(std::uint64_t pair) const noexcept {
+    const PairSlot& s = pairs_[pair_index(pair)];
+    return s.pair_plus_one == pair + 1 ? &s : nullptr;
+  }
+  void put_pair(std::uint64_t pair, std::uint32_t rank, TokenId merged) noexcept {
+    pairs_[pair_index(pair)] = PairSlot{pair + 1, rank, merged};
+  }
+
   void put(const ShortKey& key, std::uint64_t hash, const TokenId* ids,
            std::size_t count) noexcept {
     if (count > kMaxIds) return;
@@ -55,7 +75,12 @@ class PieceCache {
   }
 
  private:
-  std::unique_ptr<Slot[]> slots_;  // allocated on first use
+  static std::size_t pair_index(std::uint64_t pair) noexcept {
+    return static_cast<std::size_t>((pair * 0x9E3779B97F4A7C15ull) >> 48);
+  }
+
+  HugePageArray<Slot> slots_;  // allocated on first use
+  HugePageArray<PairSlot> pairs_;
   std::uint64_t identity_ = 0;
   std::uint64_t last_use_ = 0;
   friend struct ThreadPieceCaches;

@@ -61,7 +61,17 @@ class TOKENLAB_API Regex {
     std::size_t start = 0;
     std::size_t end = 0;
     std::size_t from = 0;
-    while (from < text.size() && next_match(text, from, start, end)) {
+    std::size_t ends[kRunCapacity];
+    while (from < text.size()) {
+      if (preset_run_) {  // as many matches as the hand-made matcher decides
+        const std::size_t count = preset_run_(text, from, ends, kRunCapacity);
+        for (std::size_t i = 0; i < count; ++i) {
+          fn(from, ends[i]);
+          from = ends[i];
+        }
+        if (count == kRunCapacity || from >= text.size()) continue;
+      }
+      if (!next_match(text, from, start, end)) break;
       if (end > start) fn(start, end);
       from = end > start ? end : end + 1;
     }
@@ -77,6 +87,10 @@ class TOKENLAB_API Regex {
   // A hand-made matcher when pattern_ is one of the presets (ICU is several times
   // slower on them); it leaves ill-formed UTF-8 to ICU.
   std::size_t (*preset_)(std::string_view, std::size_t) noexcept = nullptr;
+  // The same matcher, many matches a call (the GPT-style presets).
+  static constexpr std::size_t kRunCapacity = 64;
+  std::size_t (*preset_run_)(std::string_view, std::size_t, std::size_t*,
+                             std::size_t) noexcept = nullptr;
 };
 
 }  // namespace tokenlab

@@ -1,0 +1,66 @@
+// WorkerPool (tokenlab/worker_pool.hpp): every index of a run is called once,
+// on threads that stay the same from run to run (so per-thread caches survive
+// between `tokenlab encode`'s batches), and an exception in one call stops the
+// run, is rethrown to the caller, and leaves the pool ready for the next run.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "tokenlab/worker_pool.hpp"
+
+using tokenlab::WorkerPool;
+
+TEST_CASE("a worker pool calls every index of every run exactly once", "[framework][parallel]") {
+  for (const unsigned threads : {0u, 1u, 2u, 4u}) {
+    WorkerPool pool(threads);
+    CHECK(pool.threads() == (threads > 1 ? threads : 1));
+    for (const std::size_t n : {0u, 1u, 7u, 1000u}) {
+      std::vector<std::atomic<int>> calls(n);
+      pool.run(n, [&](std::size_t i) { calls[i].fetch_add(1); });
+      for (std::size_t i = 0; i < n; ++i) REQUIRE(calls[i].load() == 1);
+    }
+  }
+}
+
+// A thread's serial number, taken on its first call: unlike std::thread::id,
+// never reused by a thread started after another has ended.
+std::atomic<int> next_thread_serial{0};
+int thread_serial() {
+  thread_local const int serial = next_thread_serial.fetch_add(1);
+  return serial;
+}
+
+TEST_CASE("a worker pool runs on the same threads from one run to the next",
+          "[framework][parallel]") {
+  WorkerPool pool(3);
+  std::mutex mutex;
+  std::set<int> threads_seen;
+  for (int run = 0; run < 20; ++run)
+    pool.run(50, [&](std::size_t) {
+      std::lock_guard lock(mutex);
+      threads_seen.insert(thread_serial());
+    });
+  // The caller and the two helpers, however the indices fell: threads started
+  // for each run would have shown up to 41.
+  REQUIRE(threads_seen.size() <= 3);
+}
+
+TEST_CASE("an exception in a worker pool's run reaches the caller and the pool runs again",
+          "[framework][parallel]") {
+  WorkerPool pool(2);
+  std::atomic<int> calls{0};
+  REQUIRE_THROWS_WITH(pool.run(10'000,
+                               [&](std::size_t i) {
+                                 calls.fetch_add(1);
+                                 if (i == 3) throw std::runtime_error("line 4 is bad");
+                               }),
+                      "line 4 is bad");
+  CHECK(calls.load() < 10'000);  // the run stopped handing out indices
+  std::atomic<int> after{0};
+  pool.run(100, [&](std::size_t) { after.fetch_add(1); });
+  REQUIRE(after.load() == 100);
+}
