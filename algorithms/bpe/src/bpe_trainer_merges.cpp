@@ -36,15 +36,6 @@ std::uint64_t position_key(std::uint32_t word, std::uint64_t unit_offset) noexce
   return (static_cast<std::uint64_t>(word) << 32) | unit_offset;
 }
 
-// True if a has lower priority than b: a smaller count, or an equal count and a
-// larger tie key (the smaller tie key wins).
-struct HeapLess {
-  template <class E>
-  bool operator()(const E& a, const E& b) const noexcept {
-    return a.count != b.count ? a.count < b.count : a.tie > b.tie;
-  }
-};
-
 }  // namespace
 
 MergeTrainer::MergeTrainer(MergeTrainerInput input, const MergeTrainerOptions& options)
@@ -132,7 +123,7 @@ void MergeTrainer::count_initial_pairs(unsigned threads) {
   total_tokens_ = 0;
   for (std::size_t w = 0; w < word_total; ++w) total_tokens_ += counts_[w] * lengths_[w];
 
-  heap_.clear();
+  queue_.clear();
   for (std::uint32_t id = 0; id < pairs_.size(); ++id) {
     Pair& p = pairs_[id];
     if (p.count == 0) continue;  // a free slot
@@ -144,9 +135,8 @@ void MergeTrainer::count_initial_pairs(unsigned threads) {
       release_pair(id);
       continue;
     }
-    heap_.push_back({p.count, tie_of(p), p.key});
+    queue_.push({p.count, tie_of(p), p.key});
   }
-  std::make_heap(heap_.begin(), heap_.end(), HeapLess{});
 }
 
 std::uint32_t MergeTrainer::new_pair(std::uint64_t key) {
@@ -183,8 +173,7 @@ std::uint64_t MergeTrainer::tie_of(const Pair& pair) const noexcept {
 }
 
 void MergeTrainer::push(const Pair& pair) {
-  heap_.push_back({pair.count, tie_of(pair), pair.key});
-  std::push_heap(heap_.begin(), heap_.end(), HeapLess{});
+  queue_.push({pair.count, tie_of(pair), pair.key});
 }
 
 std::uint64_t MergeTrainer::exact_first(Pair& pair) {
@@ -279,7 +268,64 @@ namespace {
 constexpr std::size_t kSliceWords = 2048;
 // Below this many words a step is rewritten on the calling thread.
 constexpr std::size_t kParallelWords = 4 * kSliceWords;
+// Prefetch distances, in words and in count changes.
+constexpr std::size_t kEntriesAhead = 16;
+constexpr std::size_t kSymbolsAhead = 8;
+constexpr std::size_t kSlotsAhead = 16;
+constexpr std::size_t kPairsAhead = 8;
 }  // namespace
+
+std::uint64_t MergeTrainer::rewrite_slice(const std::vector<std::uint32_t>& words,
+                                          std::size_t slice, TokenId a, TokenId b,
+                                          TokenId result) {
+  struct Recorder {
+    std::vector<Delta>& out;
+    const std::vector<std::uint64_t>& counts;
+    void lost(TokenId l, TokenId r, std::uint32_t w) { out.push_back({l, r, w, 0, 0, counts[w]}); }
+    void gained(TokenId l, TokenId r, std::uint32_t w, std::uint64_t pos) {
+      out.push_back({l, r, w, 1, pos, counts[w]});
+    }
+  };
+  Recorder recorder{slice_deltas_[slice], counts_};
+  recorder.out.clear();
+  const std::size_t begin = slice * kSliceWords;
+  const std::size_t end = std::min(words.size(), begin + kSliceWords);
+  std::uint64_t removed = 0;
+  for (std::size_t x = begin; x < end; ++x) {
+    // The words lie anywhere in four arrays: their entries are fetched
+    // kEntriesAhead words ahead, their symbols (which need the offset) kSymbolsAhead.
+    if (x + kEntriesAhead < end) {
+      const std::uint32_t later = words[x + kEntriesAhead];
+      __builtin_prefetch(&offsets_[later]);
+      __builtin_prefetch(&lengths_[later]);
+      __builtin_prefetch(&counts_[later]);
+    }
+    if (x + kSymbolsAhead < end) __builtin_prefetch(symbols_.data() + offsets_[words[x + kSymbolsAhead]]);
+    removed += counts_[words[x]] * rewrite_word(words[x], a, b, result, recorder);
+  }
+  return removed;
+}
+
+void MergeTrainer::apply_deltas(const std::vector<Delta>& deltas) {
+  const std::size_t n = deltas.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    // Two stages ahead: the index slot, then (found in the cache by now) the pair.
+    // The id is only a hint: the deltas before may release the pair, and its id
+    // may be given to another, so each delta looks its pair up again.
+    if (i + kSlotsAhead < n)
+      index_.prefetch(pack_pair(deltas[i + kSlotsAhead].left, deltas[i + kSlotsAhead].right));
+    if (i + kPairsAhead < n) {
+      const std::uint32_t id =
+          index_.find(pack_pair(deltas[i + kPairsAhead].left, deltas[i + kPairsAhead].right));
+      if (id != PairIndex::kMissing) __builtin_prefetch(&pairs_[id]);
+    }
+    const Delta& d = deltas[i];
+    if (d.gained != 0)
+      increment(d.left, d.right, d.count, d.word, d.position);
+    else
+      decrement(d.left, d.right, d.count);
+  }
+}
 
 void MergeTrainer::apply_merge(std::uint32_t pair_id, TokenId result) {
   ++step_;
@@ -291,47 +337,26 @@ void MergeTrainer::apply_merge(std::uint32_t pair_id, TokenId result) {
   release_pair(pair_id);
   touched_.clear();
 
+  // Rewriting records the count changes, which are applied afterwards in word
+  // order: the same changes in the same order as applying each as it is found,
+  // but the words' cache misses and the pairs' overlap with their neighbours'.
+  // Rewriting touches disjoint words, so large steps rewrite in parallel.
+  const std::size_t slices = (words.size() + kSliceWords - 1) / kSliceWords;
+  if (slice_deltas_.size() < slices) slice_deltas_.resize(slices);
   std::uint64_t removed = 0;
   if (threads_ > 1 && words.size() >= kParallelWords) {
-    // Rewriting touches disjoint words, so it runs in parallel; the count updates
-    // are recorded and applied afterwards in word order.
-    const std::size_t slices = (words.size() + kSliceWords - 1) / kSliceWords;
-    if (slice_deltas_.size() < slices) slice_deltas_.resize(slices);
     std::vector<std::uint64_t> slice_removed(slices, 0);
-    struct Recorder {
-      std::vector<Delta>& out;
-      void lost(TokenId l, TokenId r, std::uint32_t w) { out.push_back({l, r, w, 0, 0}); }
-      void gained(TokenId l, TokenId r, std::uint32_t w, std::uint64_t pos) {
-        out.push_back({l, r, w, 1, pos});
-      }
-    };
-    parallel_for(slices, threads_, [&](std::size_t k) {
-      Recorder recorder{slice_deltas_[k]};
-      recorder.out.clear();
-      const std::size_t end = std::min(words.size(), (k + 1) * kSliceWords);
-      for (std::size_t x = k * kSliceWords; x < end; ++x)
-        slice_removed[k] += counts_[words[x]] * rewrite_word(words[x], a, b, result, recorder);
-    });
+    parallel_for(slices, threads_,
+                 [&](std::size_t k) { slice_removed[k] = rewrite_slice(words, k, a, b, result); });
     for (std::size_t k = 0; k < slices; ++k) {
-      for (const Delta& d : slice_deltas_[k]) {
-        if (d.gained != 0)
-          increment(d.left, d.right, counts_[d.word], d.word, d.position);
-        else
-          decrement(d.left, d.right, counts_[d.word]);
-      }
+      apply_deltas(slice_deltas_[k]);
       removed += slice_removed[k];
     }
   } else {
-    struct Direct {
-      MergeTrainer& t;
-      void lost(TokenId l, TokenId r, std::uint32_t w) { t.decrement(l, r, t.counts_[w]); }
-      void gained(TokenId l, TokenId r, std::uint32_t w, std::uint64_t pos) {
-        t.increment(l, r, t.counts_[w], w, pos);
-      }
-    };
-    Direct direct{*this};
-    for (const std::uint32_t w : words)
-      removed += counts_[w] * rewrite_word(w, a, b, result, direct);
+    for (std::size_t k = 0; k < slices; ++k) {
+      removed += rewrite_slice(words, k, a, b, result);
+      apply_deltas(slice_deltas_[k]);
+    }
   }
   total_tokens_ -= removed;
 
@@ -352,10 +377,8 @@ StopReason MergeTrainer::run(MergeSink& sink) {
   for (;;) {
     if (sink.done()) return StopReason::kSinkDone;
     std::uint32_t best = PairIndex::kMissing;
-    while (!heap_.empty()) {
-      std::pop_heap(heap_.begin(), heap_.end(), HeapLess{});
-      const HeapEntry top = heap_.back();
-      heap_.pop_back();
+    while (!queue_.empty()) {
+      const PairQueue::Entry top = queue_.pop();
       const std::uint32_t id = index_.find(top.key);
       if (id == PairIndex::kMissing) continue;  // stale: merged, rejected or gone
       Pair& p = pairs_[id];

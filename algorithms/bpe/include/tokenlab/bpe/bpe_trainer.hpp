@@ -14,8 +14,8 @@
 // parallel over fixed chunks of words and reduced in chunk order (so the result
 // never depends on the thread count); afterwards every merge rewrites only the
 // words that contain the merged pair and applies count deltas to the pairs around
-// each rewritten spot. A max-heap of (count, tie key, pair) with lazy invalidation
-// picks the next pair. Never a full recount.
+// each rewritten spot. A priority queue of (count, tie key, pair) with lazy
+// invalidation (pair_queue.hpp) picks the next pair. Never a full recount.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,7 @@
 #include <optional>
 #include <vector>
 
+#include "tokenlab/bpe/pair_queue.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/types.hpp"
 
@@ -118,11 +119,6 @@ class MergeTrainer {
     std::uint64_t stamp = 0;           // last merge step that added occurrences
     std::vector<std::uint32_t> words;  // ascending; may hold words that lost the pair
   };
-  struct HeapEntry {
-    std::uint64_t count;
-    std::uint64_t tie;  // smaller wins
-    std::uint64_t key;
-  };
 
   void count_initial_pairs(unsigned threads);
   std::uint32_t new_pair(std::uint64_t key);
@@ -151,7 +147,7 @@ class MergeTrainer {
   // A deque: growing it never copies the pairs, so the peak is not 1.5x their size.
   std::deque<Pair> pairs_;
   std::vector<std::uint32_t> free_pairs_;
-  std::vector<HeapEntry> heap_;
+  PairQueue queue_;
   std::vector<std::uint32_t> touched_;  // pairs that gained occurrences this step
   // A count change found while rewriting a word in parallel, applied afterwards in
   // word order so that the result matches the sequential rewrite exactly.
@@ -161,7 +157,14 @@ class MergeTrainer {
     std::uint32_t word;
     std::uint32_t gained;  // 1: an occurrence appeared at position; 0: one disappeared
     std::uint64_t position;
+    std::uint64_t count;  // the word's: read while its entry is in the cache
   };
+  // Rewrites words[slice * kSliceWords, ...) into slice_deltas_[slice]; returns the
+  // weighted number of symbols removed.
+  std::uint64_t rewrite_slice(const std::vector<std::uint32_t>& words, std::size_t slice,
+                              TokenId a, TokenId b, TokenId result);
+  // Applies deltas in order, prefetching the pairs of the ones ahead.
+  void apply_deltas(const std::vector<Delta>& deltas);
   std::vector<std::vector<Delta>> slice_deltas_;
   unsigned threads_ = 1;
   std::uint64_t step_ = 0;
