@@ -78,10 +78,7 @@ inline Classified classify(char32_t cp) {
 
 // The character at line[i]: a well-formed sequence's code point and length,
 // or else the byte itself, alone, as the splitters treat malformed bytes.
-// Forced inline, decoder included: GCC kept utf8::decode_sequence out of line,
-// and the call was a fifth of counting Hindi on one thread.
-[[gnu::always_inline, gnu::flatten]] inline utf8::Sequence decode_or_byte(
-    std::string_view line, std::size_t i) noexcept {
+inline utf8::Sequence decode_or_byte(std::string_view line, std::size_t i) noexcept {
   const utf8::Sequence sequence = utf8::decode_sequence(line, i);
   if (sequence.length != 0) return sequence;
   return {static_cast<unsigned char>(line[i]), 1};
