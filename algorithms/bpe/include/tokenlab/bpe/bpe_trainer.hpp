@@ -149,8 +149,9 @@ class MergeTrainer {
   std::vector<std::uint32_t> free_pairs_;
   PairQueue queue_;
   std::vector<std::uint32_t> touched_;  // pairs that gained occurrences this step
-  // A count change found while rewriting a word in parallel, applied afterwards in
-  // word order so that the result matches the sequential rewrite exactly.
+  // A count change found while rewriting a word, applied afterwards in word order
+  // (after the slice, or after all slices when they are rewritten in parallel):
+  // the same changes in the same order as applying each where it is found.
   struct Delta {
     TokenId left;
     TokenId right;
@@ -163,9 +164,14 @@ class MergeTrainer {
   // weighted number of symbols removed.
   std::uint64_t rewrite_slice(const std::vector<std::uint32_t>& words, std::size_t slice,
                               TokenId a, TokenId b, TokenId result);
-  // Applies deltas in order, prefetching the pairs of the ones ahead.
-  void apply_deltas(const std::vector<Delta>& deltas);
-  std::vector<std::vector<Delta>> slice_deltas_;
+  // One slice's changes: the first size of buffer, which keeps its room.
+  struct DeltaSlice {
+    std::vector<Delta> buffer;
+    std::size_t size = 0;
+  };
+  // Applies a slice's changes in order, prefetching the pairs of the ones ahead.
+  void apply_deltas(const DeltaSlice& slice);
+  std::vector<DeltaSlice> slice_deltas_;
   unsigned threads_ = 1;
   std::uint64_t step_ = 0;
   bool released_low_ = false;  // some pair was dropped for a count below min_count
