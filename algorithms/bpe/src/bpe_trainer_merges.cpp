@@ -40,20 +40,20 @@ std::uint64_t position_key(std::uint32_t word, std::uint64_t unit_offset) noexce
 
 MergeTrainer::MergeTrainer(MergeTrainerInput input, const MergeTrainerOptions& options)
     : symbols_(std::move(input.symbols)),
-      offsets_(std::move(input.offsets)),
-      counts_(std::move(input.counts)),
       unit_lengths_(std::move(input.unit_lengths)),
       options_(options) {
-  if (offsets_.size() != counts_.size() + 1 || offsets_.front() != 0 ||
-      offsets_.back() != symbols_.size())
+  const std::vector<std::uint32_t>& offsets = input.offsets;
+  const std::vector<std::uint64_t>& counts = input.counts;
+  if (offsets.size() != counts.size() + 1 || offsets.front() != 0 ||
+      offsets.back() != symbols_.size())
     throw Error("bpe trainer: word offsets do not match the symbols and counts");
-  if (counts_.size() >= std::numeric_limits<std::uint32_t>::max())
+  if (counts.size() >= std::numeric_limits<std::uint32_t>::max())
     throw Error("bpe trainer: too many distinct words (at most 4294967294)");
   if (options_.min_count == 0) options_.min_count = 1;
-  lengths_.resize(counts_.size());
-  for (std::size_t w = 0; w < counts_.size(); ++w) {
-    if (offsets_[w + 1] < offsets_[w]) throw Error("bpe trainer: word offsets decrease");
-    lengths_[w] = offsets_[w + 1] - offsets_[w];
+  words_.resize(counts.size());
+  for (std::size_t w = 0; w < counts.size(); ++w) {
+    if (offsets[w + 1] < offsets[w]) throw Error("bpe trainer: word offsets decrease");
+    words_[w] = {counts[w], offsets[w], offsets[w + 1] - offsets[w]};
   }
   for (const TokenId id : symbols_)
     if (id >= unit_lengths_.size()) throw Error("bpe trainer: symbol id without a unit length");
@@ -62,7 +62,7 @@ MergeTrainer::MergeTrainer(MergeTrainerInput input, const MergeTrainerOptions& o
 }
 
 void MergeTrainer::count_initial_pairs(unsigned threads) {
-  const std::size_t word_total = counts_.size();
+  const std::size_t word_total = words_.size();
   const std::size_t chunk_total = (word_total + kChunkWords - 1) / kChunkWords;
   index_.reset(1024);
   std::vector<LocalCounts> locals;
@@ -75,9 +75,9 @@ void MergeTrainer::count_initial_pairs(unsigned threads) {
       const std::size_t begin = (batch + k) * kChunkWords;
       const std::size_t end = std::min(word_total, begin + kChunkWords);
       for (std::size_t w = begin; w < end; ++w) {
-        const TokenId* s = symbols_.data() + offsets_[w];
-        const std::uint32_t n = lengths_[w];
-        const std::uint64_t c = counts_[w];
+        const TokenId* s = symbols_.data() + words_[w].offset;
+        const std::uint32_t n = words_[w].length;
+        const std::uint64_t c = words_[w].count;
         const auto word = static_cast<std::uint32_t>(w);
         std::uint64_t offset = 0;
         for (std::uint32_t j = 0; j + 1 < n; ++j) {
@@ -121,7 +121,7 @@ void MergeTrainer::count_initial_pairs(unsigned threads) {
   }
 
   total_tokens_ = 0;
-  for (std::size_t w = 0; w < word_total; ++w) total_tokens_ += counts_[w] * lengths_[w];
+  for (const Word& word : words_) total_tokens_ += word.count * word.length;
 
   queue_.clear();
   for (std::uint32_t id = 0; id < pairs_.size(); ++id) {
@@ -182,8 +182,8 @@ std::uint64_t MergeTrainer::exact_first(Pair& pair) {
   auto& words = pair.words;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::uint32_t w = words[i];
-    const TokenId* s = symbols_.data() + offsets_[w];
-    const std::uint32_t n = lengths_[w];
+    const TokenId* s = symbols_.data() + words_[w].offset;
+    const std::uint32_t n = words_[w].length;
     std::uint64_t offset = 0;
     for (std::uint32_t j = 0; j + 1 < n; ++j) {
       if (s[j] == a && s[j + 1] == b) {
@@ -228,8 +228,8 @@ void MergeTrainer::increment(TokenId left, TokenId right, std::uint64_t count, s
 template <class Events>
 std::uint32_t MergeTrainer::rewrite_word(std::uint32_t w, TokenId a, TokenId b, TokenId result,
                                          Events& events) {
-  TokenId* s = symbols_.data() + offsets_[w];
-  const std::uint32_t n = lengths_[w];
+  TokenId* s = symbols_.data() + words_[w].offset;
+  const std::uint32_t n = words_[w].length;
   const std::uint32_t len_ab = unit_lengths_[a] + unit_lengths_[b];
   std::uint32_t i = 0;
   std::uint32_t j = 0;
@@ -258,7 +258,7 @@ std::uint32_t MergeTrainer::rewrite_word(std::uint32_t w, TokenId a, TokenId b, 
       s[j++] = s[i++];
     }
   }
-  lengths_[w] = j;
+  words_[w].length = j;
   return merged;
 }
 
@@ -283,35 +283,30 @@ std::uint64_t MergeTrainer::rewrite_slice(const std::vector<std::uint32_t>& word
   // push_back a change, kept out of line by GCC, was 3% of training.
   struct Recorder {
     Delta* at;
-    const std::uint64_t* counts;
-    void lost(TokenId l, TokenId r, std::uint32_t w) { *at++ = {l, r, w, 0, 0, counts[w]}; }
+    const Word* words;
+    void lost(TokenId l, TokenId r, std::uint32_t w) { *at++ = {l, r, w, 0, 0, words[w].count}; }
     void gained(TokenId l, TokenId r, std::uint32_t w, std::uint64_t pos) {
-      *at++ = {l, r, w, 1, pos, counts[w]};
+      *at++ = {l, r, w, 1, pos, words[w].count};
     }
   };
   DeltaSlice& out = slice_deltas_[slice];
-  Recorder recorder{out.buffer.data(), counts_.data()};
+  Recorder recorder{out.buffer.data(), words_.data()};
   const std::size_t begin = slice * kSliceWords;
   const std::size_t end = std::min(words.size(), begin + kSliceWords);
   std::uint64_t removed = 0;
   for (std::size_t x = begin; x < end; ++x) {
-    // The words lie anywhere in four arrays: their entries are fetched
-    // kEntriesAhead words ahead, their symbols (which need the offset) kSymbolsAhead.
-    if (x + kEntriesAhead < end) {
-      const std::uint32_t later = words[x + kEntriesAhead];
-      __builtin_prefetch(&offsets_[later]);
-      __builtin_prefetch(&lengths_[later]);
-      __builtin_prefetch(&counts_[later]);
-    }
+    // The words lie anywhere: their records are fetched kEntriesAhead words
+    // ahead, their symbols (which need the record) kSymbolsAhead.
+    if (x + kEntriesAhead < end) __builtin_prefetch(&words_[words[x + kEntriesAhead]]);
     if (x + kSymbolsAhead < end)
-      __builtin_prefetch(symbols_.data() + offsets_[words[x + kSymbolsAhead]]);
+      __builtin_prefetch(symbols_.data() + words_[words[x + kSymbolsAhead]].offset);
     const std::size_t used = static_cast<std::size_t>(recorder.at - out.buffer.data());
-    const std::size_t room = used + 2 * std::size_t{lengths_[words[x]]};
+    const std::size_t room = used + 2 * std::size_t{words_[words[x]].length};
     if (room > out.buffer.size()) {
       out.buffer.resize(std::max(room, 2 * out.buffer.size()));
       recorder.at = out.buffer.data() + used;
     }
-    removed += counts_[words[x]] * rewrite_word(words[x], a, b, result, recorder);
+    removed += words_[words[x]].count * rewrite_word(words[x], a, b, result, recorder);
   }
   out.size = static_cast<std::size_t>(recorder.at - out.buffer.data());
   return removed;
@@ -439,8 +434,8 @@ StopReason MergeTrainer::run(MergeSink& sink) {
 }
 
 std::vector<TokenId> MergeTrainer::word(std::size_t i) const {
-  const TokenId* s = symbols_.data() + offsets_.at(i);
-  return {s, s + lengths_[i]};
+  const TokenId* s = symbols_.data() + words_.at(i).offset;
+  return {s, s + words_[i].length};
 }
 
 }  // namespace tokenlab::bpe

@@ -107,7 +107,7 @@ class MergeTrainer {
   [[nodiscard]] const std::vector<MergeRule>& merges() const noexcept { return merges_; }
   /// Weighted number of symbols in all words now.
   [[nodiscard]] std::uint64_t total_tokens() const noexcept { return total_tokens_; }
-  [[nodiscard]] std::size_t word_count() const noexcept { return counts_.size(); }
+  [[nodiscard]] std::size_t word_count() const noexcept { return words_.size(); }
   /// The current symbols of word i (after run(): the final segmentation).
   [[nodiscard]] std::vector<TokenId> word(std::size_t i) const;
 
@@ -137,9 +137,14 @@ class MergeTrainer {
                  std::uint64_t position);
 
   std::vector<TokenId> symbols_;
-  std::vector<std::uint32_t> offsets_;
-  std::vector<std::uint32_t> lengths_;  // current symbol count of each word
-  std::vector<std::uint64_t> counts_;
+  // What a merge reads of each word it rewrites, in one 16-byte record: one
+  // cache miss a word instead of one in each of three arrays.
+  struct Word {
+    std::uint64_t count;
+    std::uint32_t offset;  // into symbols_
+    std::uint32_t length;  // current symbol count
+  };
+  std::vector<Word> words_;
   std::vector<std::uint32_t> unit_lengths_;
   MergeTrainerOptions options_;
 
