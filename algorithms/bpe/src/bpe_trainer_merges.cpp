@@ -276,8 +276,7 @@ constexpr std::size_t kPairsAhead = 8;
 }  // namespace
 
 std::uint64_t MergeTrainer::rewrite_slice(const std::vector<std::uint32_t>& words,
-                                          std::size_t slice, TokenId a, TokenId b,
-                                          TokenId result) {
+                                          std::size_t slice, TokenId a, TokenId b, TokenId result) {
   // Writes through a pointer into room made once a word (a merge makes at most
   // four changes, and a word of n symbols holds at most n / 2 merges): a
   // push_back a change, kept out of line by GCC, was 3% of training.

@@ -36,8 +36,8 @@ struct BlockCounts {
 // the UTF-8 decoder are one loop: GCC kept utf8::decode_sequence out of line, a
 // call per non-ASCII character (a fifth of counting Hindi on one thread).
 [[gnu::flatten]] void count_block(const CorpusBlock& block, const Normalizer& normalizer,
-                 const PreTokenizer& pre_tokenizer, const CountOptions& options,
-                 detail::BlockTable& table, BlockCounts& result) {
+                                  const PreTokenizer& pre_tokenizer, const CountOptions& options,
+                                  detail::BlockTable& table, BlockCounts& result) {
   std::string normalized;
   std::string scratch;
   const PreTokenizerOptions& pre = pre_tokenizer.options();

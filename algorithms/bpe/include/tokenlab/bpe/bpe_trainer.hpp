@@ -167,8 +167,8 @@ class MergeTrainer {
   };
   // Rewrites words[slice * kSliceWords, ...) into slice_deltas_[slice]; returns the
   // weighted number of symbols removed.
-  std::uint64_t rewrite_slice(const std::vector<std::uint32_t>& words, std::size_t slice,
-                              TokenId a, TokenId b, TokenId result);
+  std::uint64_t rewrite_slice(const std::vector<std::uint32_t>& words, std::size_t slice, TokenId a,
+                              TokenId b, TokenId result);
   // One slice's changes: the first size of buffer, which keeps its room.
   struct DeltaSlice {
     std::vector<Delta> buffer;
