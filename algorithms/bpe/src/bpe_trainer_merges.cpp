@@ -276,7 +276,8 @@ constexpr std::size_t kPairsAhead = 8;
 }  // namespace
 
 std::uint64_t MergeTrainer::rewrite_slice(const std::vector<std::uint32_t>& words,
-                                          std::size_t slice, TokenId a, TokenId b, TokenId result) {
+                                          std::size_t slice, TokenId a, TokenId b, TokenId result,
+                                          DeltaSlice& out) {
   // Writes through a pointer into room made once a word (a merge makes at most
   // four changes, and a word of n symbols holds at most n / 2 merges): a
   // push_back a change, kept out of line by GCC, was 3% of training.
@@ -288,7 +289,6 @@ std::uint64_t MergeTrainer::rewrite_slice(const std::vector<std::uint32_t>& word
       *at++ = {l, r, w, 1, pos, words[w].count};
     }
   };
-  DeltaSlice& out = slice_deltas_[slice];
   Recorder recorder{out.buffer.data(), words_.data()};
   const std::size_t begin = slice * kSliceWords;
   const std::size_t end = std::min(words.size(), begin + kSliceWords);
@@ -348,20 +348,24 @@ void MergeTrainer::apply_merge(std::uint32_t pair_id, TokenId result) {
   // but the words' cache misses and the pairs' overlap with their neighbours'.
   // Rewriting touches disjoint words, so large steps rewrite in parallel.
   const std::size_t slices = (words.size() + kSliceWords - 1) / kSliceWords;
-  if (slice_deltas_.size() < slices) slice_deltas_.resize(slices);
+  if (slice_deltas_.size() < std::max<std::size_t>(slices, 1))
+    slice_deltas_.resize(std::max<std::size_t>(slices, 1));
   std::uint64_t removed = 0;
   if (threads_ > 1 && words.size() >= kParallelWords) {
     std::vector<std::uint64_t> slice_removed(slices, 0);
-    parallel_for(slices, threads_,
-                 [&](std::size_t k) { slice_removed[k] = rewrite_slice(words, k, a, b, result); });
+    parallel_for(slices, threads_, [&](std::size_t k) {
+      slice_removed[k] = rewrite_slice(words, k, a, b, result, slice_deltas_[k]);
+    });
     for (std::size_t k = 0; k < slices; ++k) {
       apply_deltas(slice_deltas_[k]);
       removed += slice_removed[k];
     }
   } else {
+    // One buffer for every slice: rewriting a slice and applying its changes
+    // alternate, and the buffers of all slices would stay allocated.
     for (std::size_t k = 0; k < slices; ++k) {
-      removed += rewrite_slice(words, k, a, b, result);
-      apply_deltas(slice_deltas_[k]);
+      removed += rewrite_slice(words, k, a, b, result, slice_deltas_[0]);
+      apply_deltas(slice_deltas_[0]);
     }
   }
   total_tokens_ -= removed;

@@ -165,15 +165,15 @@ class MergeTrainer {
     std::uint64_t position;
     std::uint64_t count;  // the word's: read while its entry is in the cache
   };
-  // Rewrites words[slice * kSliceWords, ...) into slice_deltas_[slice]; returns the
-  // weighted number of symbols removed.
-  std::uint64_t rewrite_slice(const std::vector<std::uint32_t>& words, std::size_t slice, TokenId a,
-                              TokenId b, TokenId result);
   // One slice's changes: the first size of buffer, which keeps its room.
   struct DeltaSlice {
     std::vector<Delta> buffer;
     std::size_t size = 0;
   };
+  // Rewrites words[slice * kSliceWords, ...), its changes into out; returns the
+  // weighted number of symbols removed.
+  std::uint64_t rewrite_slice(const std::vector<std::uint32_t>& words, std::size_t slice, TokenId a,
+                              TokenId b, TokenId result, DeltaSlice& out);
   // Applies a slice's changes in order, prefetching the pairs of the ones ahead.
   void apply_deltas(const DeltaSlice& slice);
   std::vector<DeltaSlice> slice_deltas_;
