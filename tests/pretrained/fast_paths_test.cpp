@@ -186,3 +186,67 @@ TEST_CASE("WordPiece's word cache gives the greedy longest match, unknown words 
   CHECK(wordpiece.encode("unaffable") == Ids{1, 2, 3});
   CHECK(wordpiece.encode("unaffableable") == Ids{0});  // 13 characters: over the limit
 }
+
+namespace {
+
+// A unigram .model in protobuf wire format (ModelProto field 1: pieces, each
+// { piece = 1, score = 2, type = 3 }; no trainer_spec, so UNIGRAM), with a
+// user-defined symbol, an UNUSED piece and pieces that end mid-character, for
+// every branch of the Viterbi step.
+std::string unigram_model_bytes() {
+  struct Piece {
+    std::string text;
+    float score;
+    int type;  // 1 NORMAL, 2 UNKNOWN, 3 CONTROL, 4 USER_DEFINED, 5 UNUSED
+  };
+  const std::vector<Piece> pieces = {
+      {"<unk>", 0, 2},          {"<s>", 0, 3},           {"\u2581", -2, 1},
+      {"a", -3, 1},             {"b", -3.5f, 1},         {"ab", -4, 1},
+      {"\u2581a", -4.5f, 1},    {"\u2581ab", -5, 1},     {"ba", -6, 1},
+      {"abab", -9, 1},          {"<sep>", 0, 4},         {"\u4E2D", -7, 1},
+      {"\u4E2D\u6587", -7, 1},  {"\u00E9", -8, 1},       {"b\u00E9", -11.5f, 1},
+      {"\xC3", -1, 1},          {"aa", -1, 5},           {"a\u2581", -6.5f, 1},
+      {"\u2581\u2581", -3, 1},  {"bab", -9.5f, 1}};
+  const auto varint = [](std::string& out, std::uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7F) | 0x80);
+    out += static_cast<char>(v);
+  };
+  std::string model;
+  for (const Piece& p : pieces) {
+    std::string body = "\x0A";
+    varint(body, p.text.size());
+    body += p.text;
+    body += '\x15';
+    body.append(reinterpret_cast<const char*>(&p.score), 4);  // little-endian host
+    body += '\x18';
+    varint(body, static_cast<std::uint64_t>(p.type));
+    model += '\x0A';
+    varint(model, body.size());
+    model += body;
+  }
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("SentencePiece unigram's Viterbi gives the plain best path",
+          "[pretrained][fast][sentencepiece]") {
+  std::vector<PretrainedTokenizer> models;
+  for (const char* name : {"unigram", "unigram_bytes"})
+    models.push_back(PretrainedTokenizer::load(std::filesystem::path(TOKENLAB_TEST_DATA_DIR) /
+                                               "pretrained" / (std::string(name) + ".model")));
+  models.push_back(PretrainedTokenizer::from_bytes(unigram_model_bytes(), "test.model",
+                                                   "sentencepiece"));
+  for (const auto& spm : models) {
+    // The model's own pieces, spaces, and characters it has never seen.
+    std::vector<std::string> fragments = {"\u2581", "\u2581\u2581", "\u4E2D", "\u00E9",
+                                          "~",      "\U0001F600",   "<sep>",  "\u0301"};
+    for (std::uint32_t id = 0; id < spm.vocabulary_size(); id += 2)
+      fragments.push_back(spm.token(id));
+    check_against_plain(*spm.pipeline().model, hostile_texts(fragments, 3000, 16));
+  }
+  // The hand-made model, by hand: "<sep>" is taken whole, "aa" (UNUSED) never,
+  // and "x" is unknown.
+  const auto& spm = models.back();
+  CHECK(spm.encode("ab<sep>aa x") == Ids{7, 10, 3, 3, 2, 0});
+}

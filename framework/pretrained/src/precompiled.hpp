@@ -100,6 +100,15 @@ class CharsMap {
   static std::uint32_t offset(std::uint32_t unit) noexcept {
     return (unit >> 10) << ((unit & (1U << 9)) >> 6);
   }
+  // The units that are some state's child, grouped by that state's base:
+  // units[first[b]] to units[first[b + 1]] are the children of base b, in label
+  // order.
+  struct ChildIndex {
+    std::vector<std::uint32_t> first;
+    std::vector<std::uint32_t> units;
+  };
+  static ChildIndex index_children(const std::vector<std::uint32_t>& units);
+
   std::string_view replacement_at(std::uint32_t at) const noexcept {
     // Validated when loading: at < normalized_.size(), and a '\0' follows.
     return std::string_view(normalized_.data() + at);
