@@ -135,6 +135,47 @@ CharsMap::CharsMap(std::string blob, const std::string& where) {
       safe = label(units_[base ^ next]) != next;
     ascii_safe_[c] = safe;
   }
+  index_bmp_characters();
+}
+
+void CharsMap::index_bmp_characters() {
+  ruled_bmp_.assign(0x10000 / 64, 0);
+  const auto mark = [&](std::uint32_t from, std::uint32_t count) {
+    for (std::uint32_t cp = from; cp < from + count; ++cp) ruled_bmp_[cp >> 6] |= 1ULL << (cp & 63);
+  };
+  // Only the paths the trie has: a character none of whose bytes' walk
+  // reaches a key (nor completes) keeps its bit clear. The walk is the
+  // validated one, so every block it reads is in the array.
+  const std::uint32_t root = offset(units_[0]);
+  bool leaf = false;
+  for (std::uint32_t b0 = 0; b0 < 0xF0; ++b0) {
+    std::uint32_t p0 = root;
+    if (!step(p0, static_cast<unsigned char>(b0), leaf)) continue;
+    if (b0 < 0x80) {
+      mark(b0, 1);
+      continue;
+    }
+    if (b0 < 0xC2) continue;  // no character starts with it
+    const bool two = b0 < 0xE0;
+    const std::uint32_t from0 = two ? (b0 & 0x1F) << 6 : (b0 & 0x0F) << 12;
+    if (leaf) {
+      mark(from0, two ? 64 : 4096);
+      continue;
+    }
+    for (std::uint32_t b1 = 0x80; b1 < 0xC0; ++b1) {
+      std::uint32_t p1 = p0;
+      if (!step(p1, static_cast<unsigned char>(b1), leaf)) continue;
+      const std::uint32_t from1 = two ? from0 | (b1 & 0x3F) : from0 | ((b1 & 0x3F) << 6);
+      if (two || leaf) {
+        mark(from1, two ? 1 : 64);
+        continue;
+      }
+      for (std::uint32_t b2 = 0x80; b2 < 0xC0; ++b2) {
+        std::uint32_t p2 = p1;
+        if (step(p2, static_cast<unsigned char>(b2), leaf)) mark(from1 | (b2 & 0x3F), 1);
+      }
+    }
+  }
 }
 
 }  // namespace detail
