@@ -189,83 +189,68 @@ class SpmUnigramModel final : public SpmModel {
   // EncodeOptimized over the scored trie: the plain algorithm's steps, each
   // piece's id and score read with the trie node that ends it.
   void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
-    if (normalized.empty()) return;
-    const std::size_t size = normalized.size();
-    thread_local std::vector<Best> best_storage;
-    std::vector<Best>& best = best_storage;  // one TLS lookup
-    best.assign(size + 1, Best{0, 0.0f, -1});
-    Best* const paths = best.data();
     const ScoredUnit* const units = scored_.data();
     const auto* const text = reinterpret_cast<const unsigned char*>(normalized.data());
-    for (std::size_t starts_at = 0; starts_at < size;) {
-      const float here = paths[starts_at].score;
-      const std::size_t char_length = char_length_at(normalized, starts_at);
-      bool single_character = false;
-      std::uint32_t node = 0;
-      for (std::size_t key_pos = starts_at; key_pos < size;) {
-        const std::uint32_t to = static_cast<std::uint32_t>(units[node].base) + text[key_pos];
-        const ScoredUnit unit = units[to];
-        if (unit.check != static_cast<std::int32_t>(node)) break;
-        node = to;
-        ++key_pos;
-        if (unit.piece < 0) continue;
-        const std::size_t length = key_pos - starts_at;
-        const double score = (unit.piece & kUserDefinedBit) != 0 ? user_defined_score(length)
-                                                                 : static_cast<double>(unit.score);
-        const double candidate = score + static_cast<double>(here);
-        Best& target = paths[key_pos];
-        if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
-          target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
-                    static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
-        if (length == char_length) single_character = true;
-      }
-      if (!single_character) unknown_step(paths, starts_at, char_length, here);
-      starts_at += char_length;
-    }
-    append_best_path(normalized, best, out);
+    const std::size_t size = normalized.size();
+    viterbi(normalized, out,
+            [&](Best* best, std::size_t starts_at, float here, std::size_t char_length) {
+              bool single_character = false;
+              std::uint32_t node = 0;
+              for (std::size_t key_pos = starts_at; key_pos < size;) {
+                const std::uint32_t to =
+                    static_cast<std::uint32_t>(units[node].base) + text[key_pos];
+                const ScoredUnit unit = units[to];
+                if (unit.check != static_cast<std::int32_t>(node)) break;
+                node = to;
+                ++key_pos;
+                if (unit.piece < 0) continue;
+                const std::size_t length = key_pos - starts_at;
+                const double score = (unit.piece & kUserDefinedBit) != 0
+                                         ? user_defined_score(length)
+                                         : static_cast<double>(unit.score);
+                const double candidate = score + static_cast<double>(here);
+                Best& target = best[key_pos];
+                if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
+                  target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
+                            static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
+                if (length == char_length) single_character = true;
+              }
+              return single_character;
+            });
   }
 
   // The same Viterbi over the vocabulary's own trie and entries.
   void encode_plain(std::string_view normalized, std::vector<TokenId>& out) const override {
-    if (normalized.empty()) return;
     const SpmVocabulary& v = *vocabulary_;
     const std::size_t size = normalized.size();
-    thread_local std::vector<Best> best_storage;
-    std::vector<Best>& best = best_storage;  // one TLS lookup
-    best.assign(size + 1, Best{0, 0.0f, -1});
-    for (std::size_t starts_at = 0; starts_at < size;) {
-      const float here = best[starts_at].score;
-      const std::size_t char_length = char_length_at(normalized, starts_at);
-      bool single_character = false;
-      std::uint32_t node = 0;
-      for (std::size_t key_pos = starts_at; key_pos < size;) {
-        node = v.trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
-        if (node == DoubleArray::kFail) break;
-        ++key_pos;
-        const std::int32_t found = v.trie.value(node);
-        if (found < 0) continue;
-        const auto id = static_cast<TokenId>(found);
-        const Entry entry = entries_[id];
-        if (entry.type == PieceType::unused) continue;
-        const std::size_t length = key_pos - starts_at;
-        // User-defined symbols get a bonus "to always be selected": length in
-        // bytes times the largest NORMAL score, minus 0.1.
-        const double score = entry.type == PieceType::user_defined
-                                 ? user_defined_score(length)
-                                 : static_cast<double>(entry.score);
-        const double candidate = score + static_cast<double>(here);
-        Best& target = best[key_pos];
-        if (target.starts_at == -1 || candidate > static_cast<double>(target.score)) {
-          target.score = static_cast<float>(candidate);
-          target.starts_at = static_cast<std::int32_t>(starts_at);
-          target.id = id;
-        }
-        if (length == char_length) single_character = true;
-      }
-      if (!single_character) unknown_step(best.data(), starts_at, char_length, here);
-      starts_at += char_length;
-    }
-    append_best_path(normalized, best, out);
+    viterbi(normalized, out,
+            [&](Best* best, std::size_t starts_at, float here, std::size_t char_length) {
+              bool single_character = false;
+              std::uint32_t node = 0;
+              for (std::size_t key_pos = starts_at; key_pos < size;) {
+                node = v.trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
+                if (node == DoubleArray::kFail) break;
+                ++key_pos;
+                const std::int32_t found = v.trie.value(node);
+                if (found < 0) continue;
+                const auto id = static_cast<TokenId>(found);
+                const Entry entry = entries_[id];
+                if (entry.type == PieceType::unused) continue;
+                const std::size_t length = key_pos - starts_at;
+                const double score = entry.type == PieceType::user_defined
+                                         ? user_defined_score(length)
+                                         : static_cast<double>(entry.score);
+                const double candidate = score + static_cast<double>(here);
+                Best& target = best[key_pos];
+                if (target.starts_at == -1 || candidate > static_cast<double>(target.score)) {
+                  target.score = static_cast<float>(candidate);
+                  target.starts_at = static_cast<std::int32_t>(starts_at);
+                  target.id = id;
+                }
+                if (length == char_length) single_character = true;
+              }
+              return single_character;
+            });
   }
 
   [[nodiscard]] std::string type() const override { return "SentencePiece unigram"; }
@@ -385,6 +370,29 @@ class SpmUnigramModel final : public SpmModel {
   // times the largest NORMAL score, minus 0.1, in double as SentencePiece has it.
   [[nodiscard]] double user_defined_score(std::size_t length) const noexcept {
     return static_cast<double>(static_cast<float>(length) * max_score_) - 0.1;
+  }
+
+  // The Viterbi over byte positions, shared by both encoders: at each
+  // character, walk(best, starts_at, here, char_length) makes the path updates
+  // of the pieces that start there (here: the best score up to it) and says
+  // whether one of them is the character alone; if none is, the unknown piece
+  // covers it. Then the best path to the end, as ids.
+  template <class Walk>
+  void viterbi(std::string_view normalized, std::vector<TokenId>& out, Walk&& walk) const {
+    if (normalized.empty()) return;
+    const std::size_t size = normalized.size();
+    thread_local std::vector<Best> best_storage;
+    std::vector<Best>& best = best_storage;  // one TLS lookup
+    best.assign(size + 1, Best{0, 0.0f, -1});
+    Best* const paths = best.data();
+    for (std::size_t starts_at = 0; starts_at < size;) {
+      const float here = paths[starts_at].score;
+      const std::size_t char_length = char_length_at(normalized, starts_at);
+      if (!walk(paths, starts_at, here, char_length))
+        unknown_step(paths, starts_at, char_length, here);
+      starts_at += char_length;
+    }
+    append_best_path(normalized, best, out);
   }
 
   // No piece is the character at starts_at: the unknown piece covers it.
