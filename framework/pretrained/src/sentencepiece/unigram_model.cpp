@@ -192,65 +192,59 @@ class SpmUnigramModel final : public SpmModel {
     const ScoredUnit* const units = scored_.data();
     const auto* const text = reinterpret_cast<const unsigned char*>(normalized.data());
     const std::size_t size = normalized.size();
-    viterbi(normalized, out,
-            [&](Best* best, std::size_t starts_at, float here, std::size_t char_length) {
-              bool single_character = false;
-              std::uint32_t node = 0;
-              for (std::size_t key_pos = starts_at; key_pos < size;) {
-                const std::uint32_t to =
-                    static_cast<std::uint32_t>(units[node].base) + text[key_pos];
-                const ScoredUnit unit = units[to];
-                if (unit.check != static_cast<std::int32_t>(node)) break;
-                node = to;
-                ++key_pos;
-                if (unit.piece < 0) continue;
-                const std::size_t length = key_pos - starts_at;
-                const double score = (unit.piece & kUserDefinedBit) != 0
-                                         ? user_defined_score(length)
-                                         : static_cast<double>(unit.score);
-                const double candidate = score + static_cast<double>(here);
-                Best& target = best[key_pos];
-                if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
-                  target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
-                            static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
-                if (length == char_length) single_character = true;
-              }
-              return single_character;
-            });
+    viterbi(normalized, out, [&](Start& start) {
+      // In locals: through the reference, the compiler reloaded them each step.
+      const std::size_t starts_at = start.at;
+      const double here = start.here;
+      Best* const best = start.best;
+      bool single_character = false;
+      std::uint32_t node = 0;
+      for (std::size_t key_pos = starts_at; key_pos < size;) {
+        const std::uint32_t to = static_cast<std::uint32_t>(units[node].base) + text[key_pos];
+        const ScoredUnit unit = units[to];
+        if (unit.check != static_cast<std::int32_t>(node)) break;
+        node = to;
+        ++key_pos;
+        if (unit.piece < 0) continue;
+        const std::size_t length = key_pos - starts_at;
+        const double score = (unit.piece & kUserDefinedBit) != 0 ? user_defined_score(length)
+                                                                 : static_cast<double>(unit.score);
+        const double candidate = score + here;
+        Best& target = best[key_pos];
+        if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
+          target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
+                    static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
+        if (length == start.char_length) single_character = true;
+      }
+      start.single_character = single_character;
+    });
   }
 
   // The same Viterbi over the vocabulary's own trie and entries.
   void encode_plain(std::string_view normalized, std::vector<TokenId>& out) const override {
     const SpmVocabulary& v = *vocabulary_;
-    const std::size_t size = normalized.size();
-    viterbi(normalized, out,
-            [&](Best* best, std::size_t starts_at, float here, std::size_t char_length) {
-              bool single_character = false;
-              std::uint32_t node = 0;
-              for (std::size_t key_pos = starts_at; key_pos < size;) {
-                node = v.trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
-                if (node == DoubleArray::kFail) break;
-                ++key_pos;
-                const std::int32_t found = v.trie.value(node);
-                if (found < 0) continue;
-                const auto id = static_cast<TokenId>(found);
-                const Entry entry = entries_[id];
-                if (entry.type == PieceType::unused) continue;
-                const std::size_t length = key_pos - starts_at;
-                const double score = entry.type == PieceType::user_defined
-                                         ? user_defined_score(length)
-                                         : static_cast<double>(entry.score);
-                const double candidate = score + static_cast<double>(here);
-                Best& target = best[key_pos];
-                if (target.starts_at == -1 || candidate > static_cast<double>(target.score)) {
-                  target.score = static_cast<float>(candidate);
-                  target.starts_at = static_cast<std::int32_t>(starts_at);
-                  target.id = id;
-                }
-                if (length == char_length) single_character = true;
-              }
-              return single_character;
-            });
+    viterbi(normalized, out, [&](Start& start) {
+      std::uint32_t node = 0;
+      for (std::size_t end = start.at + 1; end <= normalized.size(); ++end) {
+        node = v.trie.next(node, static_cast<unsigned char>(normalized[end - 1]));
+        if (node == DoubleArray::kFail) break;
+        const std::int32_t found = v.trie.value(node);
+        if (found < 0 || entries_[static_cast<std::size_t>(found)].type == PieceType::unused)
+          continue;
+        const Entry entry = entries_[static_cast<std::size_t>(found)];
+        const double score = entry.type == PieceType::user_defined
+                                 ? user_defined_score(end - start.at)
+                                 : static_cast<double>(entry.score);
+        const double candidate = score + static_cast<double>(start.here);
+        Best& target = start.best[end];
+        if (target.starts_at == -1 || candidate > static_cast<double>(target.score)) {
+          target.score = static_cast<float>(candidate);
+          target.starts_at = static_cast<std::int32_t>(start.at);
+          target.id = static_cast<TokenId>(found);
+        }
+        start.single_character |= end - start.at == start.char_length;
+      }
+    });
   }
 
   [[nodiscard]] std::string type() const override { return "SentencePiece unigram"; }
@@ -372,11 +366,21 @@ class SpmUnigramModel final : public SpmModel {
     return static_cast<double>(static_cast<float>(length) * max_score_) - 0.1;
   }
 
+  // One character's step of the Viterbi: the paths so far, where the
+  // character starts, the best score up to it, its length; the walk sets
+  // single_character when a piece is the character alone.
+  struct Start {
+    Best* best;
+    std::size_t at;
+    float here;
+    std::size_t char_length;
+    bool single_character = false;
+  };
+
   // The Viterbi over byte positions, shared by both encoders: at each
-  // character, walk(best, starts_at, here, char_length) makes the path updates
-  // of the pieces that start there (here: the best score up to it) and says
-  // whether one of them is the character alone; if none is, the unknown piece
-  // covers it. Then the best path to the end, as ids.
+  // character, walk(start) makes the path updates of the pieces that start
+  // there; if none of them is the character alone, the unknown piece covers
+  // it. Then the best path to the end, as ids.
   template <class Walk>
   void viterbi(std::string_view normalized, std::vector<TokenId>& out, Walk&& walk) const {
     if (normalized.empty()) return;
@@ -384,13 +388,11 @@ class SpmUnigramModel final : public SpmModel {
     thread_local std::vector<Best> best_storage;
     std::vector<Best>& best = best_storage;  // one TLS lookup
     best.assign(size + 1, Best{0, 0.0f, -1});
-    Best* const paths = best.data();
-    for (std::size_t starts_at = 0; starts_at < size;) {
-      const float here = paths[starts_at].score;
-      const std::size_t char_length = char_length_at(normalized, starts_at);
-      if (!walk(paths, starts_at, here, char_length))
-        unknown_step(paths, starts_at, char_length, here);
-      starts_at += char_length;
+    for (std::size_t at = 0; at < size;) {
+      Start start{best.data(), at, best[at].score, char_length_at(normalized, at)};
+      walk(start);
+      if (!start.single_character) unknown_step(best.data(), at, start.char_length, start.here);
+      at += start.char_length;
     }
     append_best_path(normalized, best, out);
   }
