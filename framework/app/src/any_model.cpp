@@ -153,7 +153,8 @@ std::shared_ptr<const Tokenizer> load_exported_tokenizer_json(const std::string&
 
 AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
                         const std::string& format) {
-  return load_any_model(path, [&]() -> const PluginRegistry& { return registry; }, format);
+  return load_any_model(
+      path, [&]() -> const PluginRegistry& { return registry; }, format);
 }
 
 AnyModel load_any_model(const std::string& path,
