@@ -14,6 +14,7 @@
 #include "bpe_test_support.hpp"
 #include "tokenlab/bpe/bpe_model.hpp"
 #include "tokenlab/bpe/bpe_trainer.hpp"
+#include "tokenlab/bpe/pair_queue.hpp"
 #include "tokenlab/utf8.hpp"
 
 using namespace tokenlab;
@@ -388,4 +389,27 @@ TEST_CASE("A merge that would rebuild an existing piece is skipped", "[bpe]") {
     bpe.encode(counts.entries()[i].word, ids);
     CHECK(ids == final_segmentation[i]);
   }
+}
+
+TEST_CASE("The pair queue gives the highest count first, then the smaller tie key", "[bpe]") {
+  PairQueue queue;
+  // Counts 1 to 300 fall in bit-width buckets 1 to 9: the heap holds the highest
+  // bucket only, the others wait unordered until it empties.
+  for (const PairQueue::Entry e :
+       {PairQueue::Entry{5, 1, 50}, {300, 9, 30}, {7, 4, 70}, {300, 2, 31}, {1, 0, 10}, {6, 8, 60}})
+    queue.push(e);
+  const auto next_key = [&] { return queue.pop().key; };
+  CHECK(next_key() == 31);    // 300, tie 2
+  CHECK(next_key() == 30);    // 300, tie 9
+  CHECK(next_key() == 70);    // 7: bucket 3 becomes the heap
+  queue.push({6, 3, 61});     // into the heap's bucket, ahead of (6, tie 8)
+  queue.push({1000, 5, 99});  // above the heap's bucket: still comes out first
+  queue.push({2, 0, 20});     // below it: waits
+  CHECK(next_key() == 99);
+  CHECK(next_key() == 61);
+  CHECK(next_key() == 60);
+  CHECK(next_key() == 50);
+  CHECK(next_key() == 20);
+  CHECK(next_key() == 10);
+  CHECK(queue.empty());
 }

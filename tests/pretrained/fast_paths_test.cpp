@@ -12,11 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "export_support.hpp"
 #include "pretrained_support.hpp"
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/normalizer.hpp"
 #include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/pretrained/sentencepiece_writer.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
+#include "tokenlab/unigram/unigram_model.hpp"
 #include "tokenlab/utf8.hpp"
 
 using tokenlab::PretrainedTokenizer;
@@ -218,4 +221,99 @@ TEST_CASE("TokenTable's batched insert and lookup agree with insert and find one
   batched.find_all(keys, ids);
   for (std::size_t i = 0; i < keys.size(); ++i)
     CHECK(ids[i] == alone.find(keys[i]).value_or(TokenTable::kNotFound));
+}
+
+namespace {
+
+// A unigram .model in protobuf wire format (ModelProto field 1: pieces, each
+// { piece = 1, score = 2, type = 3 }; no trainer_spec, so UNIGRAM), with a
+// user-defined symbol, an UNUSED piece and pieces that end mid-character, for
+// every branch of the Viterbi step.
+std::string unigram_model_bytes() {
+  struct Piece {
+    std::string text;
+    float score;
+    int type;  // 1 NORMAL, 2 UNKNOWN, 3 CONTROL, 4 USER_DEFINED, 5 UNUSED
+  };
+  const std::vector<Piece> pieces = {
+      {"<unk>", 0, 2},         {"<s>", 0, 3},         {"\u2581", -2, 1},       {"a", -3, 1},
+      {"b", -3.5f, 1},         {"ab", -4, 1},         {"\u2581a", -4.5f, 1},   {"\u2581ab", -5, 1},
+      {"ba", -6, 1},           {"abab", -9, 1},       {"<sep>", 0, 4},         {"\u4E2D", -7, 1},
+      {"\u4E2D\u6587", -7, 1}, {"\u00E9", -8, 1},     {"b\u00E9", -11.5f, 1},  {"\xC3", -1, 1},
+      {"aa", -1, 5},           {"a\u2581", -6.5f, 1}, {"\u2581\u2581", -3, 1}, {"bab", -9.5f, 1}};
+  const auto varint = [](std::string& out, std::uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7F) | 0x80);
+    out += static_cast<char>(v);
+  };
+  std::string model;
+  for (const Piece& p : pieces) {
+    std::string body = "\x0A";
+    varint(body, p.text.size());
+    body += p.text;
+    body += '\x15';
+    body.append(reinterpret_cast<const char*>(&p.score), 4);  // little-endian host
+    body += '\x18';
+    varint(body, static_cast<std::uint64_t>(p.type));
+    model += '\x0A';
+    varint(model, body.size());
+    model += body;
+  }
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("SentencePiece unigram's Viterbi gives the plain best path",
+          "[pretrained][fast][sentencepiece]") {
+  std::vector<PretrainedTokenizer> models;
+  for (const char* name : {"unigram", "unigram_bytes"})
+    models.push_back(PretrainedTokenizer::load(std::filesystem::path(TOKENLAB_TEST_DATA_DIR) /
+                                               "pretrained" / (std::string(name) + ".model")));
+  models.push_back(
+      PretrainedTokenizer::from_bytes(unigram_model_bytes(), "test.model", "sentencepiece"));
+  for (const auto& spm : models) {
+    // The model's own pieces, spaces, and characters it has never seen.
+    std::vector<std::string> fragments = {"\u2581", "\u2581\u2581", "\u4E2D", "\u00E9",
+                                          "~",      "\U0001F600",   "<sep>",  "\u0301"};
+    for (std::uint32_t id = 0; id < spm.vocabulary_size(); id += 2)
+      fragments.push_back(spm.token(id));
+    check_against_plain(*spm.pipeline().model, hostile_texts(fragments, 3000, 16));
+  }
+  // The hand-made model, by hand: "<sep>" is taken whole, "aa" (UNUSED) never,
+  // and "x" is unknown.
+  const auto& spm = models.back();
+  CHECK(spm.encode("ab<sep>aa x") == Ids{7, 10, 3, 3, 2, 0});
+}
+
+TEST_CASE("SentencePiece's normalizer copies whole runs of characters no rule starts at",
+          "[pretrained][fast][sentencepiece]") {
+  // An NFKC charsmap as the writer makes it: rules for single characters, and
+  // for decomposed sequences that compose (a letter and a combining mark).
+  const tokenlab::NormalizerOptions nfkc{.form = tokenlab::NormalizationForm::nfkc};
+  const auto trained =
+      tokenlab::test::trained(std::make_shared<tokenlab::unigram::UnigramSegmenter>(), nfkc,
+                              tokenlab::test::kSentencePiece, 300);
+  const auto spm = PretrainedTokenizer::from_bytes(
+      tokenlab::write_sentencepiece(tokenlab::test::description_of(trained), nfkc,
+                                    tokenlab::test::kSentencePiece),
+      "nfkc.model", "sentencepiece");
+  const tokenlab::NormalizerStep& step = *spm.pipeline().normalizers.front();
+  const std::vector<std::string> fragments = {
+      "a",      "Z",      " ",      "  ",     "\t",         "\u00A0",     "\u3000",
+      "\uFF21", "e",      "\u0301", "\u00E9", "\u0915",     "\u093C",     "\u0958",
+      "\u4E2D", "\u304B", "\u3099", "\u304C", "\U0001F600", "\U0001D400", "\uFB01",
+      "\u1100", "\u1161", "\uAC00", "\u2581", "\u0627",     "\uFEFB",     "\u00BD"};
+  for (const std::string& text : hostile_texts(fragments, 4000, 12)) {
+    std::string fast = text;
+    step.apply(fast);
+    std::string plain = text;
+    step.apply_plain(plain);
+    INFO("text: " << text);
+    REQUIRE(fast == plain);
+  }
+  // By hand: the full-width A is a rule, the kanji and the emoji are not, and
+  // "e" with a combining acute composes.
+  std::string text = "\uFF21\u4E2D\U0001F600 e\u0301";
+  step.apply(text);
+  CHECK(text == "\u2581A\u4E2D\U0001F600\u2581\u00E9");
 }

@@ -1,9 +1,9 @@
 // Encodes a file line by line with a saved Hugging Face tokenizer (batch API, threads
 // from RAYON_NUM_THREADS) and counts the tokens.
 // usage: node hf_encode.js TOKENIZER.json TEXT
-// Prints "encode_seconds <s> tokens <n> bytes <b>".
+// Prints "encode_seconds <s> tokens <n> bytes <b>". TOKENLAB_HF_MODULE as in hf_train.js.
 const fs = require("fs");
-const { Tokenizer } = require("@anush008/tokenizers");
+const { Tokenizer } = require(process.env.TOKENLAB_HF_MODULE || "@anush008/tokenizers");
 
 async function main() {
   const [model, textFile] = process.argv.slice(2);

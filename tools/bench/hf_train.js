@@ -2,7 +2,9 @@
 // the model's default trainer and the whitespace pre-tokenizer (\w+|[^\w\s]+).
 // usage: node hf_train.js wordlevel|bpe|wordpiece|unigram CORPUS OUT.json
 // Threads: set RAYON_NUM_THREADS. Prints "train_seconds <s>" on stdout.
-const { Tokenizer, WordLevel, BPE, WordPiece, Unigram, whitespacePreTokenizer } = require("@anush008/tokenizers");
+// TOKENLAB_HF_MODULE: the package to load instead (a path to npm `tokenizers` 0.23.2,
+// HF's official binding, which bench-train and bench-count use when it is cached).
+const { Tokenizer, WordLevel, BPE, WordPiece, Unigram, whitespacePreTokenizer } = require(process.env.TOKENLAB_HF_MODULE || "@anush008/tokenizers");
 
 const [kind, corpus, out] = process.argv.slice(2);
 const models = {

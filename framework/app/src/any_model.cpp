@@ -153,6 +153,13 @@ std::shared_ptr<const Tokenizer> load_exported_tokenizer_json(const std::string&
 
 AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
                         const std::string& format) {
+  return load_any_model(
+      path, [&]() -> const PluginRegistry& { return registry; }, format);
+}
+
+AnyModel load_any_model(const std::string& path,
+                        const std::function<const PluginRegistry&()>& registry,
+                        const std::string& format) {
   AnyModel any;
   const std::string head = file_head(path);
   if ((format == "auto" || format == "tokenlab") && starts_like_tokenlab_model(head)) {
@@ -167,7 +174,7 @@ AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
       any.kind = original_format;
       return any;
     }
-    any.trained = std::make_shared<const Tokenizer>(Tokenizer::load(path, registry));
+    any.trained = std::make_shared<const Tokenizer>(Tokenizer::load(path, registry()));
     any.encoder = any.trained;
     any.kind = plugin;
     return any;

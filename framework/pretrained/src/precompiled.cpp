@@ -29,6 +29,30 @@ std::uint32_t read_le32(std::string_view blob, std::size_t at) {
 
 }  // namespace
 
+CharsMap::ChildIndex CharsMap::index_children(const std::vector<std::uint32_t>& units) {
+  // Unit u is the child c of a state whose base is u ^ c when its label is c (a
+  // byte: the high bit clear). Sorted by label, then stably by that base, each
+  // base's children come in label order, the order a walk of c = 0..255 finds
+  // them in (which decides the error a broken map reports first).
+  const auto is_child = [&](std::size_t u) { return label(units[u]) < 256; };
+  std::array<std::uint32_t, 257> label_start{};
+  for (std::size_t u = 0; u < units.size(); ++u)
+    if (is_child(u)) ++label_start[label(units[u]) + 1];
+  for (std::size_t c = 0; c < 256; ++c) label_start[c + 1] += label_start[c];
+  std::vector<std::uint32_t> by_label(label_start[256]);
+  for (std::size_t u = 0; u < units.size(); ++u)
+    if (is_child(u)) by_label[label_start[label(units[u])]++] = static_cast<std::uint32_t>(u);
+  ChildIndex index;
+  const auto base_of = [&](std::uint32_t u) { return u ^ label(units[u]); };
+  index.first.assign((units.size() | 0xFF) + 2, 0);  // every base a block in the array has
+  for (const std::uint32_t u : by_label) ++index.first[base_of(u) + 1];
+  for (std::size_t b = 1; b < index.first.size(); ++b) index.first[b] += index.first[b - 1];
+  index.units.resize(by_label.size());
+  std::vector<std::uint32_t> next(index.first.begin(), index.first.end() - 1);
+  for (const std::uint32_t u : by_label) index.units[next[base_of(u)]++] = u;
+  return index;
+}
+
 CharsMap::CharsMap(std::string blob, const std::string& where) {
   if (blob.empty()) return;  // SentencePiece: no map, no rules
   const auto fail = [&](std::size_t at, const std::string& what) {
@@ -57,8 +81,6 @@ CharsMap::CharsMap(std::string blob, const std::string& where) {
   // state's children may sit at are in the array, and a state with a leaf names
   // a replacement that a '\0' ends.
   const auto unit_at = [&](std::size_t index) { return 4 + 4 * index; };
-  std::vector<bool> seen(count, false);
-  std::vector<std::uint32_t> stack;
   const auto block_in_array = [&](std::uint32_t state, std::uint32_t base) {
     if ((std::uint64_t{base} | 0xFF) >= count)
       fail(unit_at(state), "double-array unit " + std::to_string(state) +
@@ -67,10 +89,16 @@ CharsMap::CharsMap(std::string blob, const std::string& where) {
   };
   const std::uint32_t root_base = offset(units_[0]);
   block_in_array(0, root_base);
-  const auto visit_children = [&](std::uint32_t base) {
-    for (std::uint32_t c = 0; c < 256; ++c) {
-      const std::uint32_t child = base ^ c;
-      if (label(units_[child]) == c && !seen[child]) {
+  // A state's children come from the index, not from probing its 256 slots:
+  // loading the default nmt_nfkc map took 5 ms that way, more than encoding a
+  // page of text.
+  const ChildIndex children = index_children(units_);
+  std::vector<bool> seen(count, false);
+  std::vector<std::uint32_t> stack;
+  const auto visit_children = [&](std::uint32_t base) {  // base | 0xFF < count
+    for (std::uint32_t i = children.first[base]; i < children.first[base + 1]; ++i) {
+      const std::uint32_t child = children.units[i];
+      if (!seen[child]) {
         seen[child] = true;
         stack.push_back(child);
       }
@@ -106,6 +134,47 @@ CharsMap::CharsMap(std::string blob, const std::string& where) {
     for (std::uint32_t next = 0; next < 0x80 && safe; ++next)
       safe = label(units_[base ^ next]) != next;
     ascii_safe_[c] = safe;
+  }
+  index_bmp_characters();
+}
+
+void CharsMap::index_bmp_characters() {
+  ruled_bmp_.assign(0x10000 / 64, 0);
+  const auto mark = [&](std::uint32_t from, std::uint32_t count) {
+    for (std::uint32_t cp = from; cp < from + count; ++cp) ruled_bmp_[cp >> 6] |= 1ULL << (cp & 63);
+  };
+  // Only the paths the trie has: a character none of whose bytes' walk
+  // reaches a key (nor completes) keeps its bit clear. The walk is the
+  // validated one, so every block it reads is in the array.
+  const std::uint32_t root = offset(units_[0]);
+  bool leaf = false;
+  for (std::uint32_t b0 = 0; b0 < 0xF0; ++b0) {
+    std::uint32_t p0 = root;
+    if (!step(p0, static_cast<unsigned char>(b0), leaf)) continue;
+    if (b0 < 0x80) {
+      mark(b0, 1);
+      continue;
+    }
+    if (b0 < 0xC2) continue;  // no character starts with it
+    const bool two = b0 < 0xE0;
+    const std::uint32_t from0 = two ? (b0 & 0x1F) << 6 : (b0 & 0x0F) << 12;
+    if (leaf) {
+      mark(from0, two ? 64 : 4096);
+      continue;
+    }
+    for (std::uint32_t b1 = 0x80; b1 < 0xC0; ++b1) {
+      std::uint32_t p1 = p0;
+      if (!step(p1, static_cast<unsigned char>(b1), leaf)) continue;
+      const std::uint32_t from1 = two ? from0 | (b1 & 0x3F) : from0 | ((b1 & 0x3F) << 6);
+      if (two || leaf) {
+        mark(from1, two ? 1 : 64);
+        continue;
+      }
+      for (std::uint32_t b2 = 0x80; b2 < 0xC0; ++b2) {
+        std::uint32_t p2 = p1;
+        if (step(p2, static_cast<unsigned char>(b2), leaf)) mark(from1 | (b2 & 0x3F), 1);
+      }
+    }
   }
 }
 

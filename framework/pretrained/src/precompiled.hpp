@@ -86,6 +86,15 @@ class CharsMap {
   /// (nmt_nfkc's rules for letters all continue with combining marks).
   [[nodiscard]] bool ascii_safe(unsigned char c) const noexcept { return ascii_safe_[c]; }
 
+  /// For a well-formed character of 2 to 4 bytes decoded as code_point, whose
+  /// lead byte is lead: no rule matches where it starts, whatever follows (so
+  /// NormalizePrefix copies it). A bit per BMP code point, read in the
+  /// normalizer's loop instead of walking the trie for every character.
+  [[nodiscard]] bool no_rule_at(char32_t code_point, unsigned char lead) const noexcept {
+    if (code_point >= 0x10000) return !starts_[lead];
+    return units_.empty() || ((ruled_bmp_[code_point >> 6] >> (code_point & 63)) & 1) == 0;
+  }
+
   /// The number of double-array units and of rules (keys), for describe().
   [[nodiscard]] std::size_t unit_count() const noexcept { return units_.size(); }
   [[nodiscard]] std::size_t rule_count() const noexcept { return rules_; }
@@ -100,6 +109,26 @@ class CharsMap {
   static std::uint32_t offset(std::uint32_t unit) noexcept {
     return (unit >> 10) << ((unit & (1U << 9)) >> 6);
   }
+  // The units that are some state's child, grouped by that state's base:
+  // units[first[b]] to units[first[b + 1]] are the children of base b, in label
+  // order.
+  struct ChildIndex {
+    std::vector<std::uint32_t> first;
+    std::vector<std::uint32_t> units;
+  };
+  static ChildIndex index_children(const std::vector<std::uint32_t>& units);
+  // Darts' transition from walk position pos by byte c (longest_match's step):
+  // false when there is none; leaf: a key ends there.
+  bool step(std::uint32_t& pos, unsigned char c, bool& leaf) const noexcept {
+    pos ^= c;
+    const std::uint32_t unit = units_[pos];
+    if (label(unit) != c) return false;
+    pos ^= offset(unit);
+    leaf = has_leaf(unit);
+    return true;
+  }
+  void index_bmp_characters();
+
   std::string_view replacement_at(std::uint32_t at) const noexcept {
     // Validated when loading: at < normalized_.size(), and a '\0' follows.
     return std::string_view(normalized_.data() + at);
@@ -109,6 +138,9 @@ class CharsMap {
   std::string normalized_;
   std::array<bool, 256> starts_{};
   std::array<bool, 256> ascii_safe_{};
+  // A bit per BMP code point: some rule's key is a prefix of the character's
+  // bytes, or continues past them.
+  std::vector<std::uint64_t> ruled_bmp_;
   std::size_t rules_ = 0;
   bool replacements_utf8_ = true;
 };

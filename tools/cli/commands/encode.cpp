@@ -208,11 +208,18 @@ int cmd_encode(const std::vector<std::string>& args) {
       "plugin-dir", po::value(&plugin_dirs), "extra plugin directory (repeatable)");
   po::variables_map vm;
   if (!parse("encode", "-m MODEL [--pieces] [--input FILE]", desc, {}, args, vm)) return kExitOk;
-  PluginRegistry registry;
-  load_plugins(registry, plugin_dirs);
   check_output_path(output);
   check_not_an_input(output, {model, input});
-  const AnyModel loaded = load_any_model(model, registry, format);
+  // Plugins only for a model tokenlab trained: a real model's tokenizer file
+  // does not need them, and loading them was a fixed cost of every encode.
+  PluginRegistry registry;
+  const AnyModel loaded = load_any_model(
+      model,
+      [&]() -> const PluginRegistry& {
+        load_plugins(registry, plugin_dirs);
+        return registry;
+      },
+      format);
   LineEncoder encoder(loaded, pieces, threads);
   if (vm.count("dropout") > 0 || vm.count("alpha") > 0) {
     SamplingOptions sampling;

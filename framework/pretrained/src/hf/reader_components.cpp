@@ -298,8 +298,11 @@ std::vector<std::string> unigram_score_digits(std::string copy) {
   raw.ParseInsitu<rapidjson::kParseNumbersAsStringsFlag>(copy.data());
   std::vector<std::string> digits;
   if (raw.HasParseError() || !raw.IsObject()) return digits;
-  const auto model = raw.FindMember("model");
-  if (model == raw.MemberEnd() || !model->value.IsObject()) return digits;
+  // Looked up through a const view: rapidjson's non-const member iterators
+  // compare through a conversion that C++20 finds ambiguous (clang warns).
+  const rapidjson::Value& root = raw;
+  const auto model = root.FindMember("model");
+  if (model == root.MemberEnd() || !model->value.IsObject()) return digits;
   const auto vocab = model->value.FindMember("vocab");
   if (vocab == model->value.MemberEnd() || !vocab->value.IsArray()) return digits;
   for (const auto& entry : vocab->value.GetArray()) {

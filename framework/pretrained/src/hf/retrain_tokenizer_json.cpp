@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "hf/retrain_tokenizer_json.hpp"
@@ -36,11 +37,14 @@ const Value* member(const Value& object, const char* name) {
   return it == object.MemberEnd() ? nullptr : &it->value;
 }
 
-// The same for a document being rewritten in place.
+// The same for a document being rewritten in place. Its iterator is compared
+// as a const one: rapidjson's non-const member iterators compare through a
+// conversion that C++20 finds ambiguous with the reversed operator (clang warns).
 Value* member(Value& object, const char* name) {
   if (!object.IsObject()) return nullptr;
-  const auto it = object.FindMember(name);
-  return it == object.MemberEnd() ? nullptr : &it->value;
+  const Value::MemberIterator it = object.FindMember(name);
+  const bool found = Value::ConstMemberIterator(it) != std::as_const(object).MemberEnd();
+  return found ? &it->value : nullptr;
 }
 
 std::optional<std::string> optional_string(const Value& object, const char* name) {
@@ -200,9 +204,11 @@ void update_post_processor(
                  "\" is not in the new vocabulary; give it in --special-tokens");
   };
   if (Value* specials = member(processor, "special_tokens"); specials && specials->IsObject()) {
-    for (auto& entry : specials->GetObject()) {
-      Value* tokens = member(entry.value, "tokens");
-      Value* ids = member(entry.value, "ids");
+    // Counted, not compared with MemberEnd() (see member()).
+    auto entry = specials->MemberBegin();
+    for (rapidjson::SizeType i = 0; i < specials->MemberCount(); ++i, ++entry) {
+      Value* tokens = member(entry->value, "tokens");
+      Value* ids = member(entry->value, "ids");
       if (!tokens || !ids || !tokens->IsArray() || !ids->IsArray()) continue;
       ids->Clear();
       for (const auto& token : tokens->GetArray()) {

@@ -14,6 +14,7 @@ void DoubleArray::grow(std::size_t n) {
   const std::size_t old = units_.size();
   if (n <= old) return;
   units_.resize(n);
+  failures_.resize(n, 0);
   next_free_.resize(n, -1);
   prev_free_.resize(n, -1);
   for (std::size_t i = old; i < n; ++i) {
@@ -28,6 +29,12 @@ void DoubleArray::grow(std::size_t n) {
 }
 
 void DoubleArray::take(std::size_t slot) {
+  used_end_ = std::max(used_end_, slot + 1);
+  if (failures_[slot] == kClosed) return;  // already off the list
+  unlink(slot);
+}
+
+void DoubleArray::unlink(std::size_t slot) {
   const std::int32_t prev = prev_free_[slot];
   const std::int32_t next = next_free_[slot];
   if (prev >= 0)
@@ -38,7 +45,6 @@ void DoubleArray::take(std::size_t slot) {
     prev_free_[static_cast<std::size_t>(next)] = prev;
   else
     free_tail_ = prev;
-  used_end_ = std::max(used_end_, slot + 1);
 }
 
 std::int32_t DoubleArray::find_base(const std::vector<Group>& groups) {
@@ -53,11 +59,16 @@ std::int32_t DoubleArray::find_base(const std::vector<Group>& groups) {
   // bounded number of tries, past the last slot in use (where anything fits).
   constexpr int kMaxTries = 512;
   int tries = 0;
-  for (std::int32_t p = free_head_; p >= 0 && tries < kMaxTries;
-       p = next_free_[static_cast<std::size_t>(p)], ++tries) {
+  // A free slot that many searches could not start from (in a crowded
+  // stretch, or below the first label) leaves the list, as Darts-clone closes
+  // such blocks; it can still be taken as a child. Without this, most of
+  // loading a .model was this search walking the same slots again.
+  for (std::int32_t p = free_head_; p >= 0 && tries < kMaxTries; ++tries) {
     const auto slot = static_cast<std::size_t>(p);
-    if (slot <= first_label) continue;
-    if (fits(slot - first_label)) return static_cast<std::int32_t>(slot - first_label);
+    p = next_free_[slot];
+    if (slot > first_label && fits(slot - first_label))
+      return static_cast<std::int32_t>(slot - first_label);
+    if (++failures_[slot] == kClosed) unlink(slot);
   }
   const std::size_t base = std::max<std::size_t>(used_end_, 1);
   if (!fits(base)) throw Error("SentencePiece: internal error building the piece trie");
@@ -66,6 +77,7 @@ std::int32_t DoubleArray::find_base(const std::vector<Group>& groups) {
 
 void DoubleArray::build(const std::vector<Key>& keys) {
   units_.clear();
+  failures_.clear();
   next_free_.clear();
   prev_free_.clear();
   free_head_ = free_tail_ = -1;
@@ -114,6 +126,7 @@ void DoubleArray::build(const std::vector<Key>& keys) {
   units_.shrink_to_fit();
   next_free_ = {};
   prev_free_ = {};
+  failures_ = {};
 }
 
 }  // namespace tokenlab::sentencepiece_detail

@@ -35,6 +35,10 @@ class DoubleArray {
     return units_[to].check == static_cast<std::int32_t>(node) ? to : kFail;
   }
   [[nodiscard]] std::int32_t value(std::uint32_t node) const noexcept { return units_[node].value; }
+  /// A node's links, for a copy of the trie with its own payload: a node's
+  /// child c is base(node) + c when that slot's check is the node.
+  [[nodiscard]] std::int32_t base(std::uint32_t node) const noexcept { return units_[node].base; }
+  [[nodiscard]] std::int32_t check(std::uint32_t node) const noexcept { return units_[node].check; }
 
   /// The value of key, or -1.
   [[nodiscard]] std::int32_t find(std::string_view key) const noexcept {
@@ -76,11 +80,16 @@ class DoubleArray {
   // Slots [size, n) appended to the array and to the free list.
   void grow(std::size_t n);
   void take(std::size_t slot);
+  void unlink(std::size_t slot);
   std::int32_t find_base(const std::vector<Group>& groups);
 
   std::vector<Unit> units_;
   // Construction only: the free slots as a doubly linked list in slot order,
   // and one past the highest slot in use.
+  // failures_: how many searches failed to start at each free slot; at
+  // kClosed the slot is off the list.
+  static constexpr std::uint8_t kClosed = 16;
+  std::vector<std::uint8_t> failures_;
   std::vector<std::int32_t> next_free_;
   std::vector<std::int32_t> prev_free_;
   std::int32_t free_head_ = -1;

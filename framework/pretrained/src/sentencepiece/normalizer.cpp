@@ -18,6 +18,9 @@ SpmNormalizer::SpmNormalizer(detail::CharsMap map, std::shared_ptr<const SpmVoca
            (matcher_ && matcher_->user_defined.next(0, c) != DoubleArray::kFail);
   };
   for (unsigned c = 0; c < 0x80; ++c) plain_[c] = c != ' ' && !ruled(static_cast<unsigned char>(c));
+  for (unsigned c = 0; c < 256; ++c)
+    user_lead_[c] = matcher_ && matcher_->user_defined.next(0, static_cast<unsigned char>(c)) !=
+                                    DoubleArray::kFail;
   plain_space_ = !ruled(' ');
   // Bytes that stand for themselves when an ASCII byte (or the end) follows.
   for (unsigned c = 0; c < 0x80; ++c) {
@@ -41,7 +44,13 @@ void SpmNormalizer::apply(std::string& text) const {
   text.swap(out);
 }
 
-void SpmNormalizer::normalize(std::string_view input, std::string& out) const {
+void SpmNormalizer::apply_plain(std::string& text) const {
+  std::string out;
+  normalize(text, out, false);
+  text.swap(out);
+}
+
+void SpmNormalizer::normalize(std::string_view input, std::string& out, bool runs) const {
   out.clear();
   if (input.empty()) return;
   std::size_t consumed = 0;
@@ -62,16 +71,21 @@ void SpmNormalizer::normalize(std::string_view input, std::string& out) const {
   if (!flags_.treat_whitespace_as_suffix && flags_.add_dummy_prefix) add_space();
   bool previous_space = flags_.remove_extra_whitespaces;
   while (!input.empty()) {
-    if (stands_for_itself(input, 0)) {
-      // A run of such bytes: each is its own piece, copied, and not a space.
-      std::size_t run = 1;
-      while (run < input.size() && stands_for_itself(input, run)) ++run;
+    if (std::size_t run = runs ? plain_length(input, 0) : 0; run != 0) {
+      // A run of characters that stand for themselves: each is its own piece,
+      // copied, and not a space. (Japanese, Chinese and Hindi text is mostly
+      // such runs; NormalizePrefix on each character was a fifth of encoding.)
+      while (run < input.size()) {
+        const std::size_t length = plain_length(input, run);
+        if (length == 0) break;
+        run += length;
+      }
       out.append(input.substr(0, run));
       input.remove_prefix(run);
       previous_space = false;
       continue;
     }
-    if (plain_space_ && input.front() == ' ') {
+    if (runs && plain_space_ && input.front() == ' ') {
       // The piece " ": dropped after a space when removing extra white space.
       if (!previous_space) add_space();
       previous_space = flags_.remove_extra_whitespaces;

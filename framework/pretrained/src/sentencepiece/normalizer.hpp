@@ -12,6 +12,7 @@
 #include "precompiled.hpp"
 #include "sentencepiece/internal.hpp"
 #include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/utf8.hpp"
 
 namespace tokenlab::sentencepiece_detail {
 
@@ -22,7 +23,9 @@ class SpmNormalizer final : public NormalizerStep {
                 NormalizerFlags flags, std::string name);
 
   void apply(std::string& text) const override;
-  void normalize(std::string_view input, std::string& out) const;
+  // NormalizePrefix at every character: no runs copied whole.
+  void apply_plain(std::string& text) const override;
+  void normalize(std::string_view input, std::string& out, bool runs = true) const;
   [[nodiscard]] std::string describe() const override;
 
  private:
@@ -35,6 +38,17 @@ class SpmNormalizer final : public NormalizerStep {
            (i + 1 == input.size() || static_cast<unsigned char>(input[i + 1]) < 0x80);
   }
 
+  // The length of the character at input[i] when it stands for itself: ASCII
+  // as above, or a well-formed longer character that no rule and no
+  // user-defined symbol starts at; else 0.
+  std::size_t plain_length(std::string_view input, std::size_t i) const noexcept {
+    const auto c = static_cast<unsigned char>(input[i]);
+    if (c < 0x80) return stands_for_itself(input, i) ? 1 : 0;
+    if (user_lead_[c]) return 0;
+    const utf8::Sequence s = utf8::decode_sequence(input, i);
+    return s.length != 0 && map_.no_rule_at(s.code_point, c) ? s.length : 0;
+  }
+
   // Normalizer::NormalizePrefix: what the start of input becomes, and how many
   // bytes it consumes.
   std::string_view prefix(std::string_view input, std::size_t& consumed) const;
@@ -45,6 +59,7 @@ class SpmNormalizer final : public NormalizerStep {
   std::string name_;
   std::array<bool, 256> plain_{};
   std::array<bool, 256> ascii_safe_{};
+  std::array<bool, 256> user_lead_{};  // a user-defined symbol starts with the byte
   bool plain_space_ = false;
 };
 

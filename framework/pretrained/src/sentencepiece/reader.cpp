@@ -6,8 +6,9 @@
 #include <array>
 #include <climits>
 #include <cmath>
-#include <unordered_map>
 #include <utility>
+
+#include <google/protobuf/arena.h>
 
 #include "precompiled.hpp"
 #include "sentencepiece/decoder.hpp"
@@ -71,7 +72,7 @@ NormalizerFlags flags_of(const sentencepiece::NormalizerSpec& spec, bool suffix)
 }
 
 // The keys of the two tries: the normal pieces (NORMAL, USER_DEFINED, UNUSED)
-// and the user-defined symbols, each with its id.
+// and the user-defined symbols, each with its id, sorted bytewise.
 struct PieceKeys {
   std::vector<DoubleArray::Key> normal;
   std::vector<DoubleArray::Key> user_defined;
@@ -81,9 +82,12 @@ std::string piece_at(const std::string& source, int i) {
   return source + ": pieces[" + std::to_string(i) + "]";
 }
 
-// The protobuf ModelProto of content.
-Proto parse_model(std::string_view content, const std::string& source) {
-  Proto proto;
+// The protobuf ModelProto of content, on arena: its thousands of pieces are
+// then allocated and freed in blocks (their one-by-one destruction and the
+// allocator's consolidation were a tenth of loading a .model).
+const Proto& parse_model(std::string_view content, const std::string& source,
+                         google::protobuf::Arena& arena) {
+  Proto& proto = *google::protobuf::Arena::CreateMessage<Proto>(&arena);
   if (content.size() > static_cast<std::size_t>(INT_MAX))
     throw Error(source + ": " + std::to_string(content.size()) +
                 " bytes is larger than a protobuf message can be");
@@ -171,6 +175,30 @@ void check_reserved(const std::string& source, int unknown_at,
   }
 }
 
+// keys sorted bytewise, as the trie's construction needs them. Each key's first
+// eight bytes as a big-endian integer (zero-padded) order two keys unless they
+// tie, and only ties compare the strings: memcmp on every comparison was a
+// tenth of loading a .model.
+void sort_keys(std::vector<DoubleArray::Key>& keys) {
+  struct Sortable {
+    std::uint64_t prefix;
+    DoubleArray::Key key;
+  };
+  std::vector<Sortable> sortable;
+  sortable.reserve(keys.size());
+  for (const DoubleArray::Key& key : keys) {
+    std::uint64_t prefix = 0;
+    for (std::size_t i = 0; i < 8; ++i)
+      prefix =
+          (prefix << 8) | (i < key.first.size() ? static_cast<unsigned char>(key.first[i]) : 0U);
+    sortable.push_back({prefix, key});
+  }
+  std::sort(sortable.begin(), sortable.end(), [](const Sortable& a, const Sortable& b) {
+    return a.prefix != b.prefix ? a.prefix < b.prefix : a.key < b.key;
+  });
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = sortable[i].key;
+}
+
 // ModelInterface::InitializePieces: duplicates refused, the pieces sorted into
 // the normal ones (the trie's keys), the user-defined symbols and the reserved
 // ones (UNKNOWN, CONTROL, BYTE), each byte piece checked.
@@ -178,8 +206,19 @@ PieceKeys index_pieces(int count, const std::string& source, SpmVocabulary& v) {
   PieceKeys keys;
   std::vector<DoubleArray::Key>& normal_keys = keys.normal;
   std::vector<DoubleArray::Key>& user_keys = keys.user_defined;
-  std::unordered_map<std::string_view, int> where_is;  // every piece, for duplicates
-  where_is.reserve(static_cast<std::size_t>(count));
+  // Every piece with its id, sorted: equal pieces are neighbours, in id order
+  // (the duplicates, found without hashing every piece), and the trie's keys
+  // come out in the order its construction needs.
+  std::vector<DoubleArray::Key> sorted;
+  sorted.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) sorted.emplace_back(v.pieces[static_cast<std::size_t>(i)], i);
+  sort_keys(sorted);
+  std::vector<int> first_of(static_cast<std::size_t>(count));  // the first piece spelled alike
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    const bool repeated = k > 0 && sorted[k].first == sorted[k - 1].first;
+    first_of[static_cast<std::size_t>(sorted[k].second)] =
+        repeated ? first_of[static_cast<std::size_t>(sorted[k - 1].second)] : sorted[k].second;
+  }
   std::array<int, 256> byte_piece_at;
   byte_piece_at.fill(-1);
   int unknown_at = -1;
@@ -187,20 +226,18 @@ PieceKeys index_pieces(int count, const std::string& source, SpmVocabulary& v) {
   for (int i = 0; i < count; ++i) {
     const std::string& piece = v.pieces[static_cast<std::size_t>(i)];
     const PieceType type = v.types[static_cast<std::size_t>(i)];
-    if (const auto [it, fresh] = where_is.emplace(piece, i); !fresh)
-      refuse_duplicate(source, v, i, it->second);
+    if (const int first = first_of[static_cast<std::size_t>(i)]; first != i)
+      refuse_duplicate(source, v, i, first);
     switch (type) {
       case PieceType::normal:
       case PieceType::user_defined:
       case PieceType::unused:
-        normal_keys.emplace_back(piece, i);
         if (type == PieceType::unused) v.has_unused = true;
         if (type == PieceType::user_defined) {
           if (piece.find('\0') != std::string::npos)
             throw Error(at(i) + ": the user-defined symbol " + quote_piece(piece) +
                         " holds a NUL byte, which SentencePiece's prefix matcher cuts it at; "
                         "tokenlab does not reproduce that");
-          user_keys.emplace_back(piece, i);
         }
         break;
       case PieceType::unknown:
@@ -231,6 +268,12 @@ PieceKeys index_pieces(int count, const std::string& source, SpmVocabulary& v) {
     }
   }
   check_reserved(source, unknown_at, byte_piece_at, v);
+  for (const DoubleArray::Key& key : sorted) {
+    const PieceType type = v.types[static_cast<std::size_t>(key.second)];
+    if (type == PieceType::normal || type == PieceType::user_defined || type == PieceType::unused)
+      normal_keys.push_back(key);
+    if (type == PieceType::user_defined) user_keys.push_back(key);
+  }
   return keys;
 }
 
@@ -247,17 +290,20 @@ void build_tries(sentencepiece::TrainerSpec::ModelType model_type, const std::st
                   "(SentencePiece refuses it too)");
     // Darts, which SentencePiece's unigram model looks pieces up in, cuts keys at
     // a NUL byte.
-    for (const auto& [piece, id] : normal_keys)
-      if (piece.find('\0') != std::string_view::npos)
+    for (std::size_t id = 0; id < v.pieces.size(); ++id) {  // in id order, as reported
+      const std::string& piece = v.pieces[id];
+      const PieceType type = v.types[id];
+      const bool in_trie =
+          type == PieceType::normal || type == PieceType::user_defined || type == PieceType::unused;
+      if (in_trie && piece.find('\0') != std::string::npos)
         throw Error(source + ": pieces[" + std::to_string(id) + "]: the piece " +
                     quote_piece(piece) +
                     " holds a NUL byte, which SentencePiece's unigram trie cuts it at; tokenlab "
                     "does not reproduce that");
+    }
   }
-  std::sort(normal_keys.begin(), normal_keys.end());
-  v.trie.build(normal_keys);
+  v.trie.build(normal_keys);  // sorted by index_pieces
   if (!user_keys.empty()) {
-    std::sort(user_keys.begin(), user_keys.end());
     v.user_defined.build(user_keys);
     v.has_user_defined = true;
   }
@@ -332,7 +378,8 @@ std::unique_ptr<DecoderStep> make_decoder_step(const Proto& proto,
 
 PretrainedPipeline read_sentencepiece(std::string_view content, const std::string& source) {
   using namespace sentencepiece_detail;
-  const Proto proto = parse_model(content, source);
+  google::protobuf::Arena arena;
+  const Proto& proto = parse_model(content, source, arena);
   const int count = piece_count(proto, source);
   auto vocabulary = std::make_shared<SpmVocabulary>();
   copy_pieces(proto, count, source, *vocabulary);

@@ -14,8 +14,8 @@
 // parallel over fixed chunks of words and reduced in chunk order (so the result
 // never depends on the thread count); afterwards every merge rewrites only the
 // words that contain the merged pair and applies count deltas to the pairs around
-// each rewritten spot. A max-heap of (count, tie key, pair) with lazy invalidation
-// picks the next pair. Never a full recount.
+// each rewritten spot. A priority queue of (count, tie key, pair) with lazy
+// invalidation (pair_queue.hpp) picks the next pair. Never a full recount.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,7 @@
 #include <optional>
 #include <vector>
 
+#include "tokenlab/bpe/pair_queue.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/types.hpp"
 
@@ -106,7 +107,7 @@ class MergeTrainer {
   [[nodiscard]] const std::vector<MergeRule>& merges() const noexcept { return merges_; }
   /// Weighted number of symbols in all words now.
   [[nodiscard]] std::uint64_t total_tokens() const noexcept { return total_tokens_; }
-  [[nodiscard]] std::size_t word_count() const noexcept { return counts_.size(); }
+  [[nodiscard]] std::size_t word_count() const noexcept { return words_.size(); }
   /// The current symbols of word i (after run(): the final segmentation).
   [[nodiscard]] std::vector<TokenId> word(std::size_t i) const;
 
@@ -117,11 +118,6 @@ class MergeTrainer {
     std::uint64_t first = 0;           // first-seen key lower bound: word << 32 | unit offset
     std::uint64_t stamp = 0;           // last merge step that added occurrences
     std::vector<std::uint32_t> words;  // ascending; may hold words that lost the pair
-  };
-  struct HeapEntry {
-    std::uint64_t count;
-    std::uint64_t tie;  // smaller wins
-    std::uint64_t key;
   };
 
   void count_initial_pairs(unsigned threads);
@@ -141,9 +137,14 @@ class MergeTrainer {
                  std::uint64_t position);
 
   std::vector<TokenId> symbols_;
-  std::vector<std::uint32_t> offsets_;
-  std::vector<std::uint32_t> lengths_;  // current symbol count of each word
-  std::vector<std::uint64_t> counts_;
+  // What a merge reads of each word it rewrites, in one 16-byte record: one
+  // cache miss a word instead of one in each of three arrays.
+  struct Word {
+    std::uint64_t count;
+    std::uint32_t offset;  // into symbols_
+    std::uint32_t length;  // current symbol count
+  };
+  std::vector<Word> words_;
   std::vector<std::uint32_t> unit_lengths_;
   MergeTrainerOptions options_;
 
@@ -151,18 +152,31 @@ class MergeTrainer {
   // A deque: growing it never copies the pairs, so the peak is not 1.5x their size.
   std::deque<Pair> pairs_;
   std::vector<std::uint32_t> free_pairs_;
-  std::vector<HeapEntry> heap_;
+  PairQueue queue_;
   std::vector<std::uint32_t> touched_;  // pairs that gained occurrences this step
-  // A count change found while rewriting a word in parallel, applied afterwards in
-  // word order so that the result matches the sequential rewrite exactly.
+  // A count change found while rewriting a word, applied afterwards in word order
+  // (after the slice, or after all slices when they are rewritten in parallel):
+  // the same changes in the same order as applying each where it is found.
   struct Delta {
     TokenId left;
     TokenId right;
     std::uint32_t word;
     std::uint32_t gained;  // 1: an occurrence appeared at position; 0: one disappeared
     std::uint64_t position;
+    std::uint64_t count;  // the word's: read while its entry is in the cache
   };
-  std::vector<std::vector<Delta>> slice_deltas_;
+  // One slice's changes: the first size of buffer, which keeps its room.
+  struct DeltaSlice {
+    std::vector<Delta> buffer;
+    std::size_t size = 0;
+  };
+  // Rewrites words[slice * kSliceWords, ...), its changes into out; returns the
+  // weighted number of symbols removed.
+  std::uint64_t rewrite_slice(const std::vector<std::uint32_t>& words, std::size_t slice, TokenId a,
+                              TokenId b, TokenId result, DeltaSlice& out);
+  // Applies a slice's changes in order, prefetching the pairs of the ones ahead.
+  void apply_deltas(const DeltaSlice& slice);
+  std::vector<DeltaSlice> slice_deltas_;
   unsigned threads_ = 1;
   std::uint64_t step_ = 0;
   bool released_low_ = false;  // some pair was dropped for a count below min_count

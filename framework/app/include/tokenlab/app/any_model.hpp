@@ -4,6 +4,7 @@
 // tiktoken, SentencePiece .model), detected from the content.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,12 @@ struct AnyModel {
 /// format: "auto" (detect), or a pretrained format to force (tokenizer.json,
 /// tiktoken[:ENCODING], sentencepiece).
 AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
+                        const std::string& format = "auto");
+/// As above, with the plugins asked for only when the file is a model tokenlab
+/// trained: registry() is called at most once, and not at all for a real model's
+/// tokenizer, which then loads without loading (or warning about) any plugin.
+AnyModel load_any_model(const std::string& path,
+                        const std::function<const PluginRegistry&()>& registry,
                         const std::string& format = "auto");
 
 /// A tokenizer.json that `tokenlab export` wrote (or a .tkl that `tokenlab import`

@@ -30,6 +30,9 @@ class TOKENLAB_PRETRAINED_API NormalizerStep {
   virtual ~NormalizerStep();
   /// Rewrites text in place. text is valid UTF-8 and stays valid.
   virtual void apply(std::string& text) const = 0;
+  /// What apply() does, by the step's plain algorithm alone (no fast path);
+  /// the tests hold each fast path to it. Steps without fast paths just apply().
+  virtual void apply_plain(std::string& text) const { apply(text); }
   /// One line for `tokenlab inspect`, e.g. `Replace(" " -> "▁")`.
   [[nodiscard]] virtual std::string describe() const = 0;
 };
