@@ -13,14 +13,15 @@
 // Contract: T is trivially copyable and an all-zero T is its empty value.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <utility>
+
+#include "tokenlab/pretrained/huge_page_allocator.hpp"
 
 namespace tokenlab::byte_level_detail {
 
@@ -30,35 +31,53 @@ class HugePageArray {
 
  public:
   HugePageArray() = default;
-  explicit HugePageArray(std::size_t size) : size_(size) {
-    constexpr std::size_t kHugePage = std::size_t{2} << 20;
-    const std::size_t bytes = size * sizeof(T);
-    // Tables under a huge page gain nothing from the alignment; keep them small.
-    const std::size_t alignment = bytes >= kHugePage ? kHugePage : alignof(std::max_align_t);
-    const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-    void* memory = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-    if (memory == nullptr) throw std::bad_alloc();
-    // Advice only: without it (or where the kernel refuses) the pages are small.
-    if (alignment == kHugePage) (void)madvise(memory, rounded, MADV_HUGEPAGE);
-    std::memset(memory, 0, rounded == 0 ? alignment : rounded);
-    data_.reset(static_cast<T*>(memory));
+  explicit HugePageArray(std::size_t size) : size_(size), bytes_(size * sizeof(T)) {
+    if (bytes_ >= kHugePageBytes) {
+      bytes_ = huge_page_bytes(bytes_);
+      data_ = static_cast<T*>(map_huge_pages(bytes_));  // zeroed by the kernel
+      mapped_ = true;
+    } else {
+      data_ = static_cast<T*>(std::calloc(size == 0 ? 1 : size, sizeof(T)));
+      if (data_ == nullptr) throw std::bad_alloc();
+    }
+  }
+  HugePageArray(HugePageArray&& other) noexcept { swap(other); }
+  HugePageArray& operator=(HugePageArray&& other) noexcept {
+    HugePageArray(std::move(other)).swap(*this);
+    return *this;
+  }
+  HugePageArray(const HugePageArray&) = delete;
+  HugePageArray& operator=(const HugePageArray&) = delete;
+  ~HugePageArray() {
+    if (mapped_)
+      unmap_huge_pages(data_, bytes_);
+    else
+      std::free(data_);
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] T* data() noexcept { return data_.get(); }
-  [[nodiscard]] const T* data() const noexcept { return data_.get(); }
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
   T& operator[](std::size_t i) noexcept { return data_[i]; }
   const T& operator[](std::size_t i) const noexcept { return data_[i]; }
   /// Every element back to all-zero bytes.
-  void clear() noexcept { std::memset(static_cast<void*>(data_.get()), 0, size_ * sizeof(T)); }
+  void clear() noexcept {
+    if (data_ != nullptr) std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T));
+  }
   [[nodiscard]] explicit operator bool() const noexcept { return data_ != nullptr; }
 
  private:
-  struct Free {
-    void operator()(T* p) const noexcept { std::free(p); }
-  };
-  std::unique_ptr<T[], Free> data_;
+  void swap(HugePageArray& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(bytes_, other.bytes_);
+    std::swap(mapped_, other.mapped_);
+  }
+
+  T* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t bytes_ = 0;  // what was mapped, when mapped_
+  bool mapped_ = false;
 };
 
 }  // namespace tokenlab::byte_level_detail
