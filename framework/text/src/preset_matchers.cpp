@@ -254,6 +254,36 @@ std::size_t ascii_word(const Text& text, std::size_t p) noexcept {
   return i;
 }
 
+// The number and punctuation alternatives where ASCII bytes alone decide them,
+// for o200k and cl100k once ascii_word has not matched: \p{N}{1,3} on ASCII
+// digits (kMostDigits: 1 for Qwen 2's \p{N}), and ` ?[^\s\p{L}\p{N}]+` then [\r\n/]* (o200k) or
+// [\r\n]* (cl100k) on ASCII punctuation. A word alternative would win at p only with letters after
+// the first character, so a letter there sends it back (0), as does a
+// non-ASCII byte where the run could go on (a digit or symbol of another
+// script).
+template <bool kSlash, int kMostDigits>
+std::size_t ascii_number_or_symbols(const Text& text, std::size_t p) noexcept {
+  const unsigned char* s = text.bytes();
+  const std::size_t size = text.size();
+  const auto digit = [](unsigned char b) { return static_cast<unsigned>(b - '0') < 10u; };
+  const auto ascii_symbol = [](unsigned char b) {
+    return b < 0x80 && (kAsciiClasses[b] & (kL | kN | kWs)) == 0;
+  };
+  std::size_t i = p;
+  if (digit(s[i])) {
+    for (int n = 0; n < kMostDigits && i < size && digit(s[i]); ++n) ++i;
+    return i - p < static_cast<std::size_t>(kMostDigits) && i < size && s[i] >= 0x80 ? 0 : i;
+  }
+  if (s[i] == ' ') ++i;
+  if (i >= size || !ascii_symbol(s[i])) return 0;
+  const std::size_t first = i++;
+  if (first == p && i < size && (kAsciiClasses[s[i] & 0x7F] & kL) != 0 && s[i] < 0x80) return 0;
+  while (i < size && ascii_symbol(s[i])) ++i;
+  if (i < size && s[i] >= 0x80) return 0;
+  while (i < size && (s[i] == '\r' || s[i] == '\n' || (kSlash && s[i] == '/'))) ++i;
+  return i;
+}
+
 // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 std::size_t match_gpt2(Text& text, std::size_t p) noexcept {
   const Char c0 = text.at(p);
@@ -271,8 +301,11 @@ std::size_t match_gpt2(Text& text, std::size_t p) noexcept {
 template <int kMostDigits>
 std::size_t match_cl100k(Text& text, std::size_t p) noexcept {
   // A contraction at p comes first; elsewhere an apostrophe ends a word.
-  if (p < text.size() && text.bytes()[p] != '\'')
+  if (p < text.size() && text.bytes()[p] != '\'') {
     if (const std::size_t end = ascii_word<false>(text, p); end != 0) return end;
+    if (const std::size_t end = ascii_number_or_symbols<false, kMostDigits>(text, p); end != 0)
+      return end;
+  }
   const Char c0 = text.at(p);
   if (c0.size == 0) return p;
   if (const std::size_t end = contraction<true>(text, p); end != p) return end;
@@ -323,8 +356,10 @@ std::size_t upper_word(Text& text, std::size_t s) noexcept {
 // [^\r\n\p{L}\p{N}]?UPPER*LOWER+(?i:...)?|[^\r\n\p{L}\p{N}]?UPPER+LOWER*(?i:...)?|
 // \p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 std::size_t match_o200k(Text& text, std::size_t p) noexcept {
-  if (p < text.size())
+  if (p < text.size()) {
     if (const std::size_t end = ascii_word<true>(text, p); end != 0) return end;
+    if (const std::size_t end = ascii_number_or_symbols<true, 3>(text, p); end != 0) return end;
+  }
   const Char c0 = text.at(p);
   if (c0.size == 0) return p;
   // Each word alternative tries its optional character first, then without it
