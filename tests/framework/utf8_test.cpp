@@ -1,7 +1,9 @@
 // UTF-8 validation and repair: the first line of defence for every corpus byte.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "tokenlab/utf8.hpp"
 
@@ -67,6 +69,57 @@ TEST_CASE("find_invalid reports the byte offset of the first bad sequence", "[ut
     CHECK_FALSE(utf8::find_invalid("\u2581lowest \u0928\u092E\u0938\u094D\u0924\u0947 \U0001F642")
                     .has_value());
   }
+}
+
+// The reference for find_invalid: decode_sequence, one sequence after another.
+std::optional<std::size_t> first_bad_by_decoding(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8::decode_sequence(s, i).length;
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("find_invalid agrees with decoding on every short byte string, wherever it sits",
+          "[utf8]") {
+  // The validator is a DFA run 32 bytes at a time after an 8-byte ASCII skip;
+  // the prefixes put a sequence across both of those boundaries.
+  const std::string prefixes[] = {"", "abcdefg", std::string(31, 'x'), std::string(37, 'y'),
+                                  "\u0928\u092E" + std::string(26, 'z')};
+  std::size_t mismatches = 0;
+  const auto check = [&](const std::string& bytes) {
+    for (const std::string& prefix : prefixes) {
+      const std::string text = prefix + bytes + "tail";
+      if (utf8::find_invalid(text) != first_bad_by_decoding(text)) ++mismatches;
+    }
+  };
+  SECTION("every string of one and two bytes") {
+    for (unsigned a = 0; a < 256; ++a) {
+      check(std::string(1, static_cast<char>(a)));
+      for (unsigned b = 0; b < 256; ++b) check({static_cast<char>(a), static_cast<char>(b)});
+    }
+  }
+  SECTION("every three-byte string that starts with a lead or continuation byte") {
+    for (unsigned a = 0x80; a < 256; ++a)
+      for (unsigned b = 0; b < 256; ++b)
+        for (unsigned c = 0; c < 256; ++c) {
+          const std::string text{static_cast<char>(a), static_cast<char>(b), static_cast<char>(c)};
+          if (utf8::find_invalid(text) != first_bad_by_decoding(text)) ++mismatches;
+        }
+  }
+  SECTION("four-byte strings over every boundary byte of table 3-7") {
+    const unsigned char edges[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+                                   0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+                                   0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
+    for (const unsigned char a : edges)
+      for (const unsigned char b : edges)
+        for (const unsigned char c : edges)
+          for (const unsigned char d : edges)
+            check({static_cast<char>(a), static_cast<char>(b), static_cast<char>(c),
+                   static_cast<char>(d)});
+  }
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("replace_invalid keeps valid text and puts U+FFFD where bytes are bad", "[utf8]") {
