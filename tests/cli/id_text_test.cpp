@@ -1,0 +1,54 @@
+// The id text `tokenlab encode` writes: decimal ids, one space apart, a
+// newline after the line's last; the same digits std::to_chars gives, from
+// the table or past it.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "commands/id_text.hpp"
+
+using tokenlab::TokenId;
+using tokenlab::cli::IdText;
+
+namespace {
+
+std::string spelled_by_to_string(const std::vector<TokenId>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? " " : "") + std::to_string(ids[i]);
+  return out + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("ids of every digit count are written as std::to_string spells them", "[id-text]") {
+  // Every length from one digit to seven, at both ends of each, and past the table.
+  std::vector<TokenId> ids;
+  for (TokenId power = 1; power <= 10'000'000; power *= 10) {
+    ids.push_back(power - 1);
+    ids.push_back(power);
+    ids.push_back(power + 1);
+  }
+  ids.push_back(16'777'215);  // TokenTable's largest id
+  SECTION("a table of ten million ids covers every one below it") {
+    const IdText text(10'000'000);
+    std::string out;
+    text.append_line(ids, out);
+    CHECK(out == spelled_by_to_string(ids));
+  }
+  SECTION("a small vocabulary's table sends the rest through to_chars") {
+    const IdText text(200'019);  // o200k_base's id limit
+    std::string out = "kept ";
+    text.append_line(ids, out);
+    CHECK(out == "kept " + spelled_by_to_string(ids));
+  }
+}
+
+TEST_CASE("an empty line of ids is an empty line, and lines follow each other", "[id-text]") {
+  const IdText text(1000);
+  std::string out;
+  text.append_line({}, out);
+  text.append_line({15, 339}, out);
+  text.append_line({7}, out);
+  CHECK(out == "\n15 339\n7\n");
+}
