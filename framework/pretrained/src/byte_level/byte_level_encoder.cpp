@@ -1,6 +1,7 @@
 #include "byte_level/byte_level_encoder.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "byte_level/piece_cache.hpp"
@@ -74,21 +75,36 @@ void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) 
       for (std::size_t i = batch; i < stop; ++i)
         if (const Piece& p = pieces[i]; p.size <= ShortKey::kMaxBytes && !cache.find(p.key, p.hash))
           tokens_.prefetch(p.key);
+    // A hit's ids are copied as a whole slot's worth (a fixed-size copy, no
+    // call) into a staging buffer, then moved to out with one insert before
+    // each miss and at the end of the batch: out.insert for each hit was a
+    // memmove call of a few bytes, 4% of encoding English.
+    TokenId staged[kBatch * PieceCache::kMaxIds];
+    std::size_t staged_count = 0;
+    const auto flush = [&] {
+      out.insert(out.end(), staged, staged + staged_count);
+      staged_count = 0;
+    };
     for (std::size_t i = batch; i < stop; ++i) {
       const Piece& p = pieces[i];
+      if (p.size <= ShortKey::kMaxBytes) {
+        if (const PieceCache::Slot* hit = cache.find(p.key, p.hash)) {
+          std::memcpy(staged + staged_count, hit->ids, sizeof hit->ids);
+          staged_count += hit->count;
+          continue;
+        }
+      }
+      flush();
       const std::string_view piece = text.substr(p.start, p.size);
       if (p.size > ShortKey::kMaxBytes) {
         encode_piece(piece, out, cache);
-        continue;
-      }
-      if (const PieceCache::Slot* hit = cache.find(p.key, p.hash)) {
-        out.insert(out.end(), hit->ids, hit->ids + hit->count);
         continue;
       }
       const std::size_t first = out.size();
       encode_piece(piece, out, cache);
       cache.put(p.key, p.hash, out.data() + first, out.size() - first);
     }
+    flush();
   }
 }
 
