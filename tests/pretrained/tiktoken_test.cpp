@@ -59,6 +59,20 @@ TEST_CASE("a rank file takes the special tokens of its encoding", "[pretrained][
   CHECK(cl100k.encode("<|fim_prefix|>x<|endofprompt|>") == Ids{100258, 120, 100276});
 }
 
+TEST_CASE("special tokens are found wherever they sit among '<' that start none",
+          "[pretrained][tiktoken]") {
+  // Every special of cl100k_base starts with '<', so candidates are found by
+  // searching for that byte alone: a '<' that starts no special, a special's
+  // prefix cut short, specials back to back, at both ends and alone.
+  const auto cl100k = rank_file("cl100k_base");
+  CHECK(cl100k.encode("<") == Ids{60});
+  CHECK(cl100k.encode("a<b") == Ids{97, 60, 98});
+  CHECK(cl100k.encode("<|endoftext") == Ids{60, 124, 101, 110, 100, 111, 102, 116, 101, 120, 116});
+  CHECK(cl100k.encode("<|endoftext|>") == Ids{100257});
+  CHECK(cl100k.encode("<<|endoftext|><|endoftext|>hello<") == Ids{60, 100257, 100257, 259, 60});
+  CHECK(cl100k.encode("<|fim_prefix|><|fim_suffix|>") == Ids{100258, 100260});
+}
+
 TEST_CASE("load() reads a rank file's encoding from its file name", "[pretrained][tiktoken]") {
   tokenlab::test::TempDir dir;
   tokenlab::test::write_bytes(dir / "gpt2.tiktoken", tiny_rank_file());

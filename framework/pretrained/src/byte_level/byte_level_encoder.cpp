@@ -48,7 +48,10 @@ void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) 
     std::uint32_t start;
     std::uint32_t size;
   };
-  thread_local std::vector<Piece> pieces;
+  thread_local std::vector<Piece> piece_storage;
+  // One lookup of the thread-local: used in the lambda below, each push_back
+  // called __tls_get_addr (the library's TLS is dynamic), twice a piece.
+  std::vector<Piece>& pieces = piece_storage;
   pieces.clear();
   // The preset patterns match at every position, so the matches tile the text.
   split_.for_each_match(text, [&](std::size_t start, std::size_t end) {

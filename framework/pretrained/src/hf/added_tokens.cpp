@@ -3,6 +3,7 @@
 #include <unicode/uchar.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "tokenlab/utf8.hpp"
 
@@ -94,8 +95,17 @@ void AddedTokens::split(std::string_view text, bool normalized, const SegmentFn&
   }
   std::size_t emitted = 0;  // end of what has been passed to fn
   std::size_t pos = 0;
+  // Where every added token starts with the same byte (tiktoken's and most
+  // chat models' specials start with '<'), memchr finds the candidates: the
+  // loop below took 7 instructions a byte of text, 3% of encoding English.
+  const std::vector<std::pair<unsigned char, std::uint32_t>>& firsts = trie.nodes[0].children;
+  const int only_first = firsts.size() == 1 ? firsts[0].first : -1;
   while (pos < text.size()) {
-    if (!trie.first_byte[static_cast<unsigned char>(text[pos])]) {
+    if (only_first >= 0) {
+      const void* next = std::memchr(text.data() + pos, only_first, text.size() - pos);
+      if (next == nullptr) break;
+      pos = static_cast<std::size_t>(static_cast<const char*>(next) - text.data());
+    } else if (!trie.first_byte[static_cast<unsigned char>(text[pos])]) {
       ++pos;
       continue;
     }

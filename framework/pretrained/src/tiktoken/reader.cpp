@@ -276,8 +276,10 @@ PretrainedPipeline read_encoder_json(std::string content, const std::string& sou
   std::uint64_t rank = 0;
   bool expect_rank = false;
   for (std::size_t begin = 0; begin < ranks.size();) {
-    std::size_t end = ranks.find_first_of(" \n", begin);
-    if (end == std::string_view::npos) end = ranks.size();
+    // Not find_first_of(" \n"): libstdc++ calls memchr over the two
+    // delimiters for each byte, a quarter of loading o200k.
+    std::size_t end = begin;
+    while (end < ranks.size() && ranks[end] != ' ' && ranks[end] != '\n') ++end;
     const std::string_view field = ranks.substr(begin, end - begin);
     const auto where = [&, at = begin] {
       rows.flush();  // the fields before this one first
