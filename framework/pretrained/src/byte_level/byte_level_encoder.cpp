@@ -42,23 +42,18 @@ void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank
 }
 
 void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) const {
-  struct Piece {
-    ShortKey key;
-    std::uint64_t hash;
-    std::uint32_t start;
-    std::uint32_t size;
-  };
-  thread_local std::vector<Piece> piece_storage;
-  // One lookup of the thread-local: used in the lambda below, each push_back
-  // called __tls_get_addr (the library's TLS is dynamic), twice a piece.
-  std::vector<Piece>& pieces = piece_storage;
+  using Piece = PieceCache::Piece;
+  PieceCache& cache = PieceCache::of_thread(identity_);
+  // The cache's scratch list, not a thread_local here: GCC recomputed a
+  // thread_local's address (a __tls_get_addr call in a shared library) at each
+  // use rather than keep it in a register, several calls a piece.
+  std::vector<Piece>& pieces = cache.pieces;
   pieces.clear();
   // The preset patterns match at every position, so the matches tile the text.
   split_.for_each_match(text, [&](std::size_t start, std::size_t end) {
     pieces.push_back(
         {{}, 0, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start)});
   });
-  PieceCache& cache = PieceCache::of_thread(identity_);
   // kBatch pieces at a time, in three passes, so that their cache misses
   // overlap instead of waiting one after another: hash each and prefetch its
   // cache slot; look each up and prefetch the vocabulary slot of those not

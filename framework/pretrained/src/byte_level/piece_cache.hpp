@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "byte_level/huge_page_array.hpp"
 #include "byte_level/short_key.hpp"
@@ -64,6 +65,18 @@ class PieceCache {
   void put_pair(std::uint64_t pair, std::uint32_t rank, TokenId merged) noexcept {
     pairs_[pair_index(pair)] = PairSlot{pair + 1, rank, merged};
   }
+
+  /// A pre-tokenized piece of the line being encoded, with its key and hash
+  /// once worked out.
+  struct Piece {
+    ShortKey key;
+    std::uint64_t hash;
+    std::uint32_t start;
+    std::uint32_t size;
+  };
+  /// Scratch for ByteLevelEncoder::encode: the line's pieces (kept to reuse
+  /// its allocation; meaningless between calls).
+  std::vector<Piece> pieces;
 
   void put(const ShortKey& key, std::uint64_t hash, const TokenId* ids,
            std::size_t count) noexcept {
