@@ -30,10 +30,20 @@ class IdText {
   explicit IdText(std::size_t ids) {
     constexpr std::size_t kTabled = 10'000'000;  // 7 digits and a space in 8 bytes
     table_.resize(ids < kTabled ? ids : kTabled);
+    // A decimal counter, not std::to_chars on each id (2% of encoding 2 MB
+    // with o200k): the digits, then spaces.
+    char digits[8] = {'0', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+    std::size_t length = 1;
     for (std::size_t id = 0; id < table_.size(); ++id) {
-      char bytes[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-      std::to_chars(bytes, bytes + 7, static_cast<TokenId>(id));
-      std::memcpy(&table_[id], bytes, 8);
+      std::memcpy(&table_[id], digits, 8);
+      std::size_t k = length;
+      while (k > 0 && digits[k - 1] == '9') digits[--k] = '0';
+      if (k > 0) {
+        ++digits[k - 1];
+      } else {  // 9...9 + 1: one more digit (at most 8: the last id tabled is 9,999,999)
+        digits[0] = '1';
+        digits[length++] = '0';
+      }
     }
   }
 
