@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "preset_matchers.hpp"
@@ -51,10 +52,27 @@ std::string to_icu_syntax(std::string_view pattern) {
 // What Regex::compiled_ points to. The serial, never reused, keys the
 // per-thread matchers: a regex built where a destroyed one was must not find the
 // destroyed one's matcher (whose pattern is gone).
+// A preset's pattern (known to compile) is compiled on first need only: the
+// hand-made matcher leaves ICU nothing on well-formed text, and compiling
+// o200k's pattern (its property sets) was 4% of encoding 2 MB of English.
 struct Compiled {
   std::unique_ptr<icu::RegexPattern> pattern;
   std::uint64_t serial;
+  std::string icu_pattern;  // until compiled
+  std::once_flag compiled;
 };
+
+std::unique_ptr<icu::RegexPattern> compile_icu(const std::string& icu_pattern,
+                                               const std::string& pattern) {
+  UParseError parse_error{};
+  UErrorCode status = U_ZERO_ERROR;
+  auto compiled = std::unique_ptr<icu::RegexPattern>(icu::RegexPattern::compile(
+      icu::UnicodeString::fromUTF8(icu_pattern), 0, parse_error, status));
+  if (U_FAILURE(status))
+    throw Error("regular expression /" + pattern + "/: " + u_errorName(status) + " at offset " +
+                std::to_string(parse_error.offset));
+  return compiled;
+}
 
 std::uint64_t next_regex_serial() {
   static std::atomic<std::uint64_t> serial{0};
@@ -86,17 +104,16 @@ MatcherCache& matcher_cache() {
 }  // namespace
 
 Regex::Regex(std::string pattern) : pattern_(std::move(pattern)) {
-  const std::string icu_pattern = to_icu_syntax(pattern_);
-  UParseError parse_error{};
-  UErrorCode status = U_ZERO_ERROR;
-  auto compiled = std::unique_ptr<icu::RegexPattern>(icu::RegexPattern::compile(
-      icu::UnicodeString::fromUTF8(icu_pattern), 0, parse_error, status));
-  if (U_FAILURE(status))
-    throw Error("regular expression /" + pattern_ + "/: " + u_errorName(status) + " at offset " +
-                std::to_string(parse_error.offset));
-  compiled_ = new Compiled{std::move(compiled), next_regex_serial()};
   preset_ = detail::find_preset_matcher(pattern_);
   preset_run_ = detail::find_preset_run(pattern_);
+  auto compiled = std::make_unique<Compiled>();
+  compiled->serial = next_regex_serial();
+  compiled->icu_pattern = to_icu_syntax(pattern_);
+  if (!preset_) {  // an error in the pattern is the constructor's to report
+    compiled->pattern = compile_icu(compiled->icu_pattern, pattern_);
+    std::call_once(compiled->compiled, [] {});
+  }
+  compiled_ = compiled.release();
 }
 
 Regex::~Regex() {
@@ -141,7 +158,11 @@ bool Regex::next_match(std::string_view text, std::size_t from, std::size_t& sta
   // A RegexMatcher is not thread-safe: each thread keeps one per pattern.
   MatcherCache& cache = matcher_cache();
   UErrorCode status = U_ZERO_ERROR;
-  const auto* compiled = static_cast<const Compiled*>(compiled_);
+  auto* compiled = static_cast<Compiled*>(compiled_);
+  std::call_once(compiled->compiled, [&] {
+    compiled->pattern = compile_icu(compiled->icu_pattern, pattern_);
+    compiled->icu_pattern = std::string();
+  });
   auto& matcher = cache.matchers[compiled->serial];
   if (!matcher) {
     matcher.reset(compiled->pattern->matcher(status));
