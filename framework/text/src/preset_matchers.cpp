@@ -3,7 +3,9 @@
 #include <unicode/uchar.h>
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "simple_split.hpp"
 #include "tokenlab/regex.hpp"
@@ -223,6 +225,25 @@ std::size_t numbers(Text& text, std::size_t p, Char c0, int most) noexcept {
   return i;
 }
 
+// The end of the run of ASCII a-z at i, eight bytes a step where eight are
+// left: a word's lower-case letters are most of the bytes of English, and the
+// byte loop was a fifth of the matcher. For each byte y of the word (the high
+// bit masked off, so that no sum carries into the next byte), y + 0x1F has the
+// high bit from 'a' (0x61) up and y + 0x05 from '{' (0x7B) up.
+std::size_t lower_run(const unsigned char* s, std::size_t i, std::size_t size) noexcept {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+  for (; i + 8 <= size; i += 8) {
+    std::uint64_t x;
+    std::memcpy(&x, s + i, 8);
+    const std::uint64_t y = x & ~kHigh;
+    const std::uint64_t lowers = (y + 0x1F1F1F1F1F1F1F1Full) & ~(y + 0x0505050505050505ull) & ~x;
+    if (const std::uint64_t other = ~lowers & kHigh; other != 0)
+      return i + static_cast<std::size_t>(std::countr_zero(other) >> 3);
+  }
+  while (i < size && static_cast<unsigned>(s[i] - 'a') < 26u) ++i;
+  return i;
+}
+
 // The word alternatives where ASCII bytes alone decide them, the shape of most
 // matches in English: an optional ASCII prefix character (kAllowed: not a
 // letter, digit, CR or LF), then ASCII letters, then an ASCII byte that cannot
@@ -245,7 +266,7 @@ std::size_t ascii_word(const Text& text, std::size_t p) noexcept {
   const std::size_t letters = i;
   if constexpr (kCaseRuns) {
     while (i < size && is_upper(s[i])) ++i;
-    while (i < size && is_lower(s[i])) ++i;
+    i = lower_run(s, i, size);
   } else {
     while (i < size && (is_upper(s[i]) || is_lower(s[i]))) ++i;
   }
