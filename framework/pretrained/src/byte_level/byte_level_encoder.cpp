@@ -280,8 +280,8 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   std::size_t spelled_length = 0;
   for (TokenId id = 0; id < tokens.id_limit(); ++id)
     if (const std::string* token = tokens.token(id)) spelled_length += token->size();
-  std::string bytes;
-  bytes.reserve(spelled_length);
+  std::string bytes(spelled_length, '\0');
+  char* to = bytes.data();
   std::vector<std::uint8_t> spelling(tokens.id_limit(), 0);
   std::vector<ByteTable::Entry> entries;
   entries.reserve(tokens.size());
@@ -292,21 +292,32 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
       spelling[id] = 2;
       continue;
     }
-    const std::size_t start = bytes.size();
+    // The alphabet is U+0000 to U+0143: one or two bytes of UTF-8 (lead C2 to
+    // C5). A longer or ill-formed sequence is no letter of it. Decoded here
+    // rather than by two out-of-line calls a character, a third of this loop.
+    const auto* s = reinterpret_cast<const unsigned char*>(token->data());
+    const std::size_t n = token->size();
+    char* const start = to;
     bool ok = true;
-    for (std::size_t i = 0; ok && i < token->size();) {
-      const std::size_t length = utf8::sequence_length(*token, i);
-      const char32_t c = length ? utf8::decode_at(*token, i) : 0x1FF;
+    for (std::size_t i = 0; ok && i < n;) {
+      char32_t c = s[i];
+      if (c < 0x80) {
+        ++i;
+      } else if (c >= 0xC2 && c <= 0xDF && i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
+        c = ((c & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+        i += 2;
+      } else {
+        c = 0x1FF;  // outside the alphabet
+      }
       ok = c < byte_of.size() && byte_of[c] >= 0;
-      if (ok) bytes += static_cast<char>(byte_of[c]);
-      i += length ? length : 1;
+      if (ok) *to++ = static_cast<char>(byte_of[c]);
     }
     if (!ok) {
-      bytes.resize(start);
+      to = start;
       continue;
     }
     spelling[id] = 1;
-    entries.push_back({std::string_view(bytes).substr(start), id});
+    entries.push_back({std::string_view(start, static_cast<std::size_t>(to - start)), id});
   }
   encoder->set_tokens(entries);
   // As HF's map (and BpeModel): a repeated pair keeps its last rank. The ids
