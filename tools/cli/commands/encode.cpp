@@ -38,7 +38,6 @@ class LineEncoder {
         encoder_(*loaded.encoder),
         pieces_(pieces),
         threads_(threads),
-        id_text_(pieces ? 0 : encoder_.vocabulary_size()),
         pool_(threads) {}
 
   void sample_with(const SamplingOptions& options, std::uint64_t seed) {
