@@ -175,8 +175,14 @@ void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>&
     parts[best].id = parts[best].with_next.merged;
     std::copy(parts + best + 2, parts + count + 1, parts + best + 1);
     --count;
-    if (best + 1 < count) refresh(best);
-    if (best > 0) refresh(best - 1);
+    // Both new pairs' pair-cache slots are fetched before either is read, so
+    // that their misses (the cache is 1 MiB) overlap instead of queueing.
+    const bool right = best + 1 < count;
+    const bool left = best > 0;
+    if (right) cache.prefetch_pair(pack_pair(parts[best].id, parts[best + 1].id));
+    if (left) cache.prefetch_pair(pack_pair(parts[best - 1].id, parts[best].id));
+    if (right) refresh(best);
+    if (left) refresh(best - 1);
   }
   for (std::uint32_t i = 0; i < count; ++i) out.push_back(parts[i].id);
 }

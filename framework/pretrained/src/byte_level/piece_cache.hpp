@@ -62,6 +62,9 @@ class PieceCache {
     const PairSlot& s = pairs_[pair_index(pair)];
     return s.pair_plus_one == pair + 1 ? &s : nullptr;
   }
+  void prefetch_pair(std::uint64_t pair) const noexcept {
+    __builtin_prefetch(&pairs_[pair_index(pair)]);
+  }
   void put_pair(std::uint64_t pair, std::uint32_t rank, TokenId merged) noexcept {
     pairs_[pair_index(pair)] = PairSlot{pair + 1, rank, merged};
   }
