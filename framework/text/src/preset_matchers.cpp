@@ -230,17 +230,20 @@ std::size_t numbers(Text& text, std::size_t p, Char c0, int most) noexcept {
 // byte loop was a fifth of the matcher. For each byte y of the word (the high
 // bit masked off, so that no sum carries into the next byte), y + 0x1F has the
 // high bit from 'a' (0x61) up and y + 0x05 from '{' (0x7B) up.
+// kAnyCase: A-Z too (cl100k's and GPT-2's letter runs), by setting the case
+// bit first (it takes A-Z to a-z and no other ASCII byte into that range).
+template <bool kAnyCase = false>
 std::size_t lower_run(const unsigned char* s, std::size_t i, std::size_t size) noexcept {
   constexpr std::uint64_t kHigh = 0x8080808080808080ull;
   for (; i + 8 <= size; i += 8) {
     std::uint64_t x;
     std::memcpy(&x, s + i, 8);
-    const std::uint64_t y = x & ~kHigh;
+    const std::uint64_t y = (kAnyCase ? x | 0x2020202020202020ull : x) & ~kHigh;
     const std::uint64_t lowers = (y + 0x1F1F1F1F1F1F1F1Full) & ~(y + 0x0505050505050505ull) & ~x;
     if (const std::uint64_t other = ~lowers & kHigh; other != 0)
       return i + static_cast<std::size_t>(std::countr_zero(other) >> 3);
   }
-  while (i < size && static_cast<unsigned>(s[i] - 'a') < 26u) ++i;
+  while (i < size && static_cast<unsigned>((kAnyCase ? s[i] | 0x20 : s[i]) - 'a') < 26u) ++i;
   return i;
 }
 
@@ -268,7 +271,7 @@ std::size_t ascii_word(const Text& text, std::size_t p) noexcept {
     while (i < size && is_upper(s[i])) ++i;
     i = lower_run(s, i, size);
   } else {
-    while (i < size && (is_upper(s[i]) || is_lower(s[i]))) ++i;
+    i = lower_run<true>(s, i, size);
   }
   if (i == letters) return 0;
   if (i < size && (s[i] >= 0x80 || (kCaseRuns && s[i] == '\''))) return 0;
