@@ -84,6 +84,8 @@ class ByteLevelEncoder {
                                       TokenId right) const noexcept;
   void encode_piece(std::string_view piece, std::vector<TokenId>& out,
                     byte_level_detail::PieceCache& cache) const;
+  void merge_scan(std::string_view piece, std::vector<TokenId>& out,
+                  byte_level_detail::PieceCache& cache) const;
   void merge_short(std::string_view piece, std::vector<TokenId>& out,
                    byte_level_detail::PieceCache& cache) const;
   void merge_long(std::string_view piece, std::vector<TokenId>& out,
