@@ -56,7 +56,11 @@ struct BlockCounts {
       }
       continue;
     }
-    const std::string_view text = normalizer.normalize_view(line, normalized);
+    // The inlined splitters cut at every kind of white space, so a line whose
+    // normalization could only collapse its white space is split as it is.
+    const std::string_view text = inlined && normalizer.words_unchanged(line)
+                                      ? line
+                                      : normalizer.normalize_view(line, normalized);
     if (inlined) {
       const char* text_end = text.data() + text.size();
       detail::split_simple(

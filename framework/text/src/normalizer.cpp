@@ -246,6 +246,97 @@ const std::uint64_t* inert_characters(NormalizationForm form) {
   return true;
 }
 
+// For each BMP code point: kWordInert when normalizing to the form leaves it
+// as it is wherever it stands (quick check Yes; every character for none), and
+// its canonical combining class in the low byte. Unlike InertCharacters, white
+// space passes: the splitters that count words cut at it whatever its kind,
+// so collapsing it cannot change a word.
+constexpr std::uint16_t kWordInert = 0x8000;
+struct WordInertTable {
+  std::uint16_t entries[0x10000] = {};
+  explicit WordInertTable(UProperty quick_check) {
+    for (UChar32 c = 0x80; c < 0x10000; ++c) {
+      if (U16_IS_SURROGATE(c)) continue;
+      if (quick_check == UCHAR_INVALID_CODE) {
+        entries[c] = kWordInert;
+        continue;
+      }
+      if (u_getIntPropertyValue(c, quick_check) != UNORM_YES) continue;
+      entries[c] = static_cast<std::uint16_t>(kWordInert | u_getCombiningClass(c));
+    }
+  }
+};
+
+const std::uint16_t* word_inert_table(NormalizationForm form) {
+  switch (form) {
+    case NormalizationForm::none: {
+      static const WordInertTable table(UCHAR_INVALID_CODE);
+      return table.entries;
+    }
+    case NormalizationForm::nfc: {
+      static const WordInertTable table(UCHAR_NFC_QUICK_CHECK);
+      return table.entries;
+    }
+    case NormalizationForm::nfkc: {
+      static const WordInertTable table(UCHAR_NFKC_QUICK_CHECK);
+      return table.entries;
+    }
+    case NormalizationForm::bert:
+      break;
+  }
+  return nullptr;
+}
+
+// Normalizer::words_unchanged for a form word_inert_table has a table for:
+// every character inert and the marks of each run in canonical order (UAX
+// #15's quick check), so only white space can change. The table is fetched at
+// the first non-ASCII character, so that ASCII text never builds it.
+// Flattened, as single_spaced_and_inert is, so the decoder stays in the loop.
+[[gnu::flatten]] bool words_inert(std::string_view text, NormalizationForm form) noexcept {
+  const bool beyond_bmp = form == NormalizationForm::none;
+  const std::uint16_t* table = nullptr;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::uint16_t last_combining_class = 0;
+  std::size_t i = 0;
+  while (i < n) {
+#if defined(__SSE2__)
+    if (i + 16 <= n) {  // skip ASCII sixteen bytes at a time, to the next other byte
+      const auto high = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+      if (high == 0) {
+        i += 16;
+        last_combining_class = 0;
+        continue;
+      }
+      const auto ascii = static_cast<unsigned>(__builtin_ctz(high));
+      if (ascii != 0) last_combining_class = 0;
+      i += ascii;
+    }
+#endif
+    if (p[i] < 0x80) {
+      last_combining_class = 0;
+      ++i;
+      continue;
+    }
+    const utf8::Sequence sequence = utf8::decode_sequence(text, i);
+    if (sequence.length == 0) return false;  // malformed: normalize() decides
+    i += sequence.length;
+    if (sequence.length == 4) {
+      if (!beyond_bmp) return false;
+      last_combining_class = 0;
+      continue;
+    }
+    if (table == nullptr) table = word_inert_table(form);
+    const std::uint16_t entry = table[sequence.code_point];
+    if ((entry & kWordInert) == 0) return false;
+    const auto combining_class = static_cast<std::uint16_t>(entry & 0xFF);
+    if (combining_class != 0 && combining_class < last_combining_class) return false;
+    last_combining_class = combining_class;
+  }
+  return true;
+}
+
 // Whether collapsing white space would leave text as it is.
 bool collapsed_already(std::string_view text) noexcept {
   return single_spaced_and_inert(text, inert_characters(NormalizationForm::none), true);
@@ -431,12 +522,18 @@ Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
   if (options_.strip_accents) nfd_ = icu::Normalizer2::getNFDInstance(status);
   if (!options_.lowercase && !options_.strip_accents && !options_.keep_whitespace)
     inert_ = inert_characters(options_.form);
+  words_judged_ =
+      !options_.lowercase && !options_.strip_accents && options_.form != NormalizationForm::bert;
   if (U_FAILURE(status))
     throw Error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
 }
 
 bool Normalizer::unchanged(std::string_view line) const noexcept {
   return inert_ != nullptr && single_spaced_and_inert(line, inert_, false);
+}
+
+bool Normalizer::words_unchanged(std::string_view line) const noexcept {
+  return words_judged_ && words_inert(line, options_.form);
 }
 
 std::string_view Normalizer::normalize_view(std::string_view line, std::string& buffer) const {
