@@ -14,6 +14,7 @@
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/utf8.hpp"
+#include "words_inert.hpp"
 
 namespace tokenlab {
 
@@ -72,6 +73,64 @@ NormalizerOptions NormalizerOptions::parse(std::string_view text) {
     throw Error("normalization bert makes every white space a single space; it cannot keep them");
   return o;
 }
+
+namespace detail {
+
+namespace {
+
+// word_inert_table's table, from ICU's quick-check property and combining
+// classes. Maybe marks a character the form leaves alone unless it composes
+// with the one before it (a nukta, a Tamil length mark, a combining acute).
+struct WordInertEntries {
+  std::uint16_t entries[0x10000] = {};
+  explicit WordInertEntries(UProperty quick_check) {
+    for (UChar32 c = 0x80; c < 0x10000; ++c) {
+      if (U16_IS_SURROGATE(c)) continue;
+      if (quick_check == UCHAR_INVALID_CODE) {
+        entries[c] = kWordInert;
+        continue;
+      }
+      const auto answer = u_getIntPropertyValue(c, quick_check);
+      if (answer == UNORM_NO) continue;
+      entries[c] = static_cast<std::uint16_t>((answer == UNORM_YES ? kWordInert : kWordMaybe) |
+                                              u_getCombiningClass(c));
+    }
+  }
+};
+
+}  // namespace
+
+const std::uint16_t* word_inert_table(NormalizationForm form) {
+  switch (form) {
+    case NormalizationForm::none: {
+      static const WordInertEntries table(UCHAR_INVALID_CODE);
+      return table.entries;
+    }
+    case NormalizationForm::nfc: {
+      static const WordInertEntries table(UCHAR_NFC_QUICK_CHECK);
+      return table.entries;
+    }
+    case NormalizationForm::nfkc: {
+      static const WordInertEntries table(UCHAR_NFKC_QUICK_CHECK);
+      return table.entries;
+    }
+    case NormalizationForm::bert:
+      break;
+  }
+  return nullptr;
+}
+
+// A starter before c keeps anything earlier from reaching it. NFC and NFKC
+// compose alike, so NFC's pairs serve both.
+bool stays_after(char32_t last, std::uint16_t last_combining_class, char32_t c) noexcept {
+  if (last_combining_class != 0 || last == 0) return false;
+  UErrorCode status = U_ZERO_ERROR;
+  static const icu::Normalizer2* const nfc = icu::Normalizer2::getNFCInstance(status);
+  return nfc != nullptr &&
+         nfc->composePair(static_cast<UChar32>(last), static_cast<UChar32>(c)) < 0;
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -246,79 +305,16 @@ const std::uint64_t* inert_characters(NormalizationForm form) {
   return true;
 }
 
-// For each BMP code point: kWordInert when normalizing to the form leaves it
-// as it is wherever it stands (quick check Yes; every character for none),
-// kWordMaybe when it does unless it composes with the character before it
-// (quick check Maybe: a nukta, a Tamil length mark, a combining acute), and
-// its canonical combining class in the low byte. Unlike InertCharacters, white
-// space passes: the splitters that count words cut at it whatever its kind,
-// so collapsing it cannot change a word.
-constexpr std::uint16_t kWordInert = 0x8000;
-constexpr std::uint16_t kWordMaybe = 0x4000;
-struct WordInertTable {
-  std::uint16_t entries[0x10000] = {};
-  explicit WordInertTable(UProperty quick_check) {
-    for (UChar32 c = 0x80; c < 0x10000; ++c) {
-      if (U16_IS_SURROGATE(c)) continue;
-      if (quick_check == UCHAR_INVALID_CODE) {
-        entries[c] = kWordInert;
-        continue;
-      }
-      const auto answer = u_getIntPropertyValue(c, quick_check);
-      if (answer == UNORM_NO) continue;
-      entries[c] = static_cast<std::uint16_t>((answer == UNORM_YES ? kWordInert : kWordMaybe) |
-                                              u_getCombiningClass(c));
-    }
-  }
-};
-
-const std::uint16_t* word_inert_table(NormalizationForm form) {
-  switch (form) {
-    case NormalizationForm::none: {
-      static const WordInertTable table(UCHAR_INVALID_CODE);
-      return table.entries;
-    }
-    case NormalizationForm::nfc: {
-      static const WordInertTable table(UCHAR_NFC_QUICK_CHECK);
-      return table.entries;
-    }
-    case NormalizationForm::nfkc: {
-      static const WordInertTable table(UCHAR_NFKC_QUICK_CHECK);
-      return table.entries;
-    }
-    case NormalizationForm::bert:
-      break;
-  }
-  return nullptr;
-}
-
-// Whether a quick-check Maybe character c stays as it is after last: only
-// when last is a starter (so nothing before it can reach c) that makes no
-// composite with c. NFC and NFKC compose alike, so NFC's pairs serve both.
-bool stays_after(char32_t last, std::uint16_t last_combining_class, char32_t c) noexcept {
-  if (last_combining_class != 0 || last == 0) return false;
-  UErrorCode status = U_ZERO_ERROR;
-  static const icu::Normalizer2* const nfc = icu::Normalizer2::getNFCInstance(status);
-  return nfc != nullptr &&
-         nfc->composePair(static_cast<UChar32>(last), static_cast<UChar32>(c)) < 0;
-}
-
-// Normalizer::words_unchanged for a form word_inert_table has a table for:
-// every character inert, or a Maybe that composes with nothing, and the marks
-// of each run in canonical order (UAX #15's quick check), so that only white
-// space can change. The table is fetched at the first non-ASCII character, so
-// that ASCII text never builds it. Flattened, as single_spaced_and_inert is,
+// Normalizer::words_unchanged: WordsInertCheck along the line, ASCII runs
+// skipped sixteen bytes at a time. Flattened, as single_spaced_and_inert is,
 // so the decoder stays in the loop.
 [[gnu::flatten]] bool words_inert(std::string_view text, NormalizationForm form) noexcept {
-  const bool beyond_bmp = form == NormalizationForm::none;
-  const std::uint16_t* table = nullptr;
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
-  char32_t last = 0;  // the character before i; 0 at the start
-  std::uint16_t last_combining_class = 0;
+  detail::WordsInertCheck check(form);
   std::size_t i = 0;
   while (i < n) {
-    if (p[i] < 0x80) {  // an ASCII run, skipped sixteen bytes at a time
+    if (p[i] < 0x80) {
       std::size_t j = i + 1;
 #if defined(__SSE2__)
       for (; j + 16 <= n; j += 16) {
@@ -331,30 +327,13 @@ bool stays_after(char32_t last, std::uint16_t last_combining_class, char32_t c) 
       }
 #endif
       while (j < n && p[j] < 0x80) ++j;
-      last = p[j - 1];
-      last_combining_class = 0;
+      check.after_ascii(p[j - 1]);
       i = j;
       continue;
     }
     const utf8::Sequence sequence = utf8::decode_sequence(text, i);
-    if (sequence.length == 0) return false;  // malformed: normalize() decides
+    if (!check.character(sequence.code_point, sequence.length)) return false;
     i += sequence.length;
-    const char32_t c = sequence.code_point;
-    if (sequence.length == 4) {
-      if (!beyond_bmp) return false;
-      last = c;
-      last_combining_class = 0;
-      continue;
-    }
-    if (table == nullptr) table = word_inert_table(form);
-    const std::uint16_t entry = table[c];
-    if ((entry & kWordInert) == 0 &&
-        ((entry & kWordMaybe) == 0 || !stays_after(last, last_combining_class, c)))
-      return false;
-    const auto combining_class = static_cast<std::uint16_t>(entry & 0xFF);
-    if (combining_class != 0 && combining_class < last_combining_class) return false;
-    last = c;
-    last_combining_class = combining_class;
   }
   return true;
 }
