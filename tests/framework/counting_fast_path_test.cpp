@@ -39,9 +39,10 @@ namespace {
 
 const std::vector<std::string> kHostileLines = {
     "Hello, WORLD! x--y a_b (1990)",
-    "Héllo ÀBC naïve İstanbul ΣΑΣ",                        // non-ASCII right after ASCII
-    "cafe\u0301 e\u0301\u0327 \u0301x a\u0300b",           // combining marks after ASCII, alone
-    "a\u0323\u0302 a\u0302\u0323 =\u0338 <\u0338x",        // marks out of order; = and < compose
+    "Héllo ÀBC naïve İstanbul ΣΑΣ",                  // non-ASCII right after ASCII
+    "cafe\u0301 e\u0301\u0327 \u0301x a\u0300b",     // combining marks after ASCII, alone
+    "a\u0323\u0302 a\u0302\u0323 =\u0338 <\u0338x",  // marks out of order; = and < compose
+    "\u00C0\u0323 x\u00C0\u0316 \u1EA0\u0300",       // a mark reordered into a precomposed letter
     "中文ABC字 x中y 한국어ABC \u1100\u1161 \uAC00\u11A8",  // CJK and jamo next to ASCII
     "tab\there ctl\x01x del\x7Fy \v vt\fff\x0B end\r",     // controls, \v, \f, a CR
     "NBSP\u00A0split thin\u2009space ideo\u3000space nel\u0085x zw\u200Bj ls\u2028x",
@@ -122,7 +123,7 @@ TEST_CASE("counting splits unnormalized lines only where the words come out the 
           "[counting][fast_path]") {
   TempDir dir;
   const std::string file = (dir / "hostile.txt").string();
-  const std::string text = hostile_text(3000, 30);
+  const std::string text = hostile_text(3000, 30) + hostile_text(3000, 32);
   std::ofstream(file, std::ios::binary) << text;
   for (const auto form : {NormalizationForm::nfc, NormalizationForm::nfkc, NormalizationForm::none})
     for (const auto kind : {PreTokenizerKind::unicode, PreTokenizerKind::whitespace})
@@ -178,7 +179,8 @@ TEST_CASE("words_unchanged holds only where normalizing keeps every word",
       std::string ch;
       tokenlab::utf8::append(ch, c);
       for (const std::string& line :
-           {ch, "e" + ch, ch + "\u0301", "a " + ch + "\u0327 b", "\u0915" + ch, ch + ch}) {
+           {ch, "e" + ch, ch + "\u0301", "a " + ch + "\u0327 b", "\u0915" + ch, ch + ch,
+            ch + "\u0323", ch + "\u093C", ch + "\u0BD7"}) {
         if (!normalizer.words_unchanged(line)) continue;
         ++passed;
         if (pre_tokenizer.split(line) != pre_tokenizer.split(normalizer.normalize(line))) {
@@ -196,6 +198,7 @@ TEST_CASE("words_unchanged holds only where normalizing keeps every word",
   CHECK_FALSE(nfc.words_unchanged("\u0928\u093C"));  // one that does (U+0929)
   CHECK_FALSE(nfc.words_unchanged("cafe\u0301"));
   CHECK_FALSE(nfc.words_unchanged("a\u0302\u0323"));  // marks out of canonical order
+  CHECK_FALSE(nfc.words_unchanged("\u00C0\u0323"));   // NFC gives U+1EA0 U+0300
   CHECK_FALSE(nfc.words_unchanged("caf\xC3"));        // malformed: normalize() decides
   CHECK_FALSE(Normalizer({.form = NormalizationForm::nfkc}).words_unchanged("\uFB01"));
   CHECK_FALSE(Normalizer({.lowercase = true}).words_unchanged("abc"));

@@ -91,9 +91,11 @@ struct WordInertEntries {
         continue;
       }
       const auto answer = u_getIntPropertyValue(c, quick_check);
-      if (answer == UNORM_NO) continue;
-      entries[c] = static_cast<std::uint16_t>((answer == UNORM_YES ? kWordInert : kWordMaybe) |
-                                              u_getCombiningClass(c));
+      const bool decomposes = u_getIntPropertyValue(c, UCHAR_NFD_QUICK_CHECK) == UNORM_NO;
+      if (answer == UNORM_NO || (answer == UNORM_MAYBE && decomposes)) continue;
+      entries[c] =
+          static_cast<std::uint16_t>((answer == UNORM_YES ? kWordInert : kWordMaybe) |
+                                     (decomposes ? kDecomposes : 0) | u_getCombiningClass(c));
     }
   }
 };
@@ -120,10 +122,10 @@ const std::uint16_t* word_inert_table(NormalizationForm form) {
   return nullptr;
 }
 
-// A starter before c keeps anything earlier from reaching it. NFC and NFKC
-// compose alike, so NFC's pairs serve both.
-bool stays_after(char32_t last, std::uint16_t last_combining_class, char32_t c) noexcept {
-  if (last_combining_class != 0 || last == 0) return false;
+// The starter keeps anything before it from reaching c, and, not decomposing,
+// brings no mark that c could be reordered before. NFC and NFKC compose
+// alike, so NFC's pairs serve both.
+bool stays_after(char32_t last, char32_t c) noexcept {
   UErrorCode status = U_ZERO_ERROR;
   static const icu::Normalizer2* const nfc = icu::Normalizer2::getNFCInstance(status);
   return nfc != nullptr &&
