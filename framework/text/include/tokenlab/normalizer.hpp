@@ -72,9 +72,10 @@ class TOKENLAB_API Normalizer {
   /// collapsed, ends trimmed), so that a pre-tokenizer that cuts at every
   /// White_Space character (unicode, whitespace) finds the same words in line
   /// as in its normalized form; false when it might change more, or for forms
-  /// and flags this does not judge (bert, lowercase, strip-accents). Counting
-  /// asks this instead of normalizing: one pass that skips ASCII 16 bytes at a
-  /// time and looks each other character up in a table.
+  /// and flags this does not judge (bert, lowercase, strip-accents). One pass
+  /// that skips ASCII 16 bytes at a time and looks each other character up in
+  /// a table; counting makes the same check inside its splitter's loop
+  /// (framework/text/src/words_inert.hpp) instead of normalizing such lines.
   [[nodiscard]] bool words_unchanged(std::string_view line) const noexcept;
 
  private:
