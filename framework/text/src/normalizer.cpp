@@ -14,6 +14,7 @@
 #include "tokenlab/bert_characters.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/utf8.hpp"
+#include "words_inert.hpp"
 
 namespace tokenlab {
 
@@ -72,6 +73,66 @@ NormalizerOptions NormalizerOptions::parse(std::string_view text) {
     throw Error("normalization bert makes every white space a single space; it cannot keep them");
   return o;
 }
+
+namespace detail {
+
+namespace {
+
+// word_inert_table's table, from ICU's quick-check property and combining
+// classes. Maybe marks a character the form leaves alone unless it composes
+// with the one before it (a nukta, a Tamil length mark, a combining acute).
+struct WordInertEntries {
+  std::uint16_t entries[0x10000] = {};
+  explicit WordInertEntries(UProperty quick_check) {
+    for (UChar32 c = 0x80; c < 0x10000; ++c) {
+      if (U16_IS_SURROGATE(c)) continue;
+      if (quick_check == UCHAR_INVALID_CODE) {
+        entries[c] = kWordInert;
+        continue;
+      }
+      const auto answer = u_getIntPropertyValue(c, quick_check);
+      const bool decomposes = u_getIntPropertyValue(c, UCHAR_NFD_QUICK_CHECK) == UNORM_NO;
+      if (answer == UNORM_NO || (answer == UNORM_MAYBE && decomposes)) continue;
+      entries[c] =
+          static_cast<std::uint16_t>((answer == UNORM_YES ? kWordInert : kWordMaybe) |
+                                     (decomposes ? kDecomposes : 0) | u_getCombiningClass(c));
+    }
+  }
+};
+
+}  // namespace
+
+const std::uint16_t* word_inert_table(NormalizationForm form) {
+  switch (form) {
+    case NormalizationForm::none: {
+      static const WordInertEntries table(UCHAR_INVALID_CODE);
+      return table.entries;
+    }
+    case NormalizationForm::nfc: {
+      static const WordInertEntries table(UCHAR_NFC_QUICK_CHECK);
+      return table.entries;
+    }
+    case NormalizationForm::nfkc: {
+      static const WordInertEntries table(UCHAR_NFKC_QUICK_CHECK);
+      return table.entries;
+    }
+    case NormalizationForm::bert:
+      break;
+  }
+  return nullptr;
+}
+
+// The starter keeps anything before it from reaching c, and, not decomposing,
+// brings no mark that c could be reordered before. NFC and NFKC compose
+// alike, so NFC's pairs serve both.
+bool stays_after(char32_t last, char32_t c) noexcept {
+  UErrorCode status = U_ZERO_ERROR;
+  static const icu::Normalizer2* const nfc = icu::Normalizer2::getNFCInstance(status);
+  return nfc != nullptr &&
+         nfc->composePair(static_cast<UChar32>(last), static_cast<UChar32>(c)) < 0;
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -242,6 +303,39 @@ const std::uint64_t* inert_characters(NormalizationForm form) {
       continue;
     }
     last_combining_class = 0;
+  }
+  return true;
+}
+
+// Normalizer::words_unchanged: WordsInertCheck along the line, ASCII runs
+// skipped sixteen bytes at a time. Flattened, as single_spaced_and_inert is,
+// so the decoder stays in the loop.
+[[gnu::flatten]] bool words_inert(std::string_view text, NormalizationForm form) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  detail::WordsInertCheck check(form);
+  std::size_t i = 0;
+  while (i < n) {
+    if (p[i] < 0x80) {
+      std::size_t j = i + 1;
+#if defined(__SSE2__)
+      for (; j + 16 <= n; j += 16) {
+        const auto high = static_cast<unsigned>(
+            _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + j))));
+        if (high != 0) {
+          j += static_cast<unsigned>(__builtin_ctz(high));
+          break;
+        }
+      }
+#endif
+      while (j < n && p[j] < 0x80) ++j;
+      check.after_ascii(p[j - 1]);
+      i = j;
+      continue;
+    }
+    const utf8::Sequence sequence = utf8::decode_sequence(text, i);
+    if (!check.character(sequence.code_point, sequence.length)) return false;
+    i += sequence.length;
   }
   return true;
 }
@@ -431,12 +525,18 @@ Normalizer::Normalizer(NormalizerOptions options) : options_(options) {
   if (options_.strip_accents) nfd_ = icu::Normalizer2::getNFDInstance(status);
   if (!options_.lowercase && !options_.strip_accents && !options_.keep_whitespace)
     inert_ = inert_characters(options_.form);
+  words_judged_ =
+      !options_.lowercase && !options_.strip_accents && options_.form != NormalizationForm::bert;
   if (U_FAILURE(status))
     throw Error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
 }
 
 bool Normalizer::unchanged(std::string_view line) const noexcept {
   return inert_ != nullptr && single_spaced_and_inert(line, inert_, false);
+}
+
+bool Normalizer::words_unchanged(std::string_view line) const noexcept {
+  return words_judged_ && words_inert(line, options_.form);
 }
 
 std::string_view Normalizer::normalize_view(std::string_view line, std::string& buffer) const {

@@ -76,14 +76,6 @@ inline Classified classify(char32_t cp) {
   return cp < 0x80 ? kAscii.table[cp] : classify_non_ascii(cp);
 }
 
-// The character at line[i]: a well-formed sequence's code point and length,
-// or else the byte itself, alone, as the splitters treat malformed bytes.
-inline utf8::Sequence decode_or_byte(std::string_view line, std::size_t i) noexcept {
-  const utf8::Sequence sequence = utf8::decode_sequence(line, i);
-  if (sequence.length != 0) return sequence;
-  return {static_cast<unsigned char>(line[i]), 1};
-}
-
 // The classes of up to 64 ASCII bytes, one bit per byte (bit k: byte k), for
 // finding the words among them without a branch per byte. Punctuation is what
 // is none of the three.
@@ -168,9 +160,18 @@ inline AsciiChunk classify_ascii_chunk(const char* p, std::size_t available) noe
   return chunk;
 }
 
-// The whitespace pre-tokenizer: words are the runs between White_Space.
-template <class OnWord>
-void split_at_spaces(std::string_view line, OnWord&& on_word) {
+// A check on the characters of a line that passes them all: the splitters'
+// default. Counting passes WordsInertCheck (words_inert.hpp) instead, so that
+// one loop splits a line and finds out whether it needed normalizing.
+struct NoCheck {
+  void after_ascii(unsigned char /*last_byte*/) noexcept {}
+  bool character(char32_t /*c*/, std::size_t /*length*/) noexcept { return true; }
+};
+
+// The whitespace pre-tokenizer: words are the runs between White_Space. False
+// when check refused a character (the words so far were given).
+template <class OnWord, class Check = NoCheck>
+bool split_at_spaces(std::string_view line, OnWord&& on_word, Check&& check = {}) {
   const std::size_t n = line.size();
   std::size_t start = 0;
   bool in_word = false;
@@ -181,8 +182,11 @@ void split_at_spaces(std::string_view line, OnWord&& on_word) {
     bool space = false;
     if (byte < 0x80) {
       space = kAscii.table[byte].cls == CharClass::space;
+      check.after_ascii(byte);
     } else {
-      const utf8::Sequence d = decode_or_byte(line, i);
+      utf8::Sequence d = utf8::decode_sequence(line, i);
+      if (!check.character(d.code_point, d.length)) return false;
+      if (d.length == 0) d = {byte, 1};  // a malformed byte stands alone
       len = d.length;
       if (bmp == nullptr) bmp = bmp_classes();
       space = classify_non_ascii(bmp, d.code_point).cls == CharClass::space;
@@ -197,6 +201,7 @@ void split_at_spaces(std::string_view line, OnWord&& on_word) {
     i += len;
   }
   if (in_word) on_word(line.substr(start, n - start), true, true);
+  return true;
 }
 
 /// Calls on_word(word, space_before, space_after) for each word of a normalized
@@ -204,13 +209,12 @@ void split_at_spaces(std::string_view line, OnWord&& on_word) {
 /// and between letters of different scripts, digits and punctuation), or with
 /// whitespace_only those of the whitespace one. The flags say whether white
 /// space (or the line's edge) is on either side, which is where the boundary
-/// markers go. A word is a view into line.
-template <class OnWord>
-void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word) {
-  if (whitespace_only) {
-    split_at_spaces(line, on_word);
-    return;
-  }
+/// markers go. A word is a view into line. With a check (WordsInertCheck), it
+/// stops and returns false at the first character the check refuses.
+template <class OnWord, class Check = NoCheck>
+bool split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word,
+                  Check&& check = {}) {
+  if (whitespace_only) return split_at_spaces(line, on_word, check);
   const std::uint16_t* bmp = nullptr;  // fetched at the first non-ASCII character
   std::size_t start = 0;               // start of the current word
   bool in_word = false;
@@ -246,6 +250,7 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
       const std::uint64_t space_before_bits = (chunk.spaces << 1) | std::uint64_t{!in_word};
       if (in_word) {
         if (ends == 0) {  // the whole chunk continues the word
+          check.after_ascii(static_cast<unsigned char>(line[i + chunk.length - 1]));
           i += chunk.length;
           continue;
         }
@@ -274,10 +279,13 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
         on_word(line.substr(i + first, end - first), spaced, ((chunk.spaces >> end) & 1) != 0);
       }
       if (!in_word) space_before = true;  // the chunk ended in white space
+      check.after_ascii(static_cast<unsigned char>(line[i + chunk.length - 1]));
       i += chunk.length;
       continue;
     }
-    const utf8::Sequence d = decode_or_byte(line, i);
+    utf8::Sequence d = utf8::decode_sequence(line, i);
+    if (!check.character(d.code_point, d.length)) return false;
+    if (d.length == 0) d = {byte, 1};  // a malformed byte stands alone
     const std::size_t len = d.length;
     if (bmp == nullptr) bmp = bmp_classes();
     const Classified c = classify_non_ascii(bmp, d.code_point);
@@ -300,6 +308,7 @@ void split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word)
     i += len;
   }
   flush(n, true);
+  return true;
 }
 
 }  // namespace tokenlab::detail

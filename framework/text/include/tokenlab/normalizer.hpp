@@ -68,6 +68,15 @@ class TOKENLAB_API Normalizer {
   /// (most lines of a corpus): line itself, or else a view of buffer, which then
   /// holds the result. Valid while line and buffer are.
   [[nodiscard]] std::string_view normalize_view(std::string_view line, std::string& buffer) const;
+  /// True when normalizing line can change nothing but its white space (runs
+  /// collapsed, ends trimmed), so that a pre-tokenizer that cuts at every
+  /// White_Space character (unicode, whitespace) finds the same words in line
+  /// as in its normalized form; false when it might change more, or for forms
+  /// and flags this does not judge (bert, lowercase, strip-accents). One pass
+  /// that skips ASCII 16 bytes at a time and looks each other character up in
+  /// a table; counting makes the same check inside its splitter's loop
+  /// (framework/text/src/words_inert.hpp) instead of normalizing such lines.
+  [[nodiscard]] bool words_unchanged(std::string_view line) const noexcept;
 
  private:
   // normalize() for a line that unchanged() did not pass.
@@ -83,6 +92,7 @@ class TOKENLAB_API Normalizer {
   // Two bitmaps over the BMP for the one-pass check (normalizer.cpp's
   // InertCharacters); null: no fast check.
   const std::uint64_t* inert_ = nullptr;
+  bool words_judged_ = false;  // whether words_unchanged() can answer true
 };
 
 }  // namespace tokenlab
