@@ -57,6 +57,15 @@ void TokenTable::reserve(std::size_t n) {
   if (capacity > slots_.size()) rehash(capacity);
 }
 
+void TokenTable::extend_to(TokenId id) {
+  if (id < tokens_.size()) return;
+  tokens_.resize(std::size_t{id} + 1);
+  // Grown by doubling (its size is not id_limit(), tokens_' is): grown by one
+  // a row, vector<bool>::resize was 4% of loading o200k.
+  if (id >= present_.size())
+    present_.resize(std::max<std::size_t>(std::size_t{id} + 1, present_.size() * 2), false);
+}
+
 TokenTable::Clash TokenTable::add(TokenId id, std::string& token) {
   if (id > kMaxId) return {.kind = Clash::id_has_token};  // fail() names it first
   if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 1024 : slots_.size() * 2);
@@ -68,10 +77,7 @@ TokenTable::Clash TokenTable::add(TokenId id, std::string& token) {
     return {.kind = Clash::token_has_id, .other = existing};
   }
   if (id < present_.size() && present_[id]) return {.kind = Clash::id_has_token};
-  if (id >= tokens_.size()) {
-    tokens_.resize(id + 1);
-    present_.resize(id + 1, false);
-  }
+  extend_to(id);
   present_[id] = true;
   tokens_[id] = std::move(token);
   slots_[s] = ((h >> 32) << 32) | (std::uint64_t{id} + 1);
@@ -113,13 +119,7 @@ std::size_t TokenTable::insert_new(std::span<const Row> rows) {
     if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 1024 : slots_.size() * 2);
     const std::size_t s = slot_of(row.token, h);
     if (slots_[s] != 0) return i;
-    if (row.id >= tokens_.size()) {
-      tokens_.resize(row.id + 1);
-      // Grown by doubling (its size is not id_limit(), tokens_' is): grown
-      // by one a row, vector<bool>::resize was 4% of loading o200k.
-      if (row.id >= present_.size())
-        present_.resize(std::max<std::size_t>(row.id + 1, present_.size() * 2), false);
-    }
+    extend_to(row.id);
     present_[row.id] = true;
     tokens_[row.id].assign(row.token);
     slots_[s] = ((h >> 32) << 32) | (std::uint64_t{row.id} + 1);

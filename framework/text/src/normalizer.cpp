@@ -74,6 +74,33 @@ NormalizerOptions NormalizerOptions::parse(std::string_view text) {
   return o;
 }
 
+namespace {
+
+// Table's one instance for form, built from the form's quick-check property
+// (UCHAR_INVALID_CODE for none) on first use; null for bert, which has none.
+template <class Table>
+const Table* table_of_form(NormalizationForm form) {
+  switch (form) {
+    case NormalizationForm::none: {
+      static const Table table(UCHAR_INVALID_CODE);
+      return &table;
+    }
+    case NormalizationForm::nfc: {
+      static const Table table(UCHAR_NFC_QUICK_CHECK);
+      return &table;
+    }
+    case NormalizationForm::nfkc: {
+      static const Table table(UCHAR_NFKC_QUICK_CHECK);
+      return &table;
+    }
+    case NormalizationForm::bert:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 namespace detail {
 
 namespace {
@@ -103,23 +130,8 @@ struct WordInertEntries {
 }  // namespace
 
 const std::uint16_t* word_inert_table(NormalizationForm form) {
-  switch (form) {
-    case NormalizationForm::none: {
-      static const WordInertEntries table(UCHAR_INVALID_CODE);
-      return table.entries;
-    }
-    case NormalizationForm::nfc: {
-      static const WordInertEntries table(UCHAR_NFC_QUICK_CHECK);
-      return table.entries;
-    }
-    case NormalizationForm::nfkc: {
-      static const WordInertEntries table(UCHAR_NFKC_QUICK_CHECK);
-      return table.entries;
-    }
-    case NormalizationForm::bert:
-      break;
-  }
-  return nullptr;
+  const WordInertEntries* table = table_of_form<WordInertEntries>(form);
+  return table != nullptr ? table->entries : nullptr;
 }
 
 // The starter keeps anything before it from reaching c, and, not decomposing,
@@ -194,23 +206,8 @@ struct InertCharacters {
 };
 
 const std::uint64_t* inert_characters(NormalizationForm form) {
-  switch (form) {
-    case NormalizationForm::none: {
-      static const InertCharacters table(UCHAR_INVALID_CODE);
-      return table.bits;
-    }
-    case NormalizationForm::nfc: {
-      static const InertCharacters table(UCHAR_NFC_QUICK_CHECK);
-      return table.bits;
-    }
-    case NormalizationForm::nfkc: {
-      static const InertCharacters table(UCHAR_NFKC_QUICK_CHECK);
-      return table.bits;
-    }
-    case NormalizationForm::bert:
-      break;
-  }
-  return nullptr;
+  const InertCharacters* table = table_of_form<InertCharacters>(form);
+  return table != nullptr ? table->bits : nullptr;
 }
 
 // Whether text's only white space is single U+0020 between other characters and

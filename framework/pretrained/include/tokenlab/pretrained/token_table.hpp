@@ -88,6 +88,8 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   Clash add(TokenId id, std::string& token);
   [[noreturn]] void fail(const Clash& clash, TokenId id, const std::string& token,
                          const std::string& where) const;
+  // Makes id a row (tokens_ up to it; present_ grown by doubling).
+  void extend_to(TokenId id);
   static std::uint64_t hash(std::string_view token) noexcept;
   void rehash(std::size_t capacity);
   [[nodiscard]] std::size_t slot_of(std::string_view token, std::uint64_t h) const noexcept;
