@@ -105,6 +105,57 @@ TEST_CASE("a value of the wrong type names its JSON path and both types", "[pret
              Contains("tokenizer.json: the document: the member \"model\" is missing"));
 }
 
+TEST_CASE("a vocab or merges entry of another shape after many good ones is named where it is",
+          "[pretrained][errors]") {
+  // The first 1,000 entries are gathered as the parser streams them; the bad
+  // one makes the reader hand them back to the document, which then names it.
+  std::string vocab = R"("vocab":{)";
+  std::string merges = R"("merges":[)";
+  for (int i = 0; i < 1000; ++i) {
+    vocab += "\"t" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+    merges += i % 2 == 0 ? R"("t0 t1",)" : R"(["t0","t1"],)";
+  }
+  const auto bpe = [&](const std::string& vocab_end, const std::string& merges_end) {
+    return json_error(R"({"model":{"type":"BPE",)" + vocab + vocab_end + "," + merges + merges_end +
+                      "}}");
+  };
+  const std::string good_vocab = R"("t0t1":1000})";
+  CHECK_THAT(bpe(R"("x":"1000"})", R"("t0 t1"])"),
+             Contains(R"(tokenizer.json: model.vocab."x": expected a non-negative integer, found )"
+                      R"(a string)"));
+  CHECK_THAT(bpe(R"("x":-1})", R"("t0 t1"])"),
+             Contains(R"(model.vocab."x": expected a non-negative integer, found a number)"));
+  CHECK_THAT(bpe(R"("x":16777216})", R"("t0 t1"])"),
+             Contains(R"(model.vocab."x": id 16777216 is too large)"));
+  CHECK_THAT(bpe(R"("x":[1]})", R"("t0 t1"])"),
+             Contains(R"(model.vocab."x": expected a non-negative integer, found an array)"));
+  CHECK_THAT(bpe(good_vocab, "7]"),
+             Contains("tokenizer.json: model.merges[1000]: expected \"left right\" or "
+                      "[left, right], found a number"));
+  CHECK_THAT(bpe(good_vocab, R"(["t0","t1","t0"]])"),
+             Contains("tokenizer.json: model.merges[1000]: expected a pair of tokens"));
+  CHECK_THAT(bpe(good_vocab, R"(["t0",1]])"),
+             Contains("tokenizer.json: model.merges[1000][1]: expected a string, found a number"));
+  CHECK_THAT(bpe(good_vocab, R"(["t0"]])"),
+             Contains("tokenizer.json: model.merges[1000]: expected a pair of tokens"));
+  CHECK_THAT(bpe(good_vocab, R"({"t0":"t1"}])"),
+             Contains("tokenizer.json: model.merges[1000]: expected \"left right\" or "
+                      "[left, right], found an object"));
+  CHECK_THAT(bpe(good_vocab, R"("t0t1"])"),
+             Contains("tokenizer.json: model.merges[1000]: expected \"left right\" (two tokens "
+                      "and one space), found \"t0t1\""));
+  CHECK_THAT(bpe(good_vocab, R"("t0 x"])"),
+             Contains("tokenizer.json: model.merges[1000]: \"x\" is not in the vocabulary"));
+  CHECK_THAT(bpe(R"("t5":1000})", R"("t0 t1"])"),
+             Contains(R"(tokenizer.json: model.vocab."t5": token "t5" has two ids, 5 and 1000)"));
+  // A second vocab member is a name given twice, whichever of the two is read.
+  CHECK_THAT(json_error(R"({"model":{"type":"WordLevel","vocab":{"a":0},"vocab":{"a":0},)"
+                        R"("unk_token":"a"}})"),
+             Contains("tokenizer.json: model: the member \"vocab\" appears more than once"));
+  CHECK_THAT(json_error(R"({"model":{"type":"BPE","vocab":{"a":0},"merges":[],"merges":[]}})"),
+             Contains("tokenizer.json: model: the member \"merges\" appears more than once"));
+}
+
 TEST_CASE("an unknown component type is named with its JSON path", "[pretrained][errors]") {
   CHECK_THAT(json_error(R"({)" + kWordLevel +
                         R"(,"normalizer":{"type":"Sequence","normalizers":)"

@@ -28,6 +28,26 @@ TEST_CASE("a BPE model merges by rank, with merges as \"a b\" strings or [a, b] 
   CHECK(bpe.decode(Ids{2, 3}) == "c ab");
 }
 
+TEST_CASE("vocab and merges in any order and mixed shapes give the same model",
+          "[pretrained][tokenizer.json][bpe]") {
+  // The reader takes model.vocab and model.merges from the parser's stream when
+  // they have the common shapes, and from the document otherwise: every file
+  // here is the same model to it.
+  const std::string vocab = R"("vocab":{"a":0,"b":1,"c":2,"ab":3,"abc":4,"bc":5})";
+  const auto merges = GENERATE(as<std::string>{}, R"("merges":["a b",["ab","c"]])",
+                               R"("merges":[["a","b"],"ab c"])");
+  const auto file = GENERATE_COPY(
+      R"({"model":{"type":"BPE",)" + vocab + "," + merges + "}}",
+      R"({"model":{)" + merges + "," + vocab + R"(,"type":"BPE"}})",
+      // A vocab or merges member outside model is no model's list.
+      R"({"version":"1.0","decoder":null,"model":{"type":"BPE",)" + vocab + "," + merges + "}}");
+  CAPTURE(file);
+  const auto bpe = tokenizer_json(file);
+  CHECK(bpe.encode("abcab") == Ids{4, 3});
+  CHECK(bpe.encode("ba") == Ids{1, 0});
+  CHECK(bpe.vocabulary_size() == 6);
+}
+
 TEST_CASE("a BPE merge listed first wins over a later one", "[pretrained][tokenizer.json][bpe]") {
   const auto bpe =
       tokenizer_json(R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"c":2,"ab":3,"abc":4,"bc":5},)"

@@ -60,6 +60,11 @@ class Value {
     throw Error(*file_ + ": " + (where.empty() ? std::string("the document") : where) + ": " +
                 what);
   }
+  /// fail() for element i of this array, which the document need not hold (a
+  /// list the parser streamed past it).
+  [[noreturn]] void fail_at(std::size_t i, const std::string& what) const {
+    Value(*value_, std::make_shared<const Segment>(Segment{path_, {}, i, true}), *file_).fail(what);
+  }
   [[nodiscard]] bool is_null() const noexcept { return value_->IsNull(); }
   [[nodiscard]] bool is_object() const noexcept { return value_->IsObject(); }
   [[nodiscard]] bool is_array() const noexcept { return value_->IsArray(); }

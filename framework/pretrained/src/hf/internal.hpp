@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "hf/merge_ids.hpp"
+#include "hf/streamed_lists.hpp"
 #include "json_value.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
@@ -39,15 +40,22 @@ void add_decoders(const json::Value& v, std::vector<std::unique_ptr<DecoderStep>
 // see reader_components.cpp.
 std::vector<std::string> unigram_score_digits(std::string copy);
 
-// The model member: p.tokens and p.model. score_digits from unigram_score_digits.
-// bpe, when given, receives a BPE model's merges and options (for
-// make_hf_byte_level).
+// The model member: p.tokens and p.model. streamed: its vocab and merges when
+// the parser took them from the stream (ListDivertingHandler; the document
+// then holds an empty object and array in their place; the merges are moved
+// out). score_digits from unigram_score_digits. bpe, when given, receives a
+// BPE model's merges and options instead of p.model (left null): the caller
+// reads them (make_hf_byte_level) and then makes the model with
+// make_bpe_model, which keeps them without a copy.
 struct BpeParts {
   std::vector<MergeIds> merges;
   BpeModelOptions options;
+  std::string where;  // the file and the model's JSON path, for make_bpe_model
+  bool read = false;  // the model was BPE: p.model is the caller's to make
 };
 void read_model(const json::Value& model, PretrainedPipeline& p, const std::string& file,
-                const std::vector<std::string>& score_digits, BpeParts* bpe = nullptr);
+                StreamedLists& streamed, const std::vector<std::string>& score_digits,
+                BpeParts* bpe = nullptr);
 
 // The pattern of a pre_tokenizer member that a fused byte-level encoder can run
 // in its place: a Split by a regex (kept as pieces: Isolated, or Removed

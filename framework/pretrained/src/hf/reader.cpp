@@ -63,54 +63,81 @@ bool names_unigram(std::string_view content) {
          content.end();
 }
 
-// The offset of every '\n' in text, sixteen bytes at a time: Gemma 3's file
-// has 2.4 million lines, and a memchr call for each was 7% of loading it.
-std::vector<std::uint32_t> newline_offsets(std::string_view text) {
-  // No std::count to reserve first: GCC does not vectorize it at -O2, and over
-  // a 10 MB file that pass cost more than the growth it saved.
-  std::vector<std::uint32_t> offsets;
-  std::size_t i = 0;
+// Where text's newlines are, a bit a byte: in situ parsing rewrites strings
+// with escapes, so an error's line is counted here, in the bits noted before.
+// A bitmap rather than a list of offsets: Gemma 3's file has 2.4 million
+// lines, and GPT-4o's list grew to 4 MB, its pages a tenth of loading it.
+class NewlineBits {
+ public:
+  explicit NewlineBits(std::string_view text) : words_((text.size() + 63) / 64, 0) {
+    std::size_t i = 0;
 #if defined(__SSE2__)
-  // Sixteen bytes a step: a movemask of the newlines, its set bits in order.
-  const __m128i newline = _mm_set1_epi8('\n');
-  for (; i + 16 <= text.size(); i += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    for (auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, newline)));
-         mask != 0; mask &= mask - 1)
-      offsets.push_back(
-          static_cast<std::uint32_t>(i + static_cast<unsigned>(std::countr_zero(mask))));
-  }
+    // Sixteen bytes a step: a movemask of the newlines, four to a word.
+    const __m128i newline = _mm_set1_epi8('\n');
+    for (; i + 16 <= text.size(); i += 16) {
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      const auto mask = static_cast<std::uint64_t>(
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, newline))));
+      words_[i / 64] |= mask << (i % 64);
+    }
 #endif
-  for (; i < text.size(); ++i)
-    if (text[i] == '\n') offsets.push_back(static_cast<std::uint32_t>(i));
-  return offsets;
-}
+    for (; i < text.size(); ++i)
+      if (text[i] == '\n') words_[i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+  /// The 1-based line of the byte at offset.
+  [[nodiscard]] std::size_t line_of(std::size_t offset) const noexcept {
+    std::size_t line = 1;
+    const std::size_t word = std::min(offset / 64, words_.size());
+    for (std::size_t w = 0; w < word; ++w)
+      line += static_cast<std::size_t>(std::popcount(words_[w]));
+    if (word < words_.size())
+      line += static_cast<std::size_t>(
+          std::popcount(words_[word] & ((std::uint64_t{1} << (offset % 64)) - 1)));
+    return line;
+  }
+
+ private:
+  std::vector<std::uint64_t> words_;
+};
 
 }  // namespace
 
 PretrainedPipeline read_tokenizer_json(std::string content, const std::string& source) {
   // In situ parsing decodes strings in place, so after an error the bytes before the
   // error offset no longer show where lines ended ("\\n" escapes become newlines).
-  // Line ends are noted first: a uint32 per line, freed once the file is read.
-  std::vector<std::uint32_t> line_ends = newline_offsets(content);
+  // Line ends are noted first, freed once the file is read.
+  std::optional<NewlineBits> newlines(content);
   // Before any parse: RapidJSON and the readers below recurse once a level.
   check_json_nesting(content, kMaxJsonNesting, source);
   // Unigram scores need their digits as written (unigram_score_digits); only a
   // file that names the model type pays for the copy.
   std::vector<std::string> score_digits;
   if (names_unigram(content)) score_digits = unigram_score_digits(content);
+  // In situ: strings stay in content, so a 33 MB file costs little more than
+  // itself; model.vocab and model.merges go to lists rather than the document.
   rapidjson::Document document;
-  // In situ: strings stay in content, so a 33 MB file costs little more than itself.
-  document.ParseInsitu<rapidjson::kParseFullPrecisionFlag>(content.data());
-  if (document.HasParseError()) {
-    const std::size_t offset = document.GetErrorOffset();
-    const std::size_t line =
-        1 + static_cast<std::size_t>(std::lower_bound(line_ends.begin(), line_ends.end(), offset) -
-                                     line_ends.begin());
+  hf_detail::StreamedLists lists;
+  // Room for as many rows as a file of this size is likely to hold, reserved
+  // (not touched): grown by doubling, the two lists were written twice over.
+  lists.vocab.reserve(content.size() / 16);
+  lists.merges.reserve(content.size() / 16);
+  rapidjson::Reader reader;
+  const auto parse = [&](rapidjson::Document& out) {
+    hf_detail::ListDivertingHandler handler(out, lists);
+    rapidjson::InsituStringStream stream(content.data());
+    return !reader
+                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseFullPrecisionFlag>(stream,
+                                                                                         handler)
+                .IsError();
+  };
+  document.Populate(parse);
+  if (reader.HasParseError()) {
+    const std::size_t offset = reader.GetErrorOffset();
+    const std::size_t line = newlines->line_of(offset);
     throw Error(source + ": line " + std::to_string(line) + " (byte " + std::to_string(offset) +
-                "): malformed JSON: " + rapidjson::GetParseError_En(document.GetParseError()));
+                "): malformed JSON: " + rapidjson::GetParseError_En(reader.GetParseErrorCode()));
   }
-  std::vector<std::uint32_t>().swap(line_ends);
+  newlines.reset();
   const Value root(document, "", source);
   if (!root.is_object()) root.fail("expected a JSON object (tokenizer.json), found " + root.kind());
   // model.vocab's object (200,000 names) is checked as it is read (read_vocab_object).
@@ -123,13 +150,15 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   PretrainedPipeline p;
   p.format = "tokenizer.json";
   BpeParts bpe;
-  read_model(root.member("model"), p, source, score_digits, &bpe);
+  read_model(root.member("model"), p, source, lists, score_digits, &bpe);
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
   if (const auto t = root.find("pre_tokenizer")) {
     add_pre_tokenizers(*t, p.pre_tokenizers);
-    if (p.model->type() == "BPE")
+    if (bpe.read)
       p.byte_level = make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges, bpe.options);
   }
+  if (bpe.read)
+    p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where);
   if (const auto d = root.find("decoder")) add_decoders(*d, p.decoders);
   if (const auto added = root.find("added_tokens")) {
     std::unordered_map<std::string, TokenId> added_ids;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -221,54 +222,87 @@ void add_decoders(const Value& v, std::vector<std::unique_ptr<DecoderStep>>& out
 namespace {
 
 // A {token: id} vocabulary into the table, inserted together (insert_new
-// overlaps their cache misses). Each member's JSON path is spelled only for an
+// overlaps their cache misses): the members the parser streamed (streamed), or
+// else the document's object. Each member's JSON path is spelled only for an
 // error: spelling 200,000 of them was a tenth of loading GPT-4o.
-void read_vocab_object(const Value& vocab, TokenTable& tokens, const std::string& file) {
+void read_vocab_object(const Value& vocab, const std::vector<TokenTable::Row>* streamed,
+                       TokenTable& tokens, const std::string& file) {
   if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
+  const auto duplicate = [&](std::string_view name) {
+    vocab.fail("the member \"" + std::string(name) +
+               "\" appears more than once (a JSON object's names must be distinct)");
+  };
+  // The rows that insert_new stopped at, one by one: their errors (none when
+  // a row is valid and new; ids over kMaxId are never rows).
+  const auto insert_rows = [&](std::span<const TokenTable::Row> rows) {
+    for (std::size_t done = tokens.insert_new(rows); done < rows.size();
+         done += 1 + tokens.insert_new(rows.subspan(done + 1))) {
+      const TokenTable::Row& row = rows[done];
+      const std::string name(row.token);
+      if (!tokens.insert(row.id, name,
+                         [&] { return file + ": " + vocab.child_path("\"" + name + "\""); }))
+        duplicate(name);
+    }
+  };
+  if (streamed) {
+    tokens.reserve(streamed->size());
+    insert_rows(*streamed);
+    return;
+  }
   const auto members = vocab.raw().MemberBegin();
   const std::size_t count = vocab.raw().MemberCount();
   tokens.reserve(count);
-  // Member i one by one: its error (none when it is valid and new).
-  const auto insert_alone = [&](std::size_t i) {
-    const auto& member = members[static_cast<rapidjson::SizeType>(i)];
-    const std::string name(member.name.GetString(), member.name.GetStringLength());
-    const Value id(member.value, vocab.child_path("\"" + name + "\""), file);
-    const auto n = id.unsigned_integer();
-    if (n > TokenTable::kMaxId) id.fail("id " + std::to_string(n) + " is too large");
-    if (!tokens.insert(static_cast<TokenId>(n), name, [&] { return file + ": " + id.path(); }))
-      vocab.fail("the member \"" + name +
-                 "\" appears more than once (a JSON object's names must be distinct)");
-  };
   std::vector<TokenTable::Row> rows;
   rows.reserve(count);
-  const auto insert_rows = [&] {  // rows[j] is member j
-    for (std::size_t done = tokens.insert_new(rows); done < rows.size();
-         done += 1 + tokens.insert_new(std::span(rows).subspan(done + 1)))
-      insert_alone(done);
-  };
   for (std::size_t i = 0; i < count; ++i) {
     const auto& member = members[static_cast<rapidjson::SizeType>(i)];
+    const std::string_view name(member.name.GetString(), member.name.GetStringLength());
     if (!member.value.IsUint64() || member.value.GetUint64() > TokenTable::kMaxId) {
-      insert_rows();  // the members before it first
-      insert_alone(i);
+      insert_rows(rows);  // the members before it first
+      rows.clear();
+      const Value id(member.value, vocab.child_path("\"" + std::string(name) + "\""), file);
+      const auto n = id.unsigned_integer();
+      id.fail("id " + std::to_string(n) + " is too large");
     }
-    rows.push_back({static_cast<TokenId>(member.value.GetUint64()),
-                    {member.name.GetString(), member.name.GetStringLength()}});
+    rows.push_back({static_cast<TokenId>(member.value.GetUint64()), name});
   }
-  insert_rows();
+  insert_rows(rows);
 }
 
-// model.merges as views into the document: "left right" strings, or pairs.
-std::vector<std::pair<std::string_view, std::string_view>> merge_views(const Value& list) {
+// A "left right" string split at its one space; nullopt when it has not exactly one.
+std::optional<std::pair<std::string_view, std::string_view>> split_merge(std::string_view s) {
+  const auto space = s.find(' ');
+  if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos)
+    return std::nullopt;
+  return std::pair{s.substr(0, space), s.substr(space + 1)};
+}
+
+// model.merges as views into the document: "left right" strings, or pairs;
+// the entries the parser streamed (streamed, moved out), or else the
+// document's array.
+std::vector<std::pair<std::string_view, std::string_view>> merge_views(
+    const Value& list, std::vector<StreamedLists::Merge>* streamed) {
   std::vector<std::pair<std::string_view, std::string_view>> merges;
+  const auto bad_string = [](std::string_view s) {
+    return "expected \"left right\" (two tokens and one space), found \"" + std::string(s) + "\"";
+  };
+  if (streamed) {
+    if (!list.is_array()) list.fail("expected an array, found " + list.kind());
+    for (std::size_t i = 0; i < streamed->size(); ++i) {  // split in place
+      auto& [first, second] = (*streamed)[i];
+      if (second.data() != nullptr) continue;
+      const auto split = split_merge(first);
+      if (!split) list.fail_at(i, bad_string(first));
+      std::tie(first, second) = *split;
+    }
+    return std::move(*streamed);
+  }
   merges.reserve(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
     const rapidjson::Value& raw = list.raw()[static_cast<rapidjson::SizeType>(i)];
     if (raw.IsString()) {  // the common case, without a Value (and its path) for each
-      const std::string_view s(raw.GetString(), raw.GetStringLength());
-      const auto space = s.find(' ');
-      if (space != std::string_view::npos && s.find(' ', space + 1) == std::string_view::npos) {
-        merges.emplace_back(s.substr(0, space), s.substr(space + 1));
+      if (const auto split = split_merge({raw.GetString(), raw.GetStringLength()})) {
+        merges.push_back(*split);
         continue;
       }
     } else if (raw.IsArray() && raw.Size() == 2 && raw[0u].IsString() && raw[1u].IsString()) {
@@ -280,8 +314,7 @@ std::vector<std::pair<std::string_view, std::string_view>> merge_views(const Val
     }
     const Value m = list.at(i);
     if (m.is_string()) {
-      m.fail("expected \"left right\" (two tokens and one space), found \"" +
-             std::string(m.string()) + "\"");
+      m.fail(bad_string(m.string()));
     } else if (m.is_array()) {
       if (m.size() != 2) m.fail("expected a pair of tokens");
       merges.emplace_back(m.at(0).string(), m.at(1).string());
@@ -343,7 +376,9 @@ std::string byte_level_pattern(const Value& pre_tokenizer) {
 }
 
 void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,
-                const std::vector<std::string>& score_digits, BpeParts* bpe) {
+                StreamedLists& streamed, const std::vector<std::string>& score_digits,
+                BpeParts* bpe) {
+  const auto* streamed_vocab = streamed.has_vocab ? &streamed.vocab : nullptr;
   auto table = std::make_shared<TokenTable>();
   p.tokens = table;
   const auto type_value = model.find("type");
@@ -355,8 +390,9 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
     model.only_members({"type", "vocab", "merges", "dropout", "unk_token",
                         "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
                         "byte_fallback", "ignore_merges"});
-    read_vocab_object(model.member("vocab"), *table, file);
-    const auto merges = merge_views(model.member("merges"));
+    read_vocab_object(model.member("vocab"), streamed_vocab, *table, file);
+    const auto merges =
+        merge_views(model.member("merges"), streamed.has_merges ? &streamed.merges : nullptr);
     BpeModelOptions options;
     options.unknown_token = model.optional_string("unk_token");
     options.continuing_subword_prefix =
@@ -374,12 +410,15 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
     }
     const std::string where = file + ": " + model.path();
     auto ids = resolve_merges(*table, merges, options.continuing_subword_prefix, where);
-    if (bpe) *bpe = BpeParts{ids, options};
+    if (bpe) {
+      *bpe = BpeParts{std::move(ids), options, where, true};
+      return;
+    }
     p.model = make_bpe_model(p.tokens, std::move(ids), options, where);
   } else if (type == "WordPiece") {
     model.only_members(
         {"type", "vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"});
-    read_vocab_object(model.member("vocab"), *table, file);
+    read_vocab_object(model.member("vocab"), streamed_vocab, *table, file);
     const auto max_chars = model.find("max_input_chars_per_word");
     p.model = make_wordpiece_model(
         p.tokens, model.optional_string("unk_token").value_or("[UNK]"),
@@ -387,7 +426,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
         max_chars ? max_chars->unsigned_integer() : 100, file + ": " + model.path());
   } else if (type == "WordLevel") {
     model.only_members({"type", "vocab", "unk_token"});
-    read_vocab_object(model.member("vocab"), *table, file);
+    read_vocab_object(model.member("vocab"), streamed_vocab, *table, file);
     p.model = make_word_level_model(p.tokens, std::string(model.member("unk_token").string()),
                                     file + ": " + model.path());
   } else if (type == "Unigram") {
