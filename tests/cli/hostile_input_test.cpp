@@ -4,6 +4,8 @@
 // case is a clear error (file, line, what) with exit code 1, or correct output.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -100,6 +102,43 @@ TEST_CASE("a regex over its time limit fails naming the file and line", "[cli][h
   const RunResult r = run_tokenlab({"encode", "-m", tokenizer, "-i", text});
   check_failure(r, {"text.txt:3:", "regular expression /(a+)+$/", "took longer than"});
   CHECK(r.out.empty());
+}
+
+TEST_CASE("encode names the input's first bad line, whatever the batch and the thread count",
+          "[cli][hostile][lines]") {
+  // Lines are checked on the encoding threads, in chunks of a batch of 8,192:
+  // a later bad line in a chunk that finishes first must not be the one named.
+  TempDir dir;
+  const std::string tokenizer = dir / "tokenizer.json";
+  write_bytes(tokenizer,
+              R"({"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"[UNK]"},)"
+              R"("pre_tokenizer":{"type":"Whitespace"}})");
+  std::string text;
+  for (int line = 1; line <= 20'000; ++line)
+    text += line == 8'300 ? "a a\xC3(a\n" : line == 9'000 || line == 19'999 ? "\xFF\n" : "a a\n";
+  const std::string input = dir / "text.txt";
+  write_bytes(input, text);
+  for (const std::string threads : {"1", "2", "4"}) {
+    INFO("threads " << threads);
+    const std::string out = dir / ("ids" + threads);
+    check_failure(
+        run_tokenlab({"encode", "-m", tokenizer, "-i", input, "--threads", threads, "-o", out}),
+        {input + ":8300: invalid UTF-8 at byte offset 3"});
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  // Without it, the next one; and a good text gives the same ids on any thread count.
+  text.replace(text.find("a a\xC3(a\n"), 7, "a a a\n");
+  write_bytes(input, text);
+  check_failure(run_tokenlab({"encode", "-m", tokenizer, "-i", input, "--threads", "2"}),
+                {input + ":9000: invalid UTF-8 at byte offset 0"});
+  std::string good;
+  for (int line = 1; line <= 20'000; ++line) good += std::string(line % 97, 'a') + " b\r\n";
+  write_bytes(input, good + "a");
+  const RunResult one = run_tokenlab({"encode", "-m", tokenizer, "-i", input, "--threads", "1"});
+  const RunResult two = run_tokenlab({"encode", "-m", tokenizer, "-i", input, "--threads", "2"});
+  REQUIRE(one.exit_code == 0);
+  CHECK(std::count(one.out.begin(), one.out.end(), '\n') == 20'001);
+  CHECK(two.out == one.out);
 }
 
 TEST_CASE("min_frequency of 2^63 and more does not wrap", "[cli][hostile][numbers]") {

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -63,4 +65,34 @@ TEST_CASE("an exception in a worker pool's run reaches the caller and the pool r
   std::atomic<int> after{0};
   pool.run(100, [&](std::size_t) { after.fetch_add(1); });
   REQUIRE(after.load() == 100);
+}
+
+TEST_CASE("a worker pool started runs while the caller works, and wait joins it",
+          "[framework][parallel]") {
+  for (const unsigned threads : {1u, 2u, 3u}) {
+    INFO("threads " << threads);
+    WorkerPool pool(threads);
+    for (int run = 0; run < 20; ++run) {
+      std::vector<std::atomic<int>> calls(500);
+      {
+        // start() keeps its own copy of the function: this one may go first.
+        const std::function<void(std::size_t)> fn = [&](std::size_t i) { calls[i].fetch_add(1); };
+        pool.start(calls.size(), fn);
+      }
+      volatile std::uint64_t callers_work = 0;
+      for (int i = 0; i < 10'000; ++i) callers_work = callers_work + static_cast<std::uint64_t>(i);
+      pool.wait();
+      for (const auto& c : calls) REQUIRE(c.load() == 1);
+    }
+    std::atomic<int> calls{0};
+    pool.start(10'000, [&](std::size_t i) {
+      calls.fetch_add(1);
+      if (i == 3) throw std::runtime_error("chunk 3 failed");
+    });
+    REQUIRE_THROWS_WITH(pool.wait(), "chunk 3 failed");
+    CHECK(calls.load() < 10'000);
+    std::atomic<int> after{0};
+    pool.run(100, [&](std::size_t) { after.fetch_add(1); });
+    REQUIRE(after.load() == 100);
+  }
 }

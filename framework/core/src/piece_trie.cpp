@@ -1,15 +1,64 @@
 #include "tokenlab/piece_trie.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 
 #include "tokenlab/error.hpp"
 
 namespace tokenlab {
+namespace {
+
+using Entry = std::pair<std::string_view, std::uint32_t>;
+
+// Sorts entries[lo, hi), whose keys share their first depth bytes, as
+// std::sort orders the pairs, by their bytes from depth on: most significant
+// byte first, a key that ends before a longer one sharing its prefix first,
+// each byte's bucket then sorted alike. std::sort's comparisons re-read every
+// shared prefix (a memcmp each), and sorting was half of building BERT's trie;
+// this reads each key's bytes about once. Small buckets, and the bytes after
+// kMaxDepth (keys sharing a long prefix), go to std::sort.
+void sort_keys(std::vector<Entry>& entries, std::vector<Entry>& scratch, std::size_t lo,
+               std::size_t hi, std::size_t depth) {
+  constexpr std::size_t kSmall = 48;
+  constexpr std::size_t kMaxDepth = 64;  // a frame per byte: hostile keys sharing a long prefix
+  if (hi - lo <= kSmall || depth >= kMaxDepth) {
+    std::sort(entries.begin() + static_cast<std::ptrdiff_t>(lo),
+              entries.begin() + static_cast<std::ptrdiff_t>(hi),
+              [depth](const Entry& a, const Entry& b) {
+                const int order = a.first.substr(depth).compare(b.first.substr(depth));
+                return order != 0 ? order < 0 : a.second < b.second;
+              });
+    return;
+  }
+  // Bucket 0: keys that end at depth; bucket 1 + b: keys whose byte at depth is b.
+  std::array<std::size_t, 258> start{};
+  const auto bucket = [depth](const Entry& e) -> std::size_t {
+    return e.first.size() == depth ? 0 : 1 + static_cast<unsigned char>(e.first[depth]);
+  };
+  for (std::size_t i = lo; i < hi; ++i) ++start[bucket(entries[i]) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::array<std::size_t, 258> next = start;
+  scratch.resize(hi - lo);
+  for (std::size_t i = lo; i < hi; ++i) scratch[next[bucket(entries[i])]++] = entries[i];
+  std::copy(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(hi - lo),
+            entries.begin() + static_cast<std::ptrdiff_t>(lo));
+  // Keys that end here are all equal: ordered by value, as std::sort orders pairs.
+  std::sort(entries.begin() + static_cast<std::ptrdiff_t>(lo),
+            entries.begin() + static_cast<std::ptrdiff_t>(lo + start[1]),
+            [](const Entry& a, const Entry& b) { return a.second < b.second; });
+  for (std::size_t b = 1; b < 257; ++b)
+    if (start[b + 1] - start[b] > 1)
+      sort_keys(entries, scratch, lo + start[b], lo + start[b + 1], depth + 1);
+}
+
+}  // namespace
 
 PieceTrie::PieceTrie() : nodes_(1) {}
 
 PieceTrie::PieceTrie(std::vector<std::pair<std::string_view, std::uint32_t>> entries) : nodes_(1) {
-  std::sort(entries.begin(), entries.end());
+  std::vector<Entry> scratch;
+  sort_keys(entries, scratch, 0, entries.size(), 0);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].first.empty()) throw Error("empty piece in a trie");
     if (i > 0 && entries[i].first == entries[i - 1].first)

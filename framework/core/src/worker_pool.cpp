@@ -34,6 +34,16 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::run(std::size_t n, const std::function<void(std::size_t)>& fn) {
+  begin(n, fn);
+  wait();
+}
+
+void WorkerPool::start(std::size_t n, std::function<void(std::size_t)> fn) {
+  started_ = std::move(fn);
+  begin(n, started_);
+}
+
+void WorkerPool::begin(std::size_t n, const std::function<void(std::size_t)>& fn) {
   {
     std::lock_guard lock(mutex_);
     fn_ = &fn;
@@ -44,6 +54,9 @@ void WorkerPool::run(std::size_t n, const std::function<void(std::size_t)>& fn) 
     ++generation_;
   }
   start_.notify_all();
+}
+
+void WorkerPool::wait() {
   work_on_indices();
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return busy_ == 0; });

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <exception>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -12,7 +13,7 @@
 
 #include "cli.hpp"
 #include "commands/id_text.hpp"
-#include "commands/line_source.hpp"
+#include "commands/line_batches.hpp"
 #include "tokenlab/app/any_model.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/parallel.hpp"
@@ -34,11 +35,7 @@ namespace {
 class LineEncoder {
  public:
   LineEncoder(const AnyModel& loaded, bool pieces, unsigned threads)
-      : loaded_(loaded),
-        encoder_(*loaded.encoder),
-        pieces_(pieces),
-        threads_(threads),
-        pool_(threads) {}
+      : loaded_(loaded), encoder_(*loaded.encoder), pieces_(pieces), pool_(threads) {}
 
   void sample_with(const SamplingOptions& options, std::uint64_t seed) {
     if (!loaded_.trained || !(loaded_.trained->segmenter().capabilities() & kCapabilitySampling))
@@ -47,47 +44,125 @@ class LineEncoder {
     rng_ = seed;
   }
 
-  // Encodes the batch (the lines just read from source) and writes it.
-  void flush(std::vector<std::string>& batch, const LineSource& source, std::ostream& out) {
-    source_ = &source;
-    if (sampling_) {
-      write(encode_sampled(batch), out);
-    } else if (const auto texts = encode_to_text(batch)) {
-      for (const std::string& text : *texts)
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    } else {
-      write(encode(batch), out);  // a line failed: the one-by-one path names it
+  // Encodes every line of source and writes each line's ids or pieces to out,
+  // in order. Every line is checked to be UTF-8 first; the first line in the
+  // input that is not, or that fails to encode, is an Error naming it
+  // ("input.txt:17: ..."), whatever the thread count.
+  void encode_all(LineBatchReader& source, std::ostream& out) {
+    source_name_ = &source.name();
+    if (sampling_) {  // one stream of random numbers, drawn in line order
+      LineBatch batch;
+      while (source.next(batch, kBatchLines)) write(encode_sampled(batch), out);
+      return;
     }
-    batch.clear();
+    // Two batches in flight: while the pool encodes one, this thread reads
+    // the next and writes the one before (it then joins the pool in wait()).
+    // Reading and writing on the thread that waited for each batch were the
+    // serial part that kept 2 threads from 2x.
+    Batch batches[2];
+    std::size_t current = 0;
+    bool more = source.next(batches[0].lines, kBatchLines);
+    bool pending = false;  // batches[1 - current] has text still to write
+    while (more) {
+      Batch& batch = batches[current];
+      Batch& other = batches[1 - current];
+      start_encoding(batch);
+      std::exception_ptr io_error;  // after this batch's errors: they come first
+      try {
+        if (pending) write_texts(other.texts, out);
+        more = source.next(other.lines, kBatchLines);
+      } catch (...) {
+        io_error = std::current_exception();
+        more = false;
+      }
+      pool_.wait();  // the chunks catch their own exceptions
+      throw_first_failure(batch);
+      if (io_error) std::rethrow_exception(io_error);
+      pending = true;
+      current = 1 - current;
+    }
+    if (pending) write_texts(batches[1 - current].texts, out);
   }
 
  private:
-  // The batch's output text, in chunks of lines both encoded and formatted on
-  // the worker threads (formatted on the main thread, the ids were the serial
-  // part that kept 2 threads from 2x); the chunks are fixed by line number, so
-  // the text is the same for any thread count. nullopt if any line failed.
-  std::optional<std::vector<std::string>> encode_to_text(const std::vector<std::string>& batch) {
-    constexpr std::size_t kChunk = 256;
-    const std::size_t chunks = (batch.size() + kChunk - 1) / kChunk;
+  static constexpr std::size_t kBatchLines = 8192;
+  static constexpr std::size_t kChunkLines = 64;
+
+  // What stopped a chunk: its first line that failed, and why.
+  struct Failure {
+    std::size_t line = 0;                     // index in the batch
+    std::optional<std::size_t> invalid_utf8;  // the byte offset, or else error
+    std::exception_ptr error;
+  };
+  // A batch of lines and its output text, in chunks of kChunkLines lines.
+  struct Batch {
+    LineBatch lines;
+    std::vector<std::string> texts;
+    std::vector<std::optional<Failure>> failures;
+  };
+
+  // Starts checking, encoding and formatting the batch's chunks on the pool
+  // (formatted on the main thread, the ids were a serial part too); the chunks
+  // are fixed by line number, so the text is the same for any thread count.
+  void start_encoding(Batch& batch) {
+    const std::size_t chunks = (batch.lines.lines.size() + kChunkLines - 1) / kChunkLines;
+    batch.texts.resize(chunks);
+    for (std::string& text : batch.texts) text.clear();
+    batch.failures.assign(chunks, std::nullopt);
+    pool_.start(chunks, [this, &batch](std::size_t c) { encode_chunk(batch, c); });
+  }
+
+  void encode_chunk(Batch& batch, std::size_t c) const noexcept {
+    const std::vector<std::string_view>& lines = batch.lines.lines;
+    // Filled here and put back at the end: appended to in place, the strings
+    // of neighbouring chunks (one cache line) bounced between the cores on
+    // every id.
+    std::string text;
+    text.swap(batch.texts[c]);
+    struct PutBack {
+      std::string& text;
+      std::string& slot;
+      ~PutBack() { slot.swap(text); }
+    } put_back{text, batch.texts[c]};
     const std::size_t vocabulary_size = encoder_.vocabulary_size();
-    std::vector<std::string> texts(chunks);
-    std::vector<char> failed(chunks, 0);
-    pool_.run(chunks, [&](std::size_t c) {
-      std::vector<TokenId> ids;
-      std::string& text = texts[c];
-      try {
-        for (std::size_t i = c * kChunk; i < batch.size() && i < (c + 1) * kChunk; ++i) {
-          ids.clear();
-          encoder_.encode(batch[i], ids);
-          check_ids(ids, vocabulary_size, loaded_.kind);
-          append_line(ids, text);
-        }
-      } catch (const std::exception&) {
-        failed[c] = 1;
+    std::vector<TokenId> ids;
+    const std::size_t end = std::min(lines.size(), (c + 1) * kChunkLines);
+    for (std::size_t i = c * kChunkLines; i < end; ++i) {
+      if (const auto bad = utf8::find_invalid(lines[i])) {
+        batch.failures[c] = Failure{i, bad, nullptr};
+        return;
       }
-    });
-    if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return std::nullopt;
-    return texts;
+      try {
+        ids.clear();
+        encoder_.encode(lines[i], ids);
+        check_ids(ids, vocabulary_size, loaded_.kind);
+        append_line(ids, text);
+      } catch (...) {
+        batch.failures[c] = Failure{i, std::nullopt, std::current_exception()};
+        return;
+      }
+    }
+  }
+
+  // Throws for the batch's first failed line: chunks are in line order, and
+  // each stopped at its first failure.
+  void throw_first_failure(const Batch& batch) const {
+    for (const auto& failure : batch.failures) {
+      if (!failure) continue;
+      if (failure->invalid_utf8)
+        throw Error(line_place(batch.lines, failure->line) + ": invalid UTF-8 at byte offset " +
+                    std::to_string(*failure->invalid_utf8));
+      try {
+        std::rethrow_exception(failure->error);
+      } catch (const std::exception& e) {
+        throw failed_line(batch.lines, failure->line, e);
+      }  // anything else thrown, not a std::exception, goes on as it is
+    }
+  }
+
+  static void write_texts(const std::vector<std::string>& texts, std::ostream& out) {
+    for (const std::string& text : texts)
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
   }
 
   void append_line(const std::vector<TokenId>& ids, std::string& text) const {
@@ -99,12 +174,16 @@ class LineEncoder {
     text += '\n';
   }
 
-  std::vector<std::vector<TokenId>> encode_sampled(const std::vector<std::string>& batch) {
+  std::vector<std::vector<TokenId>> encode_sampled(const LineBatch& batch) {
     std::vector<std::vector<TokenId>> encoded;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
+    for (std::size_t i = 0; i < batch.lines.size(); ++i) {
+      const std::string_view line = batch.lines[i];
+      if (const auto bad = utf8::find_invalid(line))
+        throw Error(line_place(batch, i) + ": invalid UTF-8 at byte offset " +
+                    std::to_string(*bad));
       encoded.emplace_back();
       try {
-        loaded_.trained->for_each_word(batch[i], [&](std::string_view w) {
+        loaded_.trained->for_each_word(line, [&](std::string_view w) {
           loaded_.trained->segmenter().encode_sampled(w, *sampling_, rng_, encoded.back());
         });
       } catch (const std::exception& e) {
@@ -112,23 +191,6 @@ class LineEncoder {
       }
     }
     return encoded;
-  }
-
-  std::vector<std::vector<TokenId>> encode(const std::vector<std::string>& batch) const {
-    try {
-      return encoder_.encode_batch(batch, threads_);
-    } catch (const std::exception&) {
-      // A batch's error (a regex over its time limit, a plugin that threw) does not
-      // know its line: find it by encoding the batch's lines one at a time.
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        try {
-          (void)encoder_.encode_batch(std::span<const std::string>(&batch[i], 1), 1);
-        } catch (const std::exception& e) {
-          throw failed_line(batch, i, e);
-        }
-      }
-      throw;
-    }
   }
 
   void write(const std::vector<std::vector<TokenId>>& encoded, std::ostream& out) {
@@ -147,14 +209,18 @@ class LineEncoder {
     text_.clear();
   }
 
+  // "input.txt:17": where line i of the batch is.
+  [[nodiscard]] std::string line_place(const LineBatch& batch, std::size_t i) const {
+    return *source_name_ + ":" + std::to_string(batch.first_line + i);
+  }
+
   // Line i of the batch failed with e: the line's place, and the plugin when it
   // threw something other than an Error (which names what failed itself).
-  [[nodiscard]] Error failed_line(const std::vector<std::string>& batch, std::size_t i,
+  [[nodiscard]] Error failed_line(const LineBatch& batch, std::size_t i,
                                   const std::exception& e) const {
-    const std::uint64_t line_number = source_->line_number() - batch.size() + 1 + i;
     const std::string who =
         loaded_.trained ? "plugin '" + loaded_.kind + "'" : "the " + loaded_.kind + " model";
-    return Error(source_->name() + ":" + std::to_string(line_number) + ": " +
+    return Error(line_place(batch, i) + ": " +
                  (dynamic_cast<const Error*>(&e) != nullptr
                       ? std::string(e.what())
                       : who + " threw " + describe_exception(e) + " encoding this line"));
@@ -162,9 +228,8 @@ class LineEncoder {
 
   const AnyModel& loaded_;
   const TextEncoder& encoder_;
-  const LineSource* source_ = nullptr;
+  const std::string* source_name_ = nullptr;
   bool pieces_;
-  unsigned threads_;
   std::optional<SamplingOptions> sampling_;
   std::uint64_t rng_ = 0;
   std::string text_;
@@ -226,18 +291,8 @@ int cmd_encode(const std::vector<std::string>& args) {
     if (vm.count("alpha") > 0) sampling.alpha = alpha;
     encoder.sample_with(sampling, seed);
   }
-  LineSource source(input);
-  with_output(output, [&](std::ostream& out) {
-    std::vector<std::string> batch;
-    std::string line;
-    while (source.next(line)) {
-      if (auto bad = utf8::find_invalid(line))
-        throw Error(source.where() + ": invalid UTF-8 at byte offset " + std::to_string(*bad));
-      batch.push_back(line);
-      if (batch.size() == 8192) encoder.flush(batch, source, out);
-    }
-    encoder.flush(batch, source, out);
-  });
+  LineBatchReader source(input);
+  with_output(output, [&](std::ostream& out) { encoder.encode_all(source, out); });
   return kExitOk;
 }
 

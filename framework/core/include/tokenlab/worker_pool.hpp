@@ -8,6 +8,7 @@
 //
 //   WorkerPool pool(2);                              // one helper thread
 //   pool.run(chunks, [&](std::size_t i) { ... });    // may run again and again
+//   pool.start(chunks, fn); read_next(); pool.wait(); // or overlap the caller's work
 //
 // Results do not depend on the thread count as long as fn(i) writes only what
 // index i owns (parallel.hpp's contract).
@@ -42,8 +43,19 @@ class TOKENLAB_API WorkerPool {
   /// thrown stops the handing out of further indices and is rethrown here. Not
   /// reentrant: one run at a time, from one thread.
   void run(std::size_t n, const std::function<void(std::size_t)>& fn);
+  /// run() in two halves, so that the caller can do other work (read the next
+  /// batch, write the last one) while the helpers start on this one: start()
+  /// hands the indices to the helpers and returns at once; wait() works on
+  /// what is left on the caller's thread too, returns when all calls have
+  /// returned, and rethrows the first exception. Every start() must be followed
+  /// by wait() before the next start() or run(), and before anything fn uses
+  /// goes away (a pool without helpers runs everything in wait()).
+  void start(std::size_t n, std::function<void(std::size_t)> fn);
+  void wait();
 
  private:
+  // Hands a run's indices to the helpers (the first half of run and start).
+  void begin(std::size_t n, const std::function<void(std::size_t)>& fn);
   void help();             // a helper thread's loop
   void work_on_indices();  // takes indices of the current run until none is left
 
@@ -52,6 +64,7 @@ class TOKENLAB_API WorkerPool {
   std::condition_variable start_;
   std::condition_variable done_;
   const std::function<void(std::size_t)>* fn_ = nullptr;  // the current run's
+  std::function<void(std::size_t)> started_;              // start()'s fn, which fn_ points to
   std::size_t n_ = 0;
   std::size_t next_ = 0;        // the next index to hand out (under mutex_)
   std::size_t generation_ = 0;  // runs started; a helper joins each once

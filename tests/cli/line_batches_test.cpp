@@ -1,0 +1,95 @@
+// The lines `tokenlab encode` reads a block at a time (commands/line_batches.hpp)
+// are the lines every other command reads one at a time (read_bounded_line via
+// LineSource): cut at '\n', a '\r' before it dropped, a last line without '\n'
+// kept unless empty, numbered from 1; whatever the batch size, and wherever the
+// reads of 1 MiB and the batches of 4 MiB fall inside a line.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "commands/line_batches.hpp"
+#include "commands/line_source.hpp"
+#include "common/temp_files.hpp"
+
+using tokenlab::cli::LineBatch;
+using tokenlab::cli::LineBatchReader;
+using tokenlab::cli::LineSource;
+
+namespace {
+
+using NumberedLines = std::vector<std::pair<std::uint64_t, std::string>>;
+
+NumberedLines read_one_at_a_time(const std::string& path) {
+  LineSource source(path);
+  NumberedLines lines;
+  std::string line;
+  while (source.next(line)) lines.emplace_back(source.line_number(), line);
+  return lines;
+}
+
+NumberedLines read_in_batches(const std::string& path, std::size_t max_lines) {
+  LineBatchReader reader(path);
+  NumberedLines lines;
+  LineBatch batch;
+  while (reader.next(batch, max_lines)) {
+    REQUIRE(!batch.lines.empty());
+    REQUIRE(batch.lines.size() <= max_lines);
+    REQUIRE(batch.first_line == lines.size() + 1);
+    for (std::size_t i = 0; i < batch.lines.size(); ++i)
+      lines.emplace_back(batch.first_line + i, std::string(batch.lines[i]));
+  }
+  REQUIRE(!reader.next(batch, max_lines));  // the end stays the end
+  return lines;
+}
+
+// Text with empty lines, "\r\n" and lone '\r', lines of a few bytes and lines
+// longer than a read or a batch, ending with or without '\n'.
+std::string text_of_every_shape(std::uint64_t seed, bool final_newline) {
+  std::mt19937_64 random(seed);
+  std::string text;
+  for (int line = 0; line < 300; ++line) {
+    const auto kind = random() % 20;
+    std::size_t length = random() % 40;
+    if (kind == 0) length = 0;
+    if (kind == 1) length = (std::size_t{1} << 20) - 2 + random() % 5;    // about one read
+    if (kind == 2 && seed % 2 == 0) length = 5'000'000 + random() % 100;  // over a batch
+    for (std::size_t i = 0; i < length; ++i) text += static_cast<char>('a' + random() % 26);
+    if (random() % 7 == 0) text += '\r';
+    if (random() % 11 == 0) text += "\rmid";
+    text += '\n';
+  }
+  if (!final_newline) text += "last line\r";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("lines read in batches are the lines read one at a time", "[cli][line-batches]") {
+  tokenlab::test::TempDir dir;
+  const std::string path = (dir / "text.txt").string();
+  for (const std::uint64_t seed : {1u, 2u, 3u, 4u}) {
+    for (const bool final_newline : {true, false}) {
+      tokenlab::test::write_bytes(path, text_of_every_shape(seed, final_newline));
+      const NumberedLines expected = read_one_at_a_time(path);
+      for (const std::size_t max_lines : {1u, 7u, 8192u}) {
+        CAPTURE(seed, final_newline, max_lines);
+        REQUIRE(read_in_batches(path, max_lines) == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("an empty file, a lone newline and a lone CR are read as one at a time",
+          "[cli][line-batches]") {
+  tokenlab::test::TempDir dir;
+  const std::string path = (dir / "text.txt").string();
+  for (const std::string text : {"", "\n", "\r", "\r\n", "\n\n", "a", "a\nb", "\r\r\n"}) {
+    CAPTURE(text);
+    tokenlab::test::write_bytes(path, text);
+    REQUIRE(read_in_batches(path, 8192) == read_one_at_a_time(path));
+  }
+}

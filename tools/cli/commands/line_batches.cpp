@@ -1,0 +1,83 @@
+#include "commands/line_batches.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+#include <utility>
+
+#include "tokenlab/error.hpp"
+#include "tokenlab/line_reader.hpp"
+
+namespace tokenlab::cli {
+
+LineBatchReader::LineBatchReader(const std::string& path) {
+  if (path.empty() || path == "-") {
+    in_ = &std::cin;
+    name_ = "<stdin>";
+    return;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
+  file_.open(path, std::ios::binary);
+  if (!file_) throw Error(path + ": cannot open");
+  in_ = &file_;
+  name_ = path;
+}
+
+bool LineBatchReader::read_more(std::string& text) {
+  const std::size_t old = text.size();
+  text.resize(old + kReadBytes);
+  in_->read(text.data() + old, static_cast<std::streamsize>(kReadBytes));
+  const auto got = static_cast<std::size_t>(in_->gcount());
+  text.resize(old + got);
+  return got > 0;
+}
+
+bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines) {
+  batch.lines.clear();
+  batch.text.clear();
+  batch.text.swap(carry_);  // the bytes after the last batch, in the old batch's buffer
+  batch.first_line = next_line_;
+  std::string& text = batch.text;
+  // Lines as [begin, end) first: the views are made once text stops growing.
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  const auto add_line = [&](std::size_t begin, std::size_t end) {
+    if (end - begin > kMaxLineBytes)
+      throw Error(name_ + ":" + std::to_string(next_line_ + spans.size()) + ": " +
+                  line_too_long_message(kMaxLineBytes));
+    spans.emplace_back(begin, end);
+  };
+  std::size_t start = 0;    // the current line's first byte
+  std::size_t scanned = 0;  // text before this has no '\n' after start
+  while (spans.size() < max_lines && (spans.empty() || start < kBatchBytes)) {
+    if (const void* newline = std::memchr(text.data() + scanned, '\n', text.size() - scanned)) {
+      const auto end = static_cast<std::size_t>(static_cast<const char*>(newline) - text.data());
+      add_line(start, end);
+      start = scanned = end + 1;
+      continue;
+    }
+    scanned = text.size();
+    if (scanned - start > kMaxLineBytes) add_line(start, scanned);  // throws
+    if (!at_end_ && !read_more(text)) at_end_ = true;
+    if (in_->bad())
+      throw Error(name_ + ":" + std::to_string(next_line_ + spans.size()) +
+                  ": read error (an I/O error)");
+    if (at_end_) {
+      if (start < text.size()) add_line(start, text.size());  // a last line without '\n'
+      start = text.size();
+      break;
+    }
+  }
+  carry_.assign(text, start);
+  text.resize(start);
+  batch.lines.reserve(spans.size());
+  for (auto [begin, end] : spans) {
+    if (end > begin && text[end - 1] == '\r') --end;
+    batch.lines.emplace_back(text.data() + begin, end - begin);
+  }
+  next_line_ += batch.lines.size();
+  return !batch.lines.empty();
+}
+
+}  // namespace tokenlab::cli
