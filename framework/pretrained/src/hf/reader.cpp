@@ -109,10 +109,6 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   std::optional<NewlineBits> newlines(content);
   // Before any parse: RapidJSON and the readers below recurse once a level.
   check_json_nesting(content, kMaxJsonNesting, source);
-  // Unigram scores need their digits as written (unigram_score_digits); only a
-  // file that names the model type pays for the copy.
-  std::vector<std::string> score_digits;
-  if (names_unigram(content)) score_digits = unigram_score_digits(content);
   // In situ: strings stay in content, so a 33 MB file costs little more than
   // itself; model.vocab and model.merges go to lists rather than the document.
   rapidjson::Document document;
@@ -123,8 +119,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   lists.merges.reserve(content.size() / 16);
   rapidjson::Reader reader;
   const auto parse = [&](rapidjson::Document& out) {
-    hf_detail::ListDivertingHandler handler(out, lists);
     rapidjson::InsituStringStream stream(content.data());
+    hf_detail::ListDivertingHandler handler(out, lists, stream, content.data());
     return !reader
                 .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseFullPrecisionFlag>(stream,
                                                                                          handler)
@@ -150,6 +146,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   PretrainedPipeline p;
   p.format = "tokenizer.json";
   BpeParts bpe;
+  // Unigram scores by their digits as written (the handler noted them).
+  const std::vector<std::string> score_digits(lists.score_digits.begin(), lists.score_digits.end());
   read_model(root.member("model"), p, source, lists, score_digits, &bpe);
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
   if (const auto t = root.find("pre_tokenizer")) {

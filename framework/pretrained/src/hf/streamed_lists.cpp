@@ -6,6 +6,49 @@ bool ListDivertingHandler::opens_model_member(std::string_view name) const noexc
   return depth_ == 2 && model_is_object_ && model_key_ == name;
 }
 
+void ListDivertingHandler::note_value(bool numeric, bool opens_array) {
+  if (!scores_open_) return;
+  if (depth_ == 3) {  // an entry: an array, or no Unigram vocabulary
+    entry_values_ = 0;
+    if (!opens_array) scores_valid_ = false;
+  } else if (depth_ == 4) {  // a value of an entry
+    if (entry_values_ == 1) {
+      if (numeric)
+        lists_.score_digits.push_back(number_text());
+      else
+        scores_valid_ = false;
+    }
+    ++entry_values_;
+  }
+}
+
+void ListDivertingHandler::note_end_array() {
+  if (!scores_open_) return;
+  if (depth_ == 3 && entry_values_ != 2) scores_valid_ = false;  // an entry closed
+  if (depth_ == 2) {                                             // the vocabulary closed
+    scores_open_ = false;
+    if (!scores_valid_) lists_.score_digits = {};
+  }
+}
+
+std::string_view ListDivertingHandler::number_text() const noexcept {
+  // RapidJSON reads a number through a copy of the stream and puts its place
+  // back after the event, so the stream is at the number's first byte here; a
+  // version that moved it first would leave it just past the last. Either
+  // way the number is the run of number characters there.
+  const auto in_number = [](char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+  };
+  std::size_t begin = stream_.Tell();
+  std::size_t end = begin;
+  if (in_number(text_[begin]) && (begin == 0 || !in_number(text_[begin - 1]))) {
+    while (in_number(text_[end])) ++end;
+  } else {
+    while (begin > 0 && in_number(text_[begin - 1])) --begin;
+  }
+  return {text_ + begin, end - begin};
+}
+
 void ListDivertingHandler::give_up() {
   if (mode_ == Mode::vocab) {
     document_.StartObject();
@@ -50,6 +93,7 @@ bool ListDivertingHandler::Uint(unsigned u) {
     return true;
   }
   give_up();
+  note_value(true, false);
   return document_.Uint(u);
 }
 
@@ -65,6 +109,7 @@ bool ListDivertingHandler::String(const char* s, rapidjson::SizeType n, bool cop
     }
   }
   give_up();
+  note_value(false, false);
   return document_.String(s, n, copy);
 }
 
@@ -88,6 +133,7 @@ bool ListDivertingHandler::StartObject() {
     return true;
   }
   give_up();
+  note_value(false, false);
   if (depth_ == 0) root_is_object_ = true;
   if (depth_ == 1) model_is_object_ = root_is_object_ && root_key_ == "model";
   ++depth_;
@@ -120,6 +166,11 @@ bool ListDivertingHandler::StartArray() {
     return true;
   }
   give_up();
+  if (!scores_started_ && opens_model_member("vocab")) {
+    scores_started_ = scores_open_ = scores_valid_ = true;
+  } else {
+    note_value(false, true);
+  }
   if (depth_ == 1) model_is_object_ = false;
   ++depth_;
   return document_.StartArray();
@@ -141,6 +192,7 @@ bool ListDivertingHandler::EndArray(rapidjson::SizeType elements) {
     }
   }
   give_up();
+  note_end_array();
   if (depth_ == 1) model_is_object_ = false;
   return document_.EndArray(elements);
 }

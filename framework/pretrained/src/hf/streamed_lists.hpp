@@ -43,38 +43,46 @@ struct StreamedLists {
   static constexpr std::string_view kUnsplit{};
   bool has_merges = false;  // merges holds model.merges' entries, in order
   std::vector<Merge> merges;
+  /// A Unigram model.vocab ([[piece, score], ...], left in the document): each
+  /// score's digits as the file spells them, when every entry is a piece and a
+  /// number (HF reads those digits with serde_json; see serde_numbers.hpp);
+  /// empty otherwise.
+  std::vector<std::string_view> score_digits;
 };
 
 /// A RapidJSON SAX handler that forwards every event to a Document except those
 /// of model.vocab and model.merges, which it gathers into lists when they have
-/// the common shapes (above). Strings must stay where the reader found them
-/// (kParseInsituFlag): an event with copy set ends the gathering.
+/// the common shapes (above), and that notes a Unigram vocabulary's score
+/// digits as they pass. Strings must stay where the reader found them
+/// (kParseInsituFlag): an event with copy set ends the gathering. stream is the
+/// reader's, over text (for the digits, which in situ parsing leaves in place).
 class ListDivertingHandler {
  public:
   using Ch = char;
-  ListDivertingHandler(rapidjson::Document& document, StreamedLists& lists)
-      : document_(document), lists_(lists) {}
+  ListDivertingHandler(rapidjson::Document& document, StreamedLists& lists,
+                       rapidjson::InsituStringStream& stream, const char* text)
+      : document_(document), lists_(lists), stream_(stream), text_(text) {}
 
   bool Null() {
-    return scalar([&] { return document_.Null(); });
+    return scalar(false, [&] { return document_.Null(); });
   }
   bool Bool(bool b) {
-    return scalar([&] { return document_.Bool(b); });
+    return scalar(false, [&] { return document_.Bool(b); });
   }
   bool Int(int i) {
-    return scalar([&] { return document_.Int(i); });
+    return scalar(true, [&] { return document_.Int(i); });
   }
   bool Int64(std::int64_t i) {
-    return scalar([&] { return document_.Int64(i); });
+    return scalar(true, [&] { return document_.Int64(i); });
   }
   bool Uint64(std::uint64_t u) {
-    return scalar([&] { return document_.Uint64(u); });
+    return scalar(true, [&] { return document_.Uint64(u); });
   }
   bool Double(double d) {
-    return scalar([&] { return document_.Double(d); });
+    return scalar(true, [&] { return document_.Double(d); });
   }
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-    return scalar([&] { return document_.RawNumber(s, n, copy); });
+    return scalar(true, [&] { return document_.RawNumber(s, n, copy); });
   }
   bool Uint(unsigned u);
   bool String(const char* s, rapidjson::SizeType n, bool copy);
@@ -88,10 +96,17 @@ class ListDivertingHandler {
   enum class Mode { forward, vocab, merges };
   // An event that ends any gathering, then goes to the document.
   template <class Forward>
-  bool scalar(Forward forward) {
+  bool scalar(bool numeric, Forward forward) {
     give_up();
+    note_value(numeric, false);
     return forward();
   }
+  // A value (of an array opening at depth_ when opens_array) seen while the
+  // Unigram vocabulary is open, and the end of an array there.
+  void note_value(bool numeric, bool opens_array);
+  void note_end_array();
+  // The digits of the number just read: its text around the stream's place.
+  [[nodiscard]] std::string_view number_text() const noexcept;
   // Replays what was gathered of the current list into the document and
   // forwards from here on (this list only: the other may still be gathered).
   void give_up();
@@ -112,6 +127,12 @@ class ListDivertingHandler {
   bool has_pending_name_ = false;
   int pair_strings_ = -1;  // merges: strings of an open [left, right], or -1
   std::string_view pair_[2];
+  rapidjson::InsituStringStream& stream_;  // Tell() is not const
+  const char* text_;
+  bool scores_started_ = false;  // model.vocab was an array (once)
+  bool scores_open_ = false;     // and is still open
+  bool scores_valid_ = false;    // every entry so far a piece and a number
+  int entry_values_ = 0;         // values of the open entry so far
 };
 
 }  // namespace tokenlab::hf_detail

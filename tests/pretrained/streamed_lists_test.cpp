@@ -1,0 +1,161 @@
+// The handler that takes model.vocab and model.merges from RapidJSON's event
+// stream (hf/streamed_lists.hpp): whatever a file's shape, the lists it gathers
+// plus the document it builds hold exactly what a plain parse's document holds,
+// and a Unigram vocabulary's score digits are the numbers as the file spells
+// them.
+#include <catch2/catch.hpp>
+
+#include <rapidjson/document.h>
+#include <rapidjson/reader.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hf/streamed_lists.hpp"
+
+using tokenlab::hf_detail::ListDivertingHandler;
+using tokenlab::hf_detail::StreamedLists;
+
+namespace {
+
+struct Streamed {
+  std::string text;  // the buffer the views point into
+  rapidjson::Document document;
+  StreamedLists lists;
+};
+
+void parse_streamed(Streamed& s) {
+  rapidjson::Reader reader;
+  const auto parse = [&](rapidjson::Document& out) {
+    rapidjson::InsituStringStream stream(s.text.data());
+    ListDivertingHandler handler(out, s.lists, stream, s.text.data());
+    return !reader
+                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseFullPrecisionFlag>(stream,
+                                                                                         handler)
+                .IsError();
+  };
+  s.document.Populate(parse);
+  REQUIRE_FALSE(reader.HasParseError());
+}
+
+const rapidjson::Value& model_member(const rapidjson::Value& root, const char* name) {
+  return root["model"][name];
+}
+
+// The plain document's vocab object as rows, and merges as entries.
+std::vector<std::pair<std::string, unsigned>> rows_of(const rapidjson::Value& vocab) {
+  std::vector<std::pair<std::string, unsigned>> rows;
+  for (const auto& m : vocab.GetObject()) rows.emplace_back(m.name.GetString(), m.value.GetUint());
+  return rows;
+}
+
+void check_same_as_plain(const std::string& json) {
+  CAPTURE(json);
+  rapidjson::Document plain;
+  plain.Parse<rapidjson::kParseFullPrecisionFlag>(json.c_str());
+  REQUIRE_FALSE(plain.HasParseError());
+  Streamed s{json, {}, {}};
+  parse_streamed(s);
+  const rapidjson::Value& vocab = model_member(s.document, "vocab");
+  if (s.lists.has_vocab) {
+    CHECK(vocab.IsObject());
+    CHECK(vocab.MemberCount() == 0);
+    std::vector<std::pair<std::string, unsigned>> rows;
+    for (const auto& row : s.lists.vocab) rows.emplace_back(std::string(row.token), row.id);
+    CHECK(rows == rows_of(model_member(plain, "vocab")));
+  } else {
+    CHECK(vocab == model_member(plain, "vocab"));
+  }
+  if (model_member(plain, "merges").IsArray()) {
+    const rapidjson::Value& merges = model_member(s.document, "merges");
+    if (s.lists.has_merges) {
+      REQUIRE(merges.Size() == 0);
+      const auto& expected = model_member(plain, "merges");
+      REQUIRE(s.lists.merges.size() == expected.Size());
+      for (rapidjson::SizeType i = 0; i < expected.Size(); ++i) {
+        const auto& [first, second] = s.lists.merges[i];
+        if (expected[i].IsString()) {
+          CHECK(second.data() == nullptr);
+          CHECK(first == expected[i].GetString());
+        } else {
+          CHECK(first == expected[i][0].GetString());
+          CHECK(second == expected[i][1].GetString());
+        }
+      }
+    } else {
+      CHECK(merges == model_member(plain, "merges"));
+    }
+  }
+  // Everything else as it was: the whole document, the lists put back.
+  rapidjson::Value& model = s.document["model"];
+  if (s.lists.has_vocab) {
+    rapidjson::Value rebuilt(rapidjson::kObjectType);
+    for (const auto& row : s.lists.vocab)
+      rebuilt.AddMember(rapidjson::Value(std::string(row.token).c_str(), s.document.GetAllocator()),
+                        rapidjson::Value(row.id), s.document.GetAllocator());
+    model["vocab"] = rebuilt;
+  }
+  if (s.lists.has_merges) {
+    rapidjson::Value rebuilt(rapidjson::kArrayType);
+    auto& a = s.document.GetAllocator();
+    for (const auto& [first, second] : s.lists.merges) {
+      const auto text = [&](std::string_view v) {
+        return rapidjson::Value(std::string(v).c_str(), a);
+      };
+      if (second.data() == nullptr) {
+        rebuilt.PushBack(text(first), a);
+      } else {
+        rapidjson::Value pair(rapidjson::kArrayType);
+        pair.PushBack(text(first), a).PushBack(text(second), a);
+        rebuilt.PushBack(pair, a);
+      }
+    }
+    model["merges"] = rebuilt;
+  }
+  CHECK(s.document == plain);
+}
+
+}  // namespace
+
+TEST_CASE("the streamed lists and the document hold what a plain parse holds",
+          "[pretrained][tokenizer.json][streamed]") {
+  const std::string vocab = R"({"a":0,"b":1,"ab":2,"x\"y":3})";
+  for (const std::string& v :
+       {vocab, std::string(R"({"a":0,"b":"1"})"), std::string(R"({"a":0,"b":-1})"),
+        std::string(R"({"a":0,"b":16777216})"), std::string(R"({"a":[0]})"), std::string("{}"),
+        std::string(R"([["a",-1.5],["b",2]])")}) {
+    for (const std::string& m :
+         {std::string(R"(["a b",["ab","c"]])"), std::string(R"(["a b",7])"),
+          std::string(R"([["a","b","c"]])"), std::string(R"([["a",1]])"), std::string(R"([["a"]])"),
+          std::string(R"([{"a":"b"}])"), std::string("[]"), std::string(R"([[],"a b"])")}) {
+      check_same_as_plain(R"({"version":"1.0","model":{"type":"BPE","vocab":)" + v +
+                          R"(,"merges":)" + m + R"(,"dropout":null},"decoder":{"vocab":{"q":1}}})");
+      check_same_as_plain(R"({"model":{"merges":)" + m + R"(,"vocab":)" + v + "}}");
+    }
+  }
+  // Lists elsewhere, or model not an object, are the document's.
+  check_same_as_plain(R"({"vocab":{"a":0},"model":{"type":"WordLevel","vocab":{"a":0}}})");
+  check_same_as_plain(R"({"model":[{"vocab":{"a":0}}],"x":{"model":{"vocab":{"a":1}}}})");
+}
+
+TEST_CASE("a Unigram vocabulary's score digits are the numbers as written",
+          "[pretrained][tokenizer.json][streamed]") {
+  Streamed s{R"({"model":{"type":"Unigram","vocab":[["<unk>",0.0], ["a",-9.788626874800455],)"
+             R"(["b" , -5 ],["c",1e-3],["d",-1.25E+2]],"unk_id":0}})",
+             {},
+             {}};
+  parse_streamed(s);
+  CHECK(s.lists.score_digits ==
+        std::vector<std::string_view>{"0.0", "-9.788626874800455", "-5", "1e-3", "-1.25E+2"});
+  for (const std::string json :
+       {R"({"model":{"vocab":[["a",-1],["b","-2"]]}})", R"({"model":{"vocab":[["a",-1],["b"]]}})",
+        R"({"model":{"vocab":[["a",-1],["b",-2,3]]}})",
+        R"({"model":{"vocab":[["a",-1],{"b":-2}]}})"}) {
+    CAPTURE(json);
+    Streamed other{json, {}, {}};
+    parse_streamed(other);
+    CHECK(other.lists.score_digits.empty());
+  }
+}
