@@ -172,3 +172,22 @@ TEST_CASE("code points are counted and split one per character, not per byte", "
     CHECK(bad[1] == "\xFF");
   }
 }
+
+TEST_CASE("the ASCII prefix ends at the first byte of 0x80 or more, wherever it is",
+          "[framework][utf8]") {
+  // Every length up to 40 and every place of the first high byte in it, so that
+  // the sixteen- (or eight-) byte steps and the byte tail are all crossed.
+  for (std::size_t length = 0; length <= 40; ++length) {
+    const std::string ascii(length, 'a');
+    CHECK(tokenlab::utf8::ascii_prefix_length(ascii) == length);
+    for (std::size_t at = 0; at < length; ++at) {
+      for (const char high : {'\x80', '\xC3', '\xFF'}) {
+        std::string text = ascii;
+        text[at] = high;
+        if (at + 1 < length) text[at + 1] = '\x7F';
+        REQUIRE(tokenlab::utf8::ascii_prefix_length(text) == at);
+      }
+    }
+  }
+  CHECK(tokenlab::utf8::ascii_prefix_length(std::string("\0\x01\x7F", 3)) == 3);
+}

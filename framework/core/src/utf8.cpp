@@ -97,15 +97,8 @@ bool well_formed(std::string_view s) noexcept {
   std::uint64_t state = kAccept;
   std::size_t i = 0;
   while (i < n) {
-    // Between sequences, skip ASCII eight bytes at a time.
-    if (state == kAccept) {
-      while (i + 8 <= n) {
-        std::uint64_t chunk;
-        __builtin_memcpy(&chunk, p + i, 8);
-        if (chunk & 0x8080808080808080ULL) break;
-        i += 8;
-      }
-    }
+    // Between sequences, skip ASCII sixteen bytes at a time.
+    if (state == kAccept) i += ascii_prefix_length(s.substr(i));
     // Then 32 bytes (or what is left) through the DFA without a branch a byte;
     // the reject state absorbs, so looking once after the block is enough.
     const std::size_t stop = n - i < 32 ? n : i + 32;

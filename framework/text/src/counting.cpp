@@ -9,10 +9,6 @@
 #include <thread>
 #include <unordered_map>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "block_table.hpp"
 #include "simple_split.hpp"
 #include "tokenlab/error.hpp"
@@ -33,22 +29,6 @@ struct BlockCounts {
   std::vector<std::pair<std::string, std::string>> skipped_lines;  // raw, normalized
   std::uint64_t bytes = 0;
 };
-
-// The length of line's ASCII prefix, sixteen bytes at a time.
-std::size_t ascii_prefix(std::string_view line) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(line.data());
-  const std::size_t n = line.size();
-  std::size_t i = 0;
-#if defined(__SSE2__)
-  for (; i + 16 <= n; i += 16) {
-    const auto high = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
-    if (high != 0) return i + static_cast<unsigned>(__builtin_ctz(high));
-  }
-#endif
-  while (i < n && p[i] < 0x80) ++i;
-  return i;
-}
 
 // Counts block into table. The unicode and whitespace pre-tokenizers (the
 // default and its plainest variant) find words through the inlined splitter and
@@ -110,7 +90,7 @@ std::size_t ascii_prefix(std::string_view line) noexcept {
       continue;
     }
     if (checked) {
-      if (ascii_prefix(line) == line.size()) {
+      if (utf8::ascii_prefix_length(line) == line.size()) {
         count_words_of(line);
         continue;
       }

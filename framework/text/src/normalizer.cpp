@@ -149,15 +149,7 @@ bool stays_after(char32_t last, char32_t c) noexcept {
 namespace {
 
 bool is_ascii(std::string_view s) noexcept {
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {  // eight bytes at a time: any high bit set?
-    std::uint64_t word = 0;
-    std::memcpy(&word, s.data() + i, 8);
-    if ((word & 0x8080808080808080ULL) != 0) return false;
-  }
-  for (; i < s.size(); ++i)
-    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
-  return true;
+  return utf8::ascii_prefix_length(s) == s.size();
 }
 
 bool is_ascii_space(char c) noexcept {

@@ -225,15 +225,17 @@ std::size_t numbers(Text& text, std::size_t p, Char c0, int most) noexcept {
   return i;
 }
 
-// The end of the run of ASCII a-z at i, eight bytes a step where eight are
+// The end of the run of ASCII a-z (or a-z and A-Z) at i, eight bytes a step where eight are
 // left: a word's lower-case letters are most of the bytes of English, and the
 // byte loop was a fifth of the matcher. For each byte y of the word (the high
 // bit masked off, so that no sum carries into the next byte), y + 0x1F has the
 // high bit from 'a' (0x61) up and y + 0x05 from '{' (0x7B) up.
-// kAnyCase: A-Z too (cl100k's and GPT-2's letter runs), by setting the case
-// bit first (it takes A-Z to a-z and no other ASCII byte into that range).
-template <bool kAnyCase = false>
-std::size_t lower_run(const unsigned char* s, std::size_t i, std::size_t size) noexcept {
+// Letters::any_case: A-Z too (cl100k's and GPT-2's letter runs), by setting
+// the case bit first (it takes A-Z to a-z and no other ASCII byte into that range).
+enum class Letters { lower_case, any_case };
+template <Letters kLetters>
+std::size_t letter_run(const unsigned char* s, std::size_t i, std::size_t size) noexcept {
+  constexpr bool kAnyCase = kLetters == Letters::any_case;
   constexpr std::uint64_t kHigh = 0x8080808080808080ull;
   for (; i + 8 <= size; i += 8) {
     std::uint64_t x;
@@ -269,9 +271,9 @@ std::size_t ascii_word(const Text& text, std::size_t p) noexcept {
   const std::size_t letters = i;
   if constexpr (kCaseRuns) {
     while (i < size && is_upper(s[i])) ++i;
-    i = lower_run(s, i, size);
+    i = letter_run<Letters::lower_case>(s, i, size);
   } else {
-    i = lower_run<true>(s, i, size);
+    i = letter_run<Letters::any_case>(s, i, size);
   }
   if (i == letters) return 0;
   if (i < size && (s[i] >= 0x80 || (kCaseRuns && s[i] == '\''))) return 0;
