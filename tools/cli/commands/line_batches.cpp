@@ -1,5 +1,7 @@
 #include "commands/line_batches.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -23,12 +25,21 @@ LineBatchReader::LineBatchReader(const std::string& path) {
   if (!file_) throw Error(path + ": cannot open");
   in_ = &file_;
   name_ = path;
+  // The first batch's buffer sized once for a small file (grown by doubling,
+  // it was copied and faulted in twice).
+  if (const auto size = std::filesystem::file_size(path, ec); !ec)
+    first_capacity_ =
+        static_cast<std::size_t>(std::min<std::uintmax_t>(size + 1, kBatchBytes + kReadBytes));
 }
 
-bool LineBatchReader::read_more(std::string& text) {
+bool LineBatchReader::read_more(ByteBuffer& text) {
   const std::size_t old = text.size();
-  text.resize(old + kReadBytes);
-  in_->read(text.data() + old, static_cast<std::streamsize>(kReadBytes));
+  // Into the room reserved for a small file when there is some: a fixed 1 MiB
+  // would outgrow it and copy the buffer.
+  const std::size_t room = text.capacity() - old;
+  const std::size_t want = room >= kReadBytes / 16 ? room : kReadBytes;
+  text.resize(old + want);
+  in_->read(text.data() + old, static_cast<std::streamsize>(want));
   const auto got = static_cast<std::size_t>(in_->gcount());
   text.resize(old + got);
   return got > 0;
@@ -39,7 +50,8 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines) {
   batch.text.clear();
   batch.text.swap(carry_);  // the bytes after the last batch, in the old batch's buffer
   batch.first_line = next_line_;
-  std::string& text = batch.text;
+  ByteBuffer& text = batch.text;
+  if (first_capacity_ != 0) text.reserve(std::exchange(first_capacity_, 0));
   // Lines as [begin, end) first: the views are made once text stops growing.
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   const auto add_line = [&](std::size_t begin, std::size_t end) {
@@ -69,11 +81,11 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines) {
       break;
     }
   }
-  carry_.assign(text, start);
+  carry_.assign(text.data() + start, text.size() - start);
   text.resize(start);
   batch.lines.reserve(spans.size());
   for (auto [begin, end] : spans) {
-    if (end > begin && text[end - 1] == '\r') --end;
+    if (end > begin && text.data()[end - 1] == '\r') --end;
     batch.lines.emplace_back(text.data() + begin, end - begin);
   }
   next_line_ += batch.lines.size();
