@@ -30,10 +30,10 @@ void parse_streamed(Streamed& s) {
   rapidjson::Reader reader;
   const auto parse = [&](rapidjson::Document& out) {
     rapidjson::InsituStringStream stream(s.text.data());
-    ListDivertingHandler handler(out, s.lists, stream, s.text.data());
+    ListDivertingHandler handler(out, s.lists);
     return !reader
-                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseFullPrecisionFlag>(stream,
-                                                                                         handler)
+                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
+                                                                                            handler)
                 .IsError();
   };
   s.document.Populate(parse);

@@ -31,6 +31,7 @@
 #include "byte_level/byte_level_encoder.hpp"
 #include "hf/internal.hpp"
 #include "hf/serde_numbers.hpp"
+#include "json_numbers.hpp"
 #include "json_value.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/json_nesting.hpp"
@@ -120,10 +121,11 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   rapidjson::Reader reader;
   const auto parse = [&](rapidjson::Document& out) {
     rapidjson::InsituStringStream stream(content.data());
-    hf_detail::ListDivertingHandler handler(out, lists, stream, content.data());
+    hf_detail::ListDivertingHandler handler(out, lists);
+    // Numbers as text, typed by json::number_event (json_numbers.hpp says why).
     return !reader
-                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseFullPrecisionFlag>(stream,
-                                                                                         handler)
+                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
+                                                                                            handler)
                 .IsError();
   };
   document.Populate(parse);
@@ -224,7 +226,7 @@ const rapidjson::Value& top_member(const rapidjson::Value& document, const char*
 
 rapidjson::Document parse_written(const std::string& json) {
   rapidjson::Document document;
-  document.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
+  (void)json::parse_json(document, json);  // null when malformed
   return document;
 }
 
@@ -337,8 +339,7 @@ ExportedTokenizerJson read_exported_tokenizer_json(std::string_view content,
                                                    const std::string& source) {
   check_json_nesting(content, kMaxJsonNesting, source);
   rapidjson::Document document;
-  document.Parse<rapidjson::kParseFullPrecisionFlag>(content.data(), content.size());
-  if (document.HasParseError() || !document.IsObject())
+  if (json::parse_json(document, content).IsError() || !document.IsObject())
     throw Error(source + ": not a tokenizer.json (malformed JSON, or not an object)");
   const Value root(document, "", source);
   root.refuse_duplicate_members();

@@ -16,6 +16,7 @@
 
 #include "hf/retrain_tokenizer_json.hpp"
 #include "hf/serde_pretty.hpp"
+#include "json_numbers.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/hf_trainers.hpp"
 #include "tokenlab/pretrained/hf_training_words.hpp"
@@ -265,8 +266,7 @@ RetrainedTokenizer retrain_tokenizer_json(const RetrainingRequest& request, std:
                                           const std::function<void(const std::string&)>& note) {
   const std::string& file = request.like;
   rapidjson::Document document;
-  document.Parse<rapidjson::kParseFullPrecisionFlag>(content.data(), content.size());
-  if (document.HasParseError() || !document.IsObject())
+  if (json::parse_json(document, content).IsError() || !document.IsObject())
     throw Error(file + ": not a tokenizer.json (malformed JSON)");
   Value* model = member(document, "model");
   const auto type = model ? optional_string(*model, "type") : std::nullopt;

@@ -13,8 +13,8 @@ void ListDivertingHandler::note_value(bool numeric, bool opens_array) {
     if (!opens_array) scores_valid_ = false;
   } else if (depth_ == 4) {  // a value of an entry
     if (entry_values_ == 1) {
-      if (numeric)
-        lists_.score_digits.push_back(number_text());
+      if (numeric && !number_text_.empty())
+        lists_.score_digits.push_back(number_text_);
       else
         scores_valid_ = false;
     }
@@ -29,24 +29,6 @@ void ListDivertingHandler::note_end_array() {
     scores_open_ = false;
     if (!scores_valid_) lists_.score_digits = {};
   }
-}
-
-std::string_view ListDivertingHandler::number_text() const noexcept {
-  // RapidJSON reads a number through a copy of the stream and puts its place
-  // back after the event, so the stream is at the number's first byte here; a
-  // version that moved it first would leave it just past the last. Either
-  // way the number is the run of number characters there.
-  const auto in_number = [](char c) {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-  };
-  std::size_t begin = stream_.Tell();
-  std::size_t end = begin;
-  if (in_number(text_[begin]) && (begin == 0 || !in_number(text_[begin - 1]))) {
-    while (in_number(text_[end])) ++end;
-  } else {
-    while (begin > 0 && in_number(text_[begin - 1])) --begin;
-  }
-  return {text_ + begin, end - begin};
 }
 
 void ListDivertingHandler::give_up() {

@@ -18,7 +18,8 @@
 //
 //   StreamedLists lists;
 //   ListDivertingHandler handler(document, lists);
-//   document.Populate(generator running reader.Parse<kParseInsituFlag>(stream, handler));
+//   document.Populate(generator running
+//       reader.Parse<kParseInsituFlag | kParseNumbersAsStringsFlag>(stream, handler));
 //   lists.has_vocab: document["model"]["vocab"] is {} and lists.vocab holds the members
 #pragma once
 
@@ -30,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "json_numbers.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
 
 namespace tokenlab::hf_detail {
@@ -54,14 +56,13 @@ struct StreamedLists {
 /// of model.vocab and model.merges, which it gathers into lists when they have
 /// the common shapes (above), and that notes a Unigram vocabulary's score
 /// digits as they pass. Strings must stay where the reader found them
-/// (kParseInsituFlag): an event with copy set ends the gathering. stream is the
-/// reader's, over text (for the digits, which in situ parsing leaves in place).
+/// (kParseInsituFlag), and numbers come as text (kParseNumbersAsStringsFlag,
+/// see json_numbers.hpp): an event with copy set ends the gathering.
 class ListDivertingHandler {
  public:
   using Ch = char;
-  ListDivertingHandler(rapidjson::Document& document, StreamedLists& lists,
-                       rapidjson::InsituStringStream& stream, const char* text)
-      : document_(document), lists_(lists), stream_(stream), text_(text) {}
+  ListDivertingHandler(rapidjson::Document& document, StreamedLists& lists)
+      : document_(document), lists_(lists) {}
 
   bool Null() {
     return scalar(false, [&] { return document_.Null(); });
@@ -81,8 +82,11 @@ class ListDivertingHandler {
   bool Double(double d) {
     return scalar(true, [&] { return document_.Double(d); });
   }
+  /// A number's text, typed as RapidJSON would (json::number_event); kept for
+  /// a score's digits when it stays where the reader found it.
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-    return scalar(true, [&] { return document_.RawNumber(s, n, copy); });
+    number_text_ = copy ? std::string_view() : std::string_view(s, n);
+    return json::number_event(*this, {s, n});
   }
   bool Uint(unsigned u);
   bool String(const char* s, rapidjson::SizeType n, bool copy);
@@ -105,8 +109,6 @@ class ListDivertingHandler {
   // Unigram vocabulary is open, and the end of an array there.
   void note_value(bool numeric, bool opens_array);
   void note_end_array();
-  // The digits of the number just read: its text around the stream's place.
-  [[nodiscard]] std::string_view number_text() const noexcept;
   // Replays what was gathered of the current list into the document and
   // forwards from here on (this list only: the other may still be gathered).
   void give_up();
@@ -127,12 +129,11 @@ class ListDivertingHandler {
   bool has_pending_name_ = false;
   int pair_strings_ = -1;  // merges: strings of an open [left, right], or -1
   std::string_view pair_[2];
-  rapidjson::InsituStringStream& stream_;  // Tell() is not const
-  const char* text_;
-  bool scores_started_ = false;  // model.vocab was an array (once)
-  bool scores_open_ = false;     // and is still open
-  bool scores_valid_ = false;    // every entry so far a piece and a number
-  int entry_values_ = 0;         // values of the open entry so far
+  std::string_view number_text_;  // the number being read, as written
+  bool scores_started_ = false;   // model.vocab was an array (once)
+  bool scores_open_ = false;      // and is still open
+  bool scores_valid_ = false;     // every entry so far a piece and a number
+  int entry_values_ = 0;          // values of the open entry so far
 };
 
 }  // namespace tokenlab::hf_detail
