@@ -32,6 +32,16 @@ namespace tokenlab::json {
 /// (already checked by RapidJSON), as RapidJSON's reader chooses among them.
 template <class Handler>
 bool number_event(Handler& handler, std::string_view text) {
+  if (!text.empty() && text.size() <= 9) {  // the common case, a vocabulary's id
+    std::uint32_t value = 0;
+    bool digits = true;
+    for (const char c : text) {
+      const auto digit = static_cast<unsigned>(c - '0');
+      digits = digits && digit <= 9;
+      value = value * 10 + digit;
+    }
+    if (digits) return handler.Uint(value);
+  }
   const bool minus = !text.empty() && text.front() == '-';
   const std::string_view digits = minus ? text.substr(1) : text;
   if (digits.find_first_of(".eE") == std::string_view::npos) {
