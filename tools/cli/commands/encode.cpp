@@ -114,9 +114,9 @@ class LineEncoder {
 
   void encode_chunk(Batch& batch, std::size_t c) const noexcept {
     const std::vector<std::string_view>& lines = batch.lines.lines;
-    // Filled here and put back at the end: appended to in place, the strings
-    // of neighbouring chunks (one cache line) bounced between the cores on
-    // every id.
+    // Filled here and put back at the end: appended to in place, neighbouring
+    // chunks' strings, which share a cache line, would have both cores write
+    // it on every id.
     std::string text;
     text.swap(batch.texts[c]);
     struct PutBack {

@@ -1,5 +1,7 @@
 #include "commands/line_batches.hpp"
 
+#include "commands/line_source.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -13,20 +15,12 @@
 
 namespace tokenlab::cli {
 
-LineBatchReader::LineBatchReader(const std::string& path) {
-  if (path.empty() || path == "-") {
-    in_ = &std::cin;
-    name_ = "<stdin>";
-    return;
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
-  file_.open(path, std::ios::binary);
-  if (!file_) throw Error(path + ": cannot open");
-  in_ = &file_;
-  name_ = path;
+LineBatchReader::LineBatchReader(const std::string& path)
+    : in_(&open_text_input(path, file_, name_)) {
+  if (in_ == &std::cin) return;
   // The first batch's buffer sized once for a small file (grown by doubling,
   // it was copied and faulted in twice).
+  std::error_code ec;
   if (const auto size = std::filesystem::file_size(path, ec); !ec)
     first_capacity_ =
         static_cast<std::size_t>(std::min<std::uintmax_t>(size + 1, kBatchBytes + kReadBytes));

@@ -96,9 +96,10 @@ class LineBatchReader {
   // Appends up to kReadBytes to text; false at the end of the input.
   bool read_more(ByteBuffer& text);
 
+  // In this order: the constructor opens file_ and names name_ to set in_.
   std::ifstream file_;
-  std::istream* in_ = nullptr;
   std::string name_;
+  std::istream* in_ = nullptr;
   ByteBuffer carry_;                // bytes read after the last batch's last line
   std::size_t first_capacity_ = 0;  // a regular file's size, capped: one allocation
   bool at_end_ = false;

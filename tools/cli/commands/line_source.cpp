@@ -9,19 +9,20 @@
 
 namespace tokenlab::cli {
 
-LineSource::LineSource(const std::string& path) {
+std::istream& open_text_input(const std::string& path, std::ifstream& file, std::string& name) {
   if (path.empty() || path == "-") {
-    in_ = &std::cin;
-    name_ = "<stdin>";
-    return;
+    name = "<stdin>";
+    return std::cin;
   }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory, not a file");
-  file_.open(path, std::ios::binary);
-  if (!file_) throw Error(path + ": cannot open");
-  in_ = &file_;
-  name_ = path;
+  file.open(path, std::ios::binary);
+  if (!file) throw Error(path + ": cannot open");
+  name = path;
+  return file;
 }
+
+LineSource::LineSource(const std::string& path) : in_(&open_text_input(path, file_, name_)) {}
 
 bool LineSource::next(std::string& line) {
   // Ends only at the end: a read error or an overlong line throws.

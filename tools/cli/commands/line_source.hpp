@@ -9,6 +9,11 @@
 
 namespace tokenlab::cli {
 
+/// --input's stream: stdin for "" and "-" (named "<stdin>"), else path opened
+/// into file (named path). Throws Error for a directory or a file that cannot
+/// be opened. Shared by LineSource and LineBatchReader (line_batches.hpp).
+std::istream& open_text_input(const std::string& path, std::ifstream& file, std::string& name);
+
 // Reads lines from --input or stdin.
 class LineSource {
  public:
@@ -19,9 +24,10 @@ class LineSource {
   [[nodiscard]] std::uint64_t line_number() const noexcept { return number_; }
 
  private:
+  // In this order: the constructor opens file_ and names name_ to set in_.
   std::ifstream file_;
-  std::istream* in_ = nullptr;
   std::string name_;
+  std::istream* in_ = nullptr;
   std::uint64_t number_ = 0;
 };
 
