@@ -168,13 +168,14 @@ TEST_CASE("Retraining survives hostile templates and text: an Error or a model, 
           "[pretrained][sentencepiece][training]") {
   tokenlab::test::TempDir dir;
   // Ill-formed UTF-8, NUL, CR, a tab, meta pieces, a broken and a whole ▁.
+  // Its length from the array, not counted by hand: a count of 38 read past
+  // the 35-byte literal (AddressSanitizer).
+  static constexpr char kLine[] =
+      " \xFF"
+      "a\0b <s>\tx\r \xE2\x96 \xE2\x96\x81y </s>z <0x41>\n";
   std::string text;
   for (int i = 0; i < 50; ++i)
-    text += "w" + std::to_string(i % 7) +
-            std::string(
-                " \xFF"
-                "a\0b <s>\tx\r \xE2\x96 \xE2\x96\x81y </s>z <0x41>\n",
-                38);
+    text += "w" + std::to_string(i % 7) + std::string(kLine, sizeof kLine - 1);
   tokenlab::test::write_bytes(dir / "h.txt", text);
   const std::string file = (dir / "h.txt").string();
   const std::string like = fixture("bpe.model");

@@ -57,7 +57,11 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines) {
   std::size_t start = 0;    // the current line's first byte
   std::size_t scanned = 0;  // text before this has no '\n' after start
   while (spans.size() < max_lines && (spans.empty() || start < kBatchBytes)) {
-    if (const void* newline = std::memchr(text.data() + scanned, '\n', text.size() - scanned)) {
+    // (memchr with a null pointer is undefined even for no bytes: an empty
+    // buffer has none.)
+    if (const void* newline = scanned < text.size()
+                                  ? std::memchr(text.data() + scanned, '\n', text.size() - scanned)
+                                  : nullptr) {
       const auto end = static_cast<std::size_t>(static_cast<const char*>(newline) - text.data());
       add_line(start, end);
       start = scanned = end + 1;
