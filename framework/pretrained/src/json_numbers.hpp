@@ -11,8 +11,8 @@
 //
 //   rapidjson::Document document;
 //   const rapidjson::ParseResult ok = parse_json(document, text);   // a DOM, numbers typed
-//   bool MyHandler::RawNumber(const char* s, SizeType n, bool) { return number_event(*this, {s,
-//   n}); }
+//   // or, in a SAX handler's RawNumber(s, n, copy):
+//   return number_event(*this, std::string_view(s, n));
 #pragma once
 
 #include <rapidjson/document.h>
@@ -34,13 +34,13 @@ template <class Handler>
 bool number_event(Handler& handler, std::string_view text) {
   if (!text.empty() && text.size() <= 9) {  // the common case, a vocabulary's id
     std::uint32_t value = 0;
-    bool digits = true;
+    bool all_digits = true;
     for (const char c : text) {
       const auto digit = static_cast<unsigned>(c - '0');
-      digits = digits && digit <= 9;
+      all_digits = all_digits && digit <= 9;
       value = value * 10 + digit;
     }
-    if (digits) return handler.Uint(value);
+    if (all_digits) return handler.Uint(value);
   }
   const bool minus = !text.empty() && text.front() == '-';
   const std::string_view digits = minus ? text.substr(1) : text;

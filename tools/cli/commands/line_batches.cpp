@@ -1,7 +1,5 @@
 #include "commands/line_batches.hpp"
 
-#include "commands/line_source.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +8,7 @@
 #include <system_error>
 #include <utility>
 
+#include "commands/line_source.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/line_reader.hpp"
 

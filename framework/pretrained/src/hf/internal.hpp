@@ -36,17 +36,18 @@ void add_normalizers(const json::Value& v, std::vector<std::unique_ptr<Normalize
 void add_pre_tokenizers(const json::Value& v, std::vector<std::unique_ptr<PreTokenizerStep>>& out);
 void add_decoders(const json::Value& v, std::vector<std::unique_ptr<DecoderStep>>& out);
 
-// The digits of each Unigram score as the file spells them (model.vocab[i][1]);
-// see reader_components.cpp.
+// The digits of each Unigram score as the file spells them (model.vocab[i][1]),
+// from a second parse of a copy; see reader_components.cpp. The export reader's;
+// read_tokenizer_json notes them as it parses instead (StreamedLists).
 std::vector<std::string> unigram_score_digits(std::string copy);
 
-// The model member: p.tokens and p.model. streamed: its vocab and merges when
-// the parser took them from the stream (ListDivertingHandler; the document
-// then holds an empty object and array in their place; the merges are moved
-// out). score_digits from unigram_score_digits. bpe, when given, receives a
-// BPE model's merges and options instead of p.model (left null): the caller
-// reads them (make_hf_byte_level) and then makes the model with
-// make_bpe_model, which keeps them without a copy.
+// The model member: p.tokens and p.model. streamed: what the parser took from
+// the stream (ListDivertingHandler): model.vocab and model.merges when it took
+// them (the document then holds an empty object and array in their place; the
+// merges are moved out), and a Unigram vocabulary's score digits. bpe, when
+// given, receives a BPE model's merges and options instead of p.model (left
+// null): the caller reads them (make_hf_byte_level) and then makes the model
+// with make_bpe_model, which keeps them without a copy.
 struct BpeParts {
   std::vector<MergeIds> merges;
   BpeModelOptions options;
@@ -54,8 +55,7 @@ struct BpeParts {
   bool read = false;  // the model was BPE: p.model is the caller's to make
 };
 void read_model(const json::Value& model, PretrainedPipeline& p, const std::string& file,
-                StreamedLists& streamed, const std::vector<std::string>& score_digits,
-                BpeParts* bpe = nullptr);
+                StreamedLists& streamed, BpeParts* bpe = nullptr);
 
 // The pattern of a pre_tokenizer member that a fused byte-level encoder can run
 // in its place: a Split by a regex (kept as pieces: Isolated, or Removed

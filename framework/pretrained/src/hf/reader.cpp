@@ -148,9 +148,7 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   PretrainedPipeline p;
   p.format = "tokenizer.json";
   BpeParts bpe;
-  // Unigram scores by their digits as written (the handler noted them).
-  const std::vector<std::string> score_digits(lists.score_digits.begin(), lists.score_digits.end());
-  read_model(root.member("model"), p, source, lists, score_digits, &bpe);
+  read_model(root.member("model"), p, source, lists, &bpe);
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
   if (const auto t = root.find("pre_tokenizer")) {
     add_pre_tokenizers(*t, p.pre_tokenizers);

@@ -376,8 +376,7 @@ std::string byte_level_pattern(const Value& pre_tokenizer) {
 }
 
 void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,
-                StreamedLists& streamed, const std::vector<std::string>& score_digits,
-                BpeParts* bpe) {
+                StreamedLists& streamed, BpeParts* bpe) {
   const auto* streamed_vocab = streamed.has_vocab ? &streamed.vocab : nullptr;
   auto table = std::make_shared<TokenTable>();
   p.tokens = table;
@@ -438,8 +437,9 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
       const Value entry = vocab.at(i);
       if (entry.size() != 2) entry.fail("expected [token, score]");
       const double score = entry.at(1).number();  // checks that it is a number
-      scores[i] = vocab.size() == score_digits.size() ? detail::serde_json_parse(score_digits[i])
-                                                      : detail::as_serde_json_reads(score);
+      scores[i] = vocab.size() == streamed.score_digits.size()
+                      ? detail::serde_json_parse(streamed.score_digits[i])
+                      : detail::as_serde_json_reads(score);
       table->insert(static_cast<TokenId>(i), std::string(entry.at(0).string()),
                     file + ": " + entry.path());
     }
