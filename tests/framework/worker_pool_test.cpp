@@ -53,18 +53,25 @@ TEST_CASE("a worker pool runs on the same threads from one run to the next",
 
 TEST_CASE("an exception in a worker pool's run reaches the caller and the pool runs again",
           "[framework][parallel]") {
-  WorkerPool pool(2);
-  std::atomic<int> calls{0};
-  REQUIRE_THROWS_WITH(pool.run(10'000,
-                               [&](std::size_t i) {
-                                 calls.fetch_add(1);
-                                 if (i == 3) throw std::runtime_error("line 4 is bad");
-                               }),
-                      "line 4 is bad");
-  CHECK(calls.load() < 10'000);  // the run stopped handing out indices
-  std::atomic<int> after{0};
-  pool.run(100, [&](std::size_t) { after.fetch_add(1); });
-  REQUIRE(after.load() == 100);
+  for (const unsigned threads : {1u, 2u, 4u}) {
+    INFO("threads " << threads);
+    WorkerPool pool(threads);
+    std::atomic<int> calls{0};
+    REQUIRE_THROWS_WITH(pool.run(10'000,
+                                 [&](std::size_t i) {
+                                   calls.fetch_add(1);
+                                   if (i == 3) throw std::runtime_error("line 4 is bad");
+                                 }),
+                        "line 4 is bad");
+    // On one thread the indices after the failing one are never handed out.
+    // With helpers, how many they take before the failing thread records its
+    // error is up to the scheduler (a preempted thread may let the others
+    // finish the run), so only the one-thread count is exact.
+    if (threads == 1) CHECK(calls.load() == 4);
+    std::atomic<int> after{0};
+    pool.run(100, [&](std::size_t) { after.fetch_add(1); });
+    REQUIRE(after.load() == 100);
+  }
 }
 
 TEST_CASE("a worker pool started runs while the caller works, and wait joins it",
@@ -90,7 +97,7 @@ TEST_CASE("a worker pool started runs while the caller works, and wait joins it"
       if (i == 3) throw std::runtime_error("chunk 3 failed");
     });
     REQUIRE_THROWS_WITH(pool.wait(), "chunk 3 failed");
-    CHECK(calls.load() < 10'000);
+    if (threads == 1) CHECK(calls.load() == 4);  // exact only without helpers, as above
     std::atomic<int> after{0};
     pool.run(100, [&](std::size_t) { after.fetch_add(1); });
     REQUIRE(after.load() == 100);
