@@ -83,6 +83,21 @@ sleep 1
 [[ -z $(ls -A "$work/out") ]] || fail "a killed run left: $(ls -A "$work/out")"
 pgrep -f "count --corpus $work/endless" >/dev/null && fail "ranks outlived the killed launcher"
 
+# The MPI work is a module beside the libraries (lib/tokenlab/), loaded only under a
+# launcher: a tokenlab moved away from it says so, and writes nothing.
+mkdir -p "$work/moved/bin" && cp "$tokenlab" "$work/moved/bin/tokenlab"
+if mpirun --oversubscribe -np 2 "$work/moved/bin/tokenlab" count --corpus "$work/fixtures.txt" \
+    -o "$work/out/counts.tsv" 2> "$work/err"; then
+  fail "count under MPI without the module exited 0"
+fi
+grep -q "libtokenlab_count_mpi_ranks.so: tokenlab's MPI counting module is missing" "$work/err" ||
+  fail "no message naming the missing module: $(head -3 "$work/err")"
+[[ -z $(ls -A "$work/out") ]] || fail "output left without the module"
+# ...and as one process it does not need the module at all.
+"$work/moved/bin/tokenlab" count --corpus "$work/fixtures.txt" -o "$work/moved/counts.tsv" 2>/dev/null ||
+  fail "a single count failed without the MPI module"
+cmp -s "$work/moved/counts.tsv" "$work/fixtures.single.tsv" || fail "single count without the module differs"
+
 # Only count runs across ranks.
 mpirun --oversubscribe -np 2 "$tokenlab" train --corpus "$work/fixtures.txt" -a bpe -v 300 -o "$work/out/m.tkl" 2> "$work/err" &&
   fail "train under MPI exited 0"
