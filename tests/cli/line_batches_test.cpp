@@ -1,13 +1,15 @@
 // The lines `tokenlab encode` reads a block at a time (commands/line_batches.hpp)
 // are the lines every other command reads one at a time (read_bounded_line via
 // LineSource): cut at '\n', a '\r' before it dropped, a last line without '\n'
-// kept unless empty, numbered from 1; whatever the batch size, and wherever the
-// reads of 1 MiB and the batches of 4 MiB fall inside a line.
+// kept unless empty, numbered from 1; whatever the batch size in lines or bytes,
+// and wherever the reads of 1 MiB and the batches fall inside a line.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,14 +33,19 @@ NumberedLines read_one_at_a_time(const std::string& path) {
   return lines;
 }
 
-NumberedLines read_in_batches(const std::string& path, std::size_t max_lines) {
+NumberedLines read_in_batches(const std::string& path, std::size_t max_lines,
+                              std::size_t max_bytes = LineBatchReader::kBatchBytes) {
   LineBatchReader reader(path);
   NumberedLines lines;
   LineBatch batch;
-  while (reader.next(batch, max_lines)) {
+  while (reader.next(batch, max_lines, max_bytes)) {
     REQUIRE(!batch.lines.empty());
     REQUIRE(batch.lines.size() <= max_lines);
     REQUIRE(batch.first_line == lines.size() + 1);
+    // Only the last line may start at or past max_bytes: a batch stops there.
+    const std::string_view last = batch.lines.back();
+    REQUIRE(static_cast<std::size_t>(last.data() - batch.lines.front().data()) <
+            std::max<std::size_t>(max_bytes, 1));
     for (std::size_t i = 0; i < batch.lines.size(); ++i)
       lines.emplace_back(batch.first_line + i, std::string(batch.lines[i]));
   }
@@ -78,6 +85,13 @@ TEST_CASE("lines read in batches are the lines read one at a time", "[cli][line-
       for (const std::size_t max_lines : {1u, 7u, 8192u}) {
         CAPTURE(seed, final_newline, max_lines);
         REQUIRE(read_in_batches(path, max_lines) == expected);
+      }
+      // Batches cut by size: one byte (a line each), a few lines, a small
+      // first batch and the usual batch.
+      for (const std::size_t max_bytes :
+           {std::size_t{1}, std::size_t{100}, std::size_t{128} << 10, std::size_t{1} << 20}) {
+        CAPTURE(seed, final_newline, max_bytes);
+        REQUIRE(read_in_batches(path, 8192, max_bytes) == expected);
       }
     }
   }

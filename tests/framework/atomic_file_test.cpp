@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -132,6 +133,30 @@ TEST_CASE("temporaries of dead writers are removed, those of live ones kept", "[
   CHECK(fs::exists(dir / live));
   CHECK(fs::exists(dir / other));  // another target's: left to its own next write
   CHECK(read_bytes(dir / "model.tkl") == "complete");
+}
+
+TEST_CASE("a file of several MiB written in pieces of every size holds exactly those bytes",
+          "[atomic_file]") {
+  // Small pieces go through the 64 KiB buffer, large ones straight to the file,
+  // and each MiB's writeback is started as it is written: none of it may
+  // reorder, drop or repeat a byte.
+  TempDir dir;
+  const fs::path path = dir / "large.txt";
+  write_text(path, "an older, shorter file");
+  std::string expected;
+  write_file_atomically(path, [&](std::ostream& out) {
+    std::uint64_t state = 12345;
+    for (int piece = 0; piece < 400; ++piece) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      const std::size_t size = piece % 3 == 0 ? (state >> 40) % 70'000 : (state >> 40) % 300;
+      std::string bytes(size, static_cast<char>('a' + piece % 26));
+      if (!bytes.empty()) bytes.back() = '\n';
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      expected += bytes;
+    }
+  });
+  REQUIRE(expected.size() > (std::size_t{4} << 20) / 2);
+  REQUIRE(read_bytes(path) == expected);
 }
 
 TEST_CASE("a writer that throws leaves the old file and no temporary", "[atomic_file]") {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <ostream>
 #include <random>
@@ -45,10 +46,20 @@ fs::path parent_of(const fs::path& path) {
   return path.parent_path().empty() ? fs::path(".") : path.parent_path();
 }
 
-// A streambuf writing to a file descriptor, remembering the first errno.
+// Whether a file's data is to be fsynced when written: the streambuf then starts
+// its writeback as it goes.
+enum class Durability { none, fsync_at_end };
+
+// A streambuf writing to a file descriptor, remembering the first errno. For a
+// file fsynced at the end, every MiB written is handed to the kernel's
+// writeback at once (sync_file_range, which does not wait): the final fsync
+// then waits for the last MiB, not the whole file. That fsync was serial time
+// at the end of every `tokenlab encode` (6 ms of a 10 MB file's 160 on two
+// threads, the disk shared).
 class FdStreamBuf : public std::streambuf {
  public:
-  explicit FdStreamBuf(int fd) : fd_(fd), buffer_(std::size_t{1} << 16) {
+  explicit FdStreamBuf(int fd, Durability durability = Durability::none)
+      : fd_(fd), durability_(durability), buffer_(std::size_t{1} << 16) {
     setp(buffer_.data(), buffer_.data() + buffer_.size());
   }
   [[nodiscard]] int error() const noexcept { return error_; }
@@ -86,18 +97,36 @@ class FdStreamBuf : public std::streambuf {
       }
       data += written;
       size -= static_cast<std::size_t>(written);
+      written_ += static_cast<std::uint64_t>(written);
     }
+    start_writeback();
     return true;
   }
 
+  void start_writeback() noexcept {
+#if defined(__linux__)
+    constexpr std::uint64_t kStep = std::uint64_t{1} << 20;
+    if (durability_ != Durability::fsync_at_end || written_ - started_ < kStep) return;
+    // Advisory: a failure here (a file system without it) leaves the work to
+    // fsync, which reports any write error.
+    ::sync_file_range(fd_, static_cast<off_t>(started_), static_cast<off_t>(written_ - started_),
+                      SYNC_FILE_RANGE_WRITE);
+    started_ = written_;
+#endif
+  }
+
   int fd_;
+  Durability durability_;
+  std::uint64_t written_ = 0;  // bytes written, from offset 0: the file is written in order
+  std::uint64_t started_ = 0;  // bytes whose writeback has been started
   std::vector<char> buffer_;
   int error_ = 0;
 };
 
 // Runs writer on fd; throws Error naming path if the writer or a write fails.
-void write_to_fd(int fd, const fs::path& path, const std::function<void(std::ostream&)>& writer) {
-  FdStreamBuf buffer(fd);
+void write_to_fd(int fd, const fs::path& path, const std::function<void(std::ostream&)>& writer,
+                 Durability durability = Durability::none) {
+  FdStreamBuf buffer(fd, durability);
   std::ostream out(&buffer);
   writer(out);
   out.flush();
@@ -208,7 +237,7 @@ void replace_atomically(const fs::path& target, const std::function<void(std::os
         // Only root may give a file away: the new file is then ours, as with cp.
       }
     }
-    write_to_fd(fd, target, writer);
+    write_to_fd(fd, target, writer, Durability::fsync_at_end);
     if (::fsync(fd) != 0)
       throw Error(target.string() + ": write failed (fsync): " + errno_text(errno));
     if (closer.close() != 0) throw Error(target.string() + ": write failed: " + errno_text(errno));

@@ -27,10 +27,11 @@ LineBatchReader::LineBatchReader(const std::string& path)
 
 bool LineBatchReader::read_more(ByteBuffer& text) {
   const std::size_t old = text.size();
-  // Into the room reserved for a small file when there is some: a fixed 1 MiB
-  // would outgrow it and copy the buffer.
+  // Into the room reserved for a small file when there is some (a fixed 1 MiB
+  // would outgrow it and copy the buffer), at most 1 MiB at a time: reading
+  // all the room for a small first batch was serial time before any encoding.
   const std::size_t room = text.capacity() - old;
-  const std::size_t want = room >= kReadBytes / 16 ? room : kReadBytes;
+  const std::size_t want = room >= kReadBytes / 16 ? std::min(room, kReadBytes) : kReadBytes;
   text.resize(old + want);
   in_->read(text.data() + old, static_cast<std::streamsize>(want));
   const auto got = static_cast<std::size_t>(in_->gcount());
@@ -38,7 +39,7 @@ bool LineBatchReader::read_more(ByteBuffer& text) {
   return got > 0;
 }
 
-bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines) {
+bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t max_bytes) {
   batch.lines.clear();
   batch.text.clear();
   batch.text.swap(carry_);  // the bytes after the last batch, in the old batch's buffer
@@ -55,7 +56,7 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines) {
   };
   std::size_t start = 0;    // the current line's first byte
   std::size_t scanned = 0;  // text before this has no '\n' after start
-  while (spans.size() < max_lines && (spans.empty() || start < kBatchBytes)) {
+  while (spans.size() < max_lines && (spans.empty() || start < max_bytes)) {
     // (memchr with a null pointer is undefined even for no bytes: an empty
     // buffer has none.)
     if (const void* newline = scanned < text.size()

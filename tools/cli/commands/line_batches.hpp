@@ -82,10 +82,11 @@ class LineBatchReader {
   /// that cannot be opened.
   explicit LineBatchReader(const std::string& path);
   /// Fills batch with the next lines: at most max_lines, and fewer once the
-  /// batch holds kBatchBytes (a batch of long lines stays a few MiB). Returns
-  /// false, with no lines, at the end of the input. Throws Error naming
-  /// "<name>:<line>" for a line longer than kMaxLineBytes or a read error.
-  bool next(LineBatch& batch, std::size_t max_lines);
+  /// batch holds max_bytes (a batch of long lines stays about that size; one
+  /// line is taken whatever its length). Returns false, with no lines, at the
+  /// end of the input. Throws Error naming "<name>:<line>" for a line longer
+  /// than kMaxLineBytes or a read error.
+  bool next(LineBatch& batch, std::size_t max_lines, std::size_t max_bytes = kBatchBytes);
   /// "<stdin>" or the path, as errors name it.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
 
