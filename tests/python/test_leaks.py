@@ -36,14 +36,17 @@ def test_ten_thousand_encode_calls_leak_no_python_objects(bpe):
 
 
 def test_ten_thousand_encode_calls_do_not_grow_the_process(bpe):
-    calls(bpe, 10000)
-    before = resident_kib()
-    calls(bpe, 10000)
-    middle = resident_kib()
-    calls(bpe, 10000)
-    after = resident_kib()
-    # A leak of even 16 bytes a call would add 160 KiB per 10,000 calls, each time.
-    assert after - middle < 256 and middle - before < 1024, (before, middle, after)
+    calls(bpe, 10000)  # warm up caches, free lists and the batch threads
+    sizes = [resident_kib()]
+    for _ in range(4):
+        calls(bpe, 10000)
+        sizes.append(resident_kib())
+    growths = [after - before for before, after in zip(sizes, sizes[1:])]
+    # A leak of even 16 bytes a call adds 160 KiB in every round of 10,000
+    # calls. A one-time step is not a leak: a batch thread touching its malloc
+    # arena for the first time, which a busy machine can put off to any round
+    # (CI saw +2,216 KiB once, then 0). So three rounds of the four stay flat.
+    assert sorted(growths)[2] < 128, (sizes, growths)
 
 
 def test_failing_calls_leak_nothing_either(bpe):
