@@ -48,6 +48,18 @@ TEST_CASE("200,000 nested brackets are refused, not a stack overflow", "[pretrai
   const std::string deep = R"({"model":)" + repeated("[", 200000);
   CHECK_THAT(error_of([&] { (void)tokenizer_json(deep); }),
              Contains("tokenizer.json: JSON nests deeper than 128 levels (at byte"));
+  // The tokenizer.json reader counts levels while it parses; it stops at the
+  // byte the scan names, objects and arrays alike, in a list it streams too.
+  // (Being a parse, it names a syntax error that comes first instead.)
+  for (const std::string& text :
+       {deep, R"({"model":{"vocab":{"a":)" + repeated("{\"b\":", 300) + "1",
+        R"({"model":{"merges":[)" + repeated("[", 300),
+        R"({"normalizer":{"x":"[[[[","y":)" + repeated("[{\"a\":", 200)}) {
+    const std::size_t at = tokenlab::find_json_nesting_over(text, tokenlab::kMaxJsonNesting);
+    REQUIRE(at != std::string_view::npos);
+    CHECK_THAT(error_of([&] { (void)tokenizer_json(text); }),
+               Contains("JSON nests deeper than 128 levels (at byte " + std::to_string(at) + ")"));
+  }
   CHECK_THAT(error_of([&] {
                (void)PretrainedTokenizer::from_bytes(R"({"pat_str":)" + repeated("{", 200000),
                                                      "enc.json", "tiktoken");

@@ -87,9 +87,12 @@ std::size_t find_json_nesting_over(std::string_view text, std::size_t max_depth)
 
 void check_json_nesting(std::string_view text, std::size_t max_depth, const std::string& source) {
   const std::size_t at = find_json_nesting_over(text, max_depth);
-  if (at != std::string_view::npos)
-    throw Error(source + ": JSON nests deeper than " + std::to_string(max_depth) +
-                " levels (at byte " + std::to_string(at) + "); tokenlab refuses deeper nesting");
+  if (at != std::string_view::npos) throw json_nesting_error(source, max_depth, at);
+}
+
+Error json_nesting_error(const std::string& source, std::size_t max_depth, std::size_t at) {
+  return Error(source + ": JSON nests deeper than " + std::to_string(max_depth) +
+               " levels (at byte " + std::to_string(at) + "); tokenlab refuses deeper nesting");
 }
 
 }  // namespace tokenlab

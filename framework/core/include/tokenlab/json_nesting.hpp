@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "tokenlab/error.hpp"
 #include "tokenlab/export.hpp"
 
 namespace tokenlab {
@@ -37,5 +38,11 @@ inline constexpr std::size_t kMaxJsonNesting = 128;
 /// when find_json_nesting_over finds a place.
 TOKENLAB_API void check_json_nesting(std::string_view text, std::size_t max_depth,
                                      const std::string& source);
+
+/// That Error, for a reader that counts the levels as it parses (the
+/// tokenizer.json reader's SAX handler) instead of scanning the text first:
+/// `at` is the byte offset of the `[` or `{` that opened level max_depth + 1.
+[[nodiscard]] TOKENLAB_API Error json_nesting_error(const std::string& source,
+                                                    std::size_t max_depth, std::size_t at);
 
 }  // namespace tokenlab

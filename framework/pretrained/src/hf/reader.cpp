@@ -108,8 +108,6 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   // error offset no longer show where lines ended ("\\n" escapes become newlines).
   // Line ends are noted first, freed once the file is read.
   std::optional<NewlineBits> newlines(content);
-  // Before any parse: RapidJSON and the readers below recurse once a level.
-  check_json_nesting(content, kMaxJsonNesting, source);
   // In situ: strings stay in content, so a 33 MB file costs little more than
   // itself; model.vocab and model.merges go to lists rather than the document.
   rapidjson::Document document;
@@ -119,9 +117,13 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   lists.vocab.reserve(content.size() / 16);
   lists.merges.reserve(content.size() / 16);
   rapidjson::Reader reader;
+  std::optional<std::size_t> too_deep_at;
   const auto parse = [&](rapidjson::Document& out) {
     rapidjson::InsituStringStream stream(content.data());
     hf_detail::ListDivertingHandler handler(out, lists);
+    // RapidJSON and the readers below recurse once a level: the handler stops
+    // the parse past kMaxJsonNesting, as check_json_nesting would have.
+    handler.limit_nesting(kMaxJsonNesting, stream, too_deep_at);
     // Numbers as text, typed by json::number_event (json_numbers.hpp says why).
     return !reader
                 .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
@@ -129,6 +131,7 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
                 .IsError();
   };
   document.Populate(parse);
+  if (too_deep_at) throw json_nesting_error(source, kMaxJsonNesting, *too_deep_at);
   if (reader.HasParseError()) {
     const std::size_t offset = reader.GetErrorOffset();
     const std::size_t line = newlines->line_of(offset);

@@ -108,6 +108,7 @@ bool ListDivertingHandler::Key(const char* s, rapidjson::SizeType n, bool copy) 
 }
 
 bool ListDivertingHandler::StartObject() {
+  if (!nesting_allowed()) return false;
   if (mode_ == Mode::forward && !vocab_started_ && opens_model_member("vocab")) {
     mode_ = Mode::vocab;
     vocab_started_ = true;
@@ -136,6 +137,7 @@ bool ListDivertingHandler::EndObject(rapidjson::SizeType members) {
 }
 
 bool ListDivertingHandler::StartArray() {
+  if (!nesting_allowed()) return false;
   if (mode_ == Mode::merges && depth_ == 3 && pair_strings_ < 0) {
     pair_strings_ = 0;
     ++depth_;

@@ -26,6 +26,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,6 +64,18 @@ class ListDivertingHandler {
   using Ch = char;
   ListDivertingHandler(rapidjson::Document& document, StreamedLists& lists)
       : document_(document), lists_(lists) {}
+
+  /// Stops the parse at the `[` or `{` that would open level max_depth + 1,
+  /// noting its byte offset in stream (where the parser has just taken it) as
+  /// too_deep_at: the reader's nesting limit, counted here instead of by a scan
+  /// of the text before parsing. RapidJSON recurses once a level, so the parse
+  /// never goes deeper than the limit.
+  void limit_nesting(std::size_t max_depth, rapidjson::InsituStringStream& stream,
+                     std::optional<std::size_t>& too_deep_at) {
+    max_depth_ = max_depth;
+    stream_ = &stream;
+    too_deep_at_ = &too_deep_at;
+  }
 
   bool Null() {
     return scalar(false, [&] { return document_.Null(); });
@@ -112,13 +125,22 @@ class ListDivertingHandler {
   // Replays what was gathered of the current list into the document and
   // forwards from here on (this list only: the other may still be gathered).
   void give_up();
+  // False, with the place noted, when a container opening now passes the limit.
+  bool nesting_allowed() {
+    if (stream_ == nullptr || static_cast<std::size_t>(depth_) < max_depth_) return true;
+    *too_deep_at_ = stream_->Tell() - 1;  // the bracket the parser has just taken
+    return false;
+  }
   // Whether the container opening now is model's member named name.
   [[nodiscard]] bool opens_model_member(std::string_view name) const noexcept;
 
   rapidjson::Document& document_;
   StreamedLists& lists_;
   Mode mode_ = Mode::forward;
-  int depth_ = 0;                  // containers open
+  int depth_ = 0;                                    // containers open
+  std::size_t max_depth_ = 0;                        // limit_nesting's, when stream_ is set
+  rapidjson::InsituStringStream* stream_ = nullptr;  // Tell() is not const
+  std::optional<std::size_t>* too_deep_at_ = nullptr;
   bool root_is_object_ = false;    // the document's root, once open
   bool model_is_object_ = false;   // the container open at depth 2 is root.model's object
   bool vocab_started_ = false;     // each list is gathered once: a second model.vocab
