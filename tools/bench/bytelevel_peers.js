@@ -9,14 +9,23 @@
 // (user + system) of this process from the first line to the last, after loading
 // the encoding and encoding one short warm-up string. Single-threaded (both
 // libraries encode on the calling thread). MB = 10^6 bytes.
-// Modules come from $TOKENLAB_REFERENCES_MODULES, as tests/references' scripts.
+// Modules come from $TOKENLAB_REFERENCES_MODULES, as tests/references' scripts,
+// else from the reference cache tools/scripts/fetch-references fills.
 "use strict";
 const fs = require("fs");
+const os = require("os");
 const path = require("path");
 
-const modules = process.env.TOKENLAB_REFERENCES_MODULES || "";
+const modules =
+  process.env.TOKENLAB_REFERENCES_MODULES ||
+  path.join(os.homedir(), ".cache", "tokenlab", "references", "node_modules");
 
 function load(library, encoding) {
+  if (!fs.existsSync(modules)) {
+    console.error(`bytelevel_peers.js: ${modules} does not exist; run tools/scripts/fetch-references ` +
+                  "or set TOKENLAB_REFERENCES_MODULES to its node_modules");
+    process.exit(2);
+  }
   if (library === "tiktoken-rs") {
     const dir = path.join(modules, "tiktoken-rs-node-linux-x64-gnu");
     const rs = require(path.join(dir, "tiktoken-rs-node.linux-x64-gnu.node"));
