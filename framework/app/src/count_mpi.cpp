@@ -1,8 +1,6 @@
 #include "tokenlab/app/count_mpi.hpp"
 
-#include <cstdlib>
-#include <optional>
-
+#include "count_mpi_entry.hpp"
 #include "tokenlab/error.hpp"
 
 #ifdef TOKENLAB_WITH_MPI
@@ -10,28 +8,9 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
-
-#include "count_mpi_entry.hpp"
 #endif
 
 namespace tokenlab::app {
-
-namespace {
-
-// The first of the variables that hold an integer: Open MPI's mpirun, MPICH's
-// Hydra (PMI), PMIx launchers and Slurm's srun each set their own.
-std::optional<long> first_integer(std::initializer_list<const char*> names) {
-  for (const char* name : names) {
-    const char* value = std::getenv(name);
-    if (value == nullptr || *value == '\0') continue;
-    char* end = nullptr;
-    const long number = std::strtol(value, &end, 10);
-    if (end != nullptr && *end == '\0') return number;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 bool started_as_mpi_ranks() {
   const auto size =

@@ -70,12 +70,8 @@ std::vector<Piece> plan_pieces(const std::vector<std::string>& corpus, int ranks
       std::clamp<std::uint64_t>(plain_bytes / (4 * static_cast<std::uint64_t>(ranks)),
                                 std::uint64_t{1} << 20, std::uint64_t{256} << 20);
   // Tests cut small corpora into many small pieces, to put cuts everywhere.
-  if (const char* forced = std::getenv("TOKENLAB_MPI_PIECE_BYTES"); forced != nullptr) {
-    char* end = nullptr;
-    const long long bytes = std::strtoll(forced, &end, 10);
-    if (*forced != '\0' && *end == '\0' && bytes > 0)
-      piece_bytes = static_cast<std::uint64_t>(bytes);
-  }
+  if (const auto forced = first_integer({"TOKENLAB_MPI_PIECE_BYTES"}); forced && *forced > 0)
+    piece_bytes = static_cast<std::uint64_t>(*forced);
   std::vector<Piece> pieces;
   for (const auto& file : corpus) {
     // A compressed file cannot be cut, nor a FIFO or a device: one piece each.
