@@ -71,7 +71,7 @@ class LineEncoder {
       std::exception_ptr io_error;  // after this batch's errors: they come first
       try {
         if (pending) write_texts(other.texts, out);
-        more = source.next(other.lines, kBatchLines, kBatchBytes);
+        more = source.next(other.lines, kBatchLines);  // LineBatchReader::kBatchBytes
       } catch (...) {
         io_error = std::current_exception();
         more = false;
@@ -87,11 +87,10 @@ class LineEncoder {
 
  private:
   static constexpr std::size_t kBatchLines = 8192;
-  // Batches of about 1 MiB, the first smaller: the first batch's read and the
-  // last batch's write are serial, and 4 MiB batches made them a few ms of a
-  // 10 MB file's 160 on two threads.
+  // Batches of about 1 MiB (the reader's), the first smaller: the first
+  // batch's read and the last batch's write are serial, and 4 MiB batches made
+  // them a few ms of a 10 MB file's 160 on two threads.
   static constexpr std::size_t kFirstBatchBytes = std::size_t{128} << 10;
-  static constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
   // A chunk, the unit a thread takes, ends after 64 lines or after the line
   // that brings it to 8 KiB: at a batch's end a thread waits at most one chunk
   // (64 lines of Wikipedia were 30 KB, nearly 1 ms of BERT).

@@ -90,7 +90,9 @@ class LineBatchReader {
   /// "<stdin>" or the path, as errors name it.
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
 
-  static constexpr std::size_t kBatchBytes = std::size_t{4} << 20;
+  // A batch's usual size, about a read: `tokenlab encode`'s last batch is
+  // written after every thread has finished, so it is kept small.
+  static constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
   static constexpr std::size_t kReadBytes = std::size_t{1} << 20;
 
  private:
