@@ -16,9 +16,11 @@ namespace tokenlab::test {
 using Ids = std::vector<TokenId>;
 using Pieces = std::vector<std::string>;
 
-/// A tokenizer.json given as text, named "tokenizer.json" in messages.
-inline PretrainedTokenizer tokenizer_json(std::string_view json) {
-  return PretrainedTokenizer::from_bytes(std::string(json), "tokenizer.json", "tokenizer.json");
+/// A tokenizer.json given as text, named "tokenizer.json" in messages, read on
+/// threads threads (read_tokenizer_json).
+inline PretrainedTokenizer tokenizer_json(std::string_view json, unsigned threads = 1) {
+  return PretrainedTokenizer::from_bytes(std::string(json), "tokenizer.json", "tokenizer.json",
+                                         threads);
 }
 
 /// A tokenizer.json with the given top-level members (normalizer, pre_tokenizer,

@@ -159,7 +159,7 @@ AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
 
 AnyModel load_any_model(const std::string& path,
                         const std::function<const PluginRegistry&()>& registry,
-                        const std::string& format) {
+                        const std::string& format, unsigned threads) {
   AnyModel any;
   const std::string head = file_head(path);
   if ((format == "auto" || format == "tokenlab") && starts_like_tokenlab_model(head)) {
@@ -169,7 +169,7 @@ AnyModel load_any_model(const std::string& path,
       // An imported real tokenizer: the payload is the original file, read again.
       const std::string original_format = plugin.substr(kPretrainedPluginPrefix.size());
       any.pretrained = std::make_shared<const PretrainedTokenizer>(
-          PretrainedTokenizer::from_bytes(std::move(file.payload), path, original_format));
+          PretrainedTokenizer::from_bytes(std::move(file.payload), path, original_format, threads));
       any.encoder = any.pretrained;
       any.kind = original_format;
       return any;
@@ -188,7 +188,7 @@ AnyModel load_any_model(const std::string& path,
                 "(tokenizer.json, tiktoken, SentencePiece .model); give --format to say which "
                 "it is");
   any.pretrained =
-      std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(path, format));
+      std::make_shared<const PretrainedTokenizer>(PretrainedTokenizer::load(path, format, threads));
   any.encoder = any.pretrained;
   any.kind = any.pretrained->pipeline().format;
   return any;

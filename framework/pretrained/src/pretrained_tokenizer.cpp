@@ -1,11 +1,17 @@
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
 
 #include "byte_level/byte_level_encoder.hpp"
+#include "file_buffer.hpp"
+#include "hf/internal.hpp"
 #include "sentencepiece/internal.hpp"
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
@@ -32,7 +38,10 @@ PretrainedTokenizer::PretrainedTokenizer(std::shared_ptr<const PretrainedPipelin
     throw Error("a pretrained tokenizer needs a model and its vocabulary");
 }
 
-std::string read_pretrained_file(const std::filesystem::path& path) {
+namespace {
+
+// The checks before a tokenizer file is read: its size, or an Error naming it.
+std::uint64_t checked_file_size(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(path.string() + ": is a directory, not a file");
@@ -41,6 +50,50 @@ std::string read_pretrained_file(const std::filesystem::path& path) {
   if (size > kMaxPretrainedFileBytes)
     throw Error(path.string() + ": " + std::to_string(size) +
                 " bytes is larger than any tokenizer file tokenlab reads (1 GiB)");
+  return size;
+}
+
+// What from_bytes and load read content as: the reader's kind and a tiktoken
+// rank file's encoding, from format ("auto" detects it).
+struct Reader {
+  std::string kind;
+  std::string encoding;
+};
+Reader reader_for(std::string_view content, const std::string& source, std::string_view format) {
+  Reader r{std::string(format), ""};
+  if (const auto colon = r.kind.find(':'); colon != std::string::npos) {
+    r.encoding = r.kind.substr(colon + 1);
+    r.kind.resize(colon);
+  }
+  if (r.kind == "auto") {
+    r.kind = detect_pretrained_format(content);
+    if (r.kind.empty())
+      throw Error(source +
+                  ": not a tokenizer file tokenlab recognises (tokenizer.json, tiktoken, "
+                  "SentencePiece .model); give --format to say which it is");
+  }
+  if (r.kind != "tokenizer.json" && r.kind != "tiktoken" && r.kind != "sentencepiece")
+    throw Error(source + ": unknown format '" + std::string(format) +
+                "'; use tokenizer.json, tiktoken[:ENCODING] or sentencepiece");
+  return r;
+}
+
+// A tiktoken or SentencePiece file (a tokenizer.json is read in place by the callers).
+PretrainedPipeline read_other(const Reader& r, std::string_view content,
+                              const std::string& source) {
+  if (r.kind == "tiktoken") return read_tiktoken(content, source, r.encoding);
+  return read_sentencepiece(content, source);
+}
+
+PretrainedTokenizer tokenizer_of(PretrainedPipeline pipeline, const std::string& source) {
+  pipeline.source = source;
+  return PretrainedTokenizer(std::make_shared<const PretrainedPipeline>(std::move(pipeline)));
+}
+
+}  // namespace
+
+std::string read_pretrained_file(const std::filesystem::path& path) {
+  const auto size = checked_file_size(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open");
   std::string content(size, '\0');
@@ -49,12 +102,42 @@ std::string read_pretrained_file(const std::filesystem::path& path) {
   return content;
 }
 
+pretrained_detail::FileBuffer pretrained_detail::FileBuffer::read(
+    const std::filesystem::path& path) {
+  const auto size = static_cast<std::size_t>(checked_file_size(path));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path.string() + ": cannot open");
+  const std::size_t mapped = huge_page_bytes(size + 1);
+  FileBuffer buffer(nullptr, size, mapped);
+  try {
+    buffer.data_ = static_cast<char*>(map_huge_pages(mapped));  // zero: the NUL is there
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd, buffer.data_ + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (done != size) throw Error(path.string() + ": short read");
+  return buffer;
+}
+
 PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
-                                              std::string_view format) {
-  std::string content = read_pretrained_file(path);
-  std::string kind = resolve_pretrained_format(content, path.string(), format);
-  if (kind.empty()) kind = "auto";  // from_bytes says why nothing fits
-  return from_bytes(std::move(content), path.string(), kind);
+                                              std::string_view format, unsigned threads) {
+  pretrained_detail::FileBuffer file = pretrained_detail::FileBuffer::read(path);
+  const std::string source = path.string();
+  std::string kind = resolve_pretrained_format(file.view(), source, format);
+  if (kind.empty()) kind = "auto";  // reader_for says why nothing fits
+  const Reader r = reader_for(file.view(), source, kind);
+  if (r.kind == "tokenizer.json")
+    return tokenizer_of(
+        hf_detail::read_tokenizer_json_in_place(file.data(), file.size(), source, threads), source);
+  return tokenizer_of(read_other(r, file.view(), source), source);
 }
 
 std::string resolve_pretrained_format(std::string_view content, const std::string& file_name,
@@ -69,33 +152,11 @@ std::string resolve_pretrained_format(std::string_view content, const std::strin
 }
 
 PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const std::string& source,
-                                                    std::string_view format) {
-  std::string kind(format);
-  std::string encoding;
-  if (const auto colon = kind.find(':'); colon != std::string::npos) {
-    encoding = kind.substr(colon + 1);
-    kind.resize(colon);
-  }
-  if (kind == "auto") {
-    kind = detect_pretrained_format(content);
-    if (kind.empty())
-      throw Error(source +
-                  ": not a tokenizer file tokenlab recognises (tokenizer.json, tiktoken, "
-                  "SentencePiece .model); give --format to say which it is");
-  }
-  PretrainedPipeline pipeline;
-  if (kind == "tokenizer.json") {
-    pipeline = read_tokenizer_json(std::move(content), source);
-  } else if (kind == "tiktoken") {
-    pipeline = read_tiktoken(content, source, encoding);
-  } else if (kind == "sentencepiece") {
-    pipeline = read_sentencepiece(content, source);
-  } else {
-    throw Error(source + ": unknown format '" + std::string(format) +
-                "'; use tokenizer.json, tiktoken[:ENCODING] or sentencepiece");
-  }
-  pipeline.source = source;
-  return PretrainedTokenizer(std::make_shared<const PretrainedPipeline>(std::move(pipeline)));
+                                                    std::string_view format, unsigned threads) {
+  const Reader r = reader_for(content, source, format);
+  if (r.kind == "tokenizer.json")
+    return tokenizer_of(read_tokenizer_json(std::move(content), source, threads), source);
+  return tokenizer_of(read_other(r, content, source), source);
 }
 
 namespace {

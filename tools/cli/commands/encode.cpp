@@ -21,6 +21,7 @@
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/text_encoder.hpp"
+#include "tokenlab/train_options.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/vocabulary_segmenter.hpp"
@@ -305,7 +306,7 @@ int cmd_encode(const std::vector<std::string>& args) {
         load_plugins(registry, plugin_dirs);
         return registry;
       },
-      format);
+      format, resolve_threads(threads));
   LineEncoder encoder(loaded, pieces, threads);
   if (vm.count("dropout") > 0 || vm.count("alpha") > 0) {
     SamplingOptions sampling;

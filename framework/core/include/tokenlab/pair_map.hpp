@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tokenlab/types.hpp"
@@ -38,7 +39,8 @@ namespace tokenlab {
   return static_cast<TokenId>(key & 0xFFFFFFFFu);
 }
 
-template <class Value>
+/// Alloc: the slots' allocator template (a large table may want huge pages).
+template <class Value, template <class> class Alloc = std::allocator>
 class PairMap {
  public:
   static constexpr std::uint64_t kEmptyKey = ~std::uint64_t{0};
@@ -151,7 +153,7 @@ class PairMap {
   }
 
   void rehash(std::size_t capacity) {
-    std::vector<Slot> old;
+    std::vector<Slot, Alloc<Slot>> old;
     old.swap(slots_);
     slots_.assign(capacity, Slot{kEmptyKey, Value{}});
     mask_ = capacity - 1;
@@ -163,7 +165,7 @@ class PairMap {
     }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, Alloc<Slot>> slots_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "hf/list_prefetch.hpp"
 #include "hf/merge_ids.hpp"
 #include "hf/streamed_lists.hpp"
 #include "json_value.hpp"
@@ -28,6 +29,12 @@
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
 namespace tokenlab::hf_detail {
+
+// read_tokenizer_json over text[0, size), which it rewrites (the in-situ parse);
+// text[size] must be '\0'. PretrainedTokenizer::load reads the file into such
+// a buffer (file_buffer.hpp) rather than a std::string.
+PretrainedPipeline read_tokenizer_json_in_place(char* text, std::size_t size,
+                                                const std::string& source, unsigned threads);
 
 // The normalizer, pre_tokenizer and decoder members, a Sequence flattened, each
 // component checked: an unknown type or an option that would change the ids is
@@ -54,8 +61,12 @@ struct BpeParts {
   std::string where;  // the file and the model's JSON path, for make_bpe_model
   bool read = false;  // the model was BPE: p.model is the caller's to make
 };
+/// prefetched: what a second thread built from the streamed lists while the
+/// file was parsed (list_prefetch.hpp), taken where it is exactly what this
+/// would build; null or empty: all of it here.
 void read_model(const json::Value& model, PretrainedPipeline& p, const std::string& file,
-                StreamedLists& streamed, BpeParts* bpe = nullptr);
+                StreamedLists& streamed, BpeParts* bpe = nullptr,
+                ListPrefetch::Result* prefetched = nullptr);
 
 // The pattern of a pre_tokenizer member that a fused byte-level encoder can run
 // in its place: a Split by a regex (kept as pieces: Isolated, or Removed

@@ -29,10 +29,9 @@ constexpr std::size_t kBatch = 256;
 
 }  // namespace
 
-std::vector<MergeIds> resolve_merges(
+std::size_t resolve_merges_into(
     const TokenTable& tokens, std::span<const std::pair<std::string_view, std::string_view>> merges,
-    std::string_view prefix, const std::string& where) {
-  std::vector<MergeIds> out(merges.size());
+    std::string_view prefix, std::span<MergeIds> out) {
   std::vector<std::string_view> keys;
   std::vector<TokenId> ids(3 * kBatch);
   std::string merged;  // the batch's merged tokens, end to end
@@ -57,11 +56,36 @@ std::vector<MergeIds> resolve_merges(
       const TokenId* found = &ids[3 * i];
       if (found[0] == TokenTable::kNotFound || found[1] == TokenTable::kNotFound ||
           merges[batch + i].second.size() < prefix.size() || found[2] == TokenTable::kNotFound)
-        refuse(merges[batch + i], prefix.size(), found, where, batch + i);
+        return batch + i;
       out[batch + i] = {found[0], found[1], found[2]};
     }
   }
+  return merges.size();
+}
+
+std::vector<MergeIds> resolve_merges(
+    const TokenTable& tokens, std::span<const std::pair<std::string_view, std::string_view>> merges,
+    std::string_view prefix, const std::string& where) {
+  std::vector<MergeIds> out(merges.size());
+  const std::size_t done = resolve_merges_into(tokens, merges, prefix, out);
+  if (done < merges.size()) {
+    // The lookups again, one merge, for the message.
+    const auto& [a, b] = merges[done];
+    const std::string m =
+        std::string(a) + std::string(b.size() < prefix.size() ? "" : b.substr(prefix.size()));
+    const TokenId found[3] = {tokens.find(a).value_or(TokenTable::kNotFound),
+                              tokens.find(b).value_or(TokenTable::kNotFound),
+                              tokens.find(m).value_or(TokenTable::kNotFound)};
+    refuse(merges[done], prefix.size(), found, where, done);
+  }
   return out;
+}
+
+std::optional<std::pair<std::string_view, std::string_view>> split_merge(std::string_view s) {
+  const auto space = s.find(' ');
+  if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos)
+    return std::nullopt;
+  return std::pair{s.substr(0, space), s.substr(space + 1)};
 }
 
 }  // namespace tokenlab::hf_detail

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +34,17 @@ struct MergeIds {
 std::vector<MergeIds> resolve_merges(
     const TokenTable& tokens, std::span<const std::pair<std::string_view, std::string_view>> merges,
     std::string_view prefix, const std::string& where);
+
+/// The same without the error: out[i] for each merge until one fails (out has
+/// merges.size() entries); returns the index of the first merge that fails, or
+/// merges.size(). What a second thread runs while the file is still being read.
+std::size_t resolve_merges_into(
+    const TokenTable& tokens, std::span<const std::pair<std::string_view, std::string_view>> merges,
+    std::string_view prefix, std::span<MergeIds> out);
+
+/// A "left right" merge string split at its one space; nullopt when it has not
+/// exactly one.
+std::optional<std::pair<std::string_view, std::string_view>> split_merge(std::string_view s);
 
 /// HF's BPE model over merges already resolved against tokens (as
 /// make_bpe_model, which resolves them itself). The merge table and the

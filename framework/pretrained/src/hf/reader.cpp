@@ -30,6 +30,7 @@
 
 #include "byte_level/byte_level_encoder.hpp"
 #include "hf/internal.hpp"
+#include "hf/list_prefetch.hpp"
 #include "hf/serde_numbers.hpp"
 #include "json_numbers.hpp"
 #include "json_value.hpp"
@@ -103,7 +104,15 @@ class NewlineBits {
 
 }  // namespace
 
-PretrainedPipeline read_tokenizer_json(std::string content, const std::string& source) {
+PretrainedPipeline read_tokenizer_json(std::string content, const std::string& source,
+                                       unsigned threads) {
+  return hf_detail::read_tokenizer_json_in_place(content.data(), content.size(), source, threads);
+}
+
+PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size_t size,
+                                                           const std::string& source,
+                                                           unsigned threads) {
+  const std::string_view content(text, size);
   // In situ parsing decodes strings in place, so after an error the bytes before the
   // error offset no longer show where lines ended ("\\n" escapes become newlines).
   // Line ends are noted first, freed once the file is read.
@@ -116,14 +125,20 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   // (not touched): grown by doubling, the two lists were written twice over.
   lists.vocab.reserve(content.size() / 16);
   lists.merges.reserve(content.size() / 16);
+  // With a second thread, the vocabulary and the merges are taken up while the
+  // rest of the file is parsed (list_prefetch.hpp); declared after lists, so
+  // that it is joined before they go.
+  std::optional<hf_detail::ListPrefetch> prefetch;
+  if (threads >= 2) prefetch.emplace();
   rapidjson::Reader reader;
   std::optional<std::size_t> too_deep_at;
   const auto parse = [&](rapidjson::Document& out) {
-    rapidjson::InsituStringStream stream(content.data());
+    rapidjson::InsituStringStream stream(text);
     hf_detail::ListDivertingHandler handler(out, lists);
     // RapidJSON and the readers below recurse once a level: the handler stops
     // the parse past kMaxJsonNesting, as check_json_nesting would have.
     handler.limit_nesting(kMaxJsonNesting, stream, too_deep_at);
+    if (prefetch) handler.prefetch_into(*prefetch);
     // Numbers as text, typed by json::number_event (json_numbers.hpp says why).
     return !reader
                 .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
@@ -131,6 +146,8 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
                 .IsError();
   };
   document.Populate(parse);
+  hf_detail::ListPrefetch::Result prefetched;
+  if (prefetch) prefetched = prefetch->finish();
   if (too_deep_at) throw json_nesting_error(source, kMaxJsonNesting, *too_deep_at);
   if (reader.HasParseError()) {
     const std::size_t offset = reader.GetErrorOffset();
@@ -151,15 +168,19 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
   PretrainedPipeline p;
   p.format = "tokenizer.json";
   BpeParts bpe;
-  read_model(root.member("model"), p, source, lists, &bpe);
+  read_model(root.member("model"), p, source, lists, &bpe, &prefetched);
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
   if (const auto t = root.find("pre_tokenizer")) {
     add_pre_tokenizers(*t, p.pre_tokenizers);
     if (bpe.read)
       p.byte_level = make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges, bpe.options);
   }
-  if (bpe.read)
+  if (bpe.read) {
     p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where);
+    // Built now, on two threads, rather than by the first encode on one; a
+    // fused byte-level encoder stands in for the model, which then needs none.
+    if (threads >= 2 && !p.byte_level) p.model->prepare(threads);
+  }
   if (const auto d = root.find("decoder")) add_decoders(*d, p.decoders);
   if (const auto added = root.find("added_tokens")) {
     std::unordered_map<std::string, TokenId> added_ids;

@@ -225,8 +225,8 @@ namespace {
 // overlaps their cache misses): the members the parser streamed (streamed), or
 // else the document's object. Each member's JSON path is spelled only for an
 // error: spelling 200,000 of them was a tenth of loading GPT-4o.
-void read_vocab_object(const Value& vocab, const std::vector<TokenTable::Row>* streamed,
-                       TokenTable& tokens, const std::string& file) {
+void read_vocab_object(const Value& vocab, const StreamedLists::Rows* streamed, TokenTable& tokens,
+                       const std::string& file) {
   if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
   const auto duplicate = [&](std::string_view name) {
     vocab.fail("the member \"" + std::string(name) +
@@ -269,20 +269,11 @@ void read_vocab_object(const Value& vocab, const std::vector<TokenTable::Row>* s
   insert_rows(rows);
 }
 
-// A "left right" string split at its one space; nullopt when it has not exactly one.
-std::optional<std::pair<std::string_view, std::string_view>> split_merge(std::string_view s) {
-  const auto space = s.find(' ');
-  if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos)
-    return std::nullopt;
-  return std::pair{s.substr(0, space), s.substr(space + 1)};
-}
-
 // model.merges as views into the document: "left right" strings, or pairs;
 // the entries the parser streamed (streamed, moved out), or else the
 // document's array.
-std::vector<std::pair<std::string_view, std::string_view>> merge_views(
-    const Value& list, std::vector<StreamedLists::Merge>* streamed) {
-  std::vector<std::pair<std::string_view, std::string_view>> merges;
+StreamedLists::Merges merge_views(const Value& list, StreamedLists::Merges* streamed) {
+  StreamedLists::Merges merges;
   const auto bad_string = [](std::string_view s) {
     return "expected \"left right\" (two tokens and one space), found \"" + std::string(s) + "\"";
   };
@@ -376,10 +367,22 @@ std::string byte_level_pattern(const Value& pre_tokenizer) {
 }
 
 void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,
-                StreamedLists& streamed, BpeParts* bpe) {
+                StreamedLists& streamed, BpeParts* bpe, ListPrefetch::Result* prefetched) {
   const auto* streamed_vocab = streamed.has_vocab ? &streamed.vocab : nullptr;
-  auto table = std::make_shared<TokenTable>();
+  // The prefetch inserted the streamed rows as read_vocab_object would: the
+  // same table, and no row of it an error.
+  const bool vocab_prefetched = streamed_vocab && prefetched && prefetched->vocabulary;
+  auto table =
+      vocab_prefetched ? std::move(prefetched->vocabulary) : std::make_shared<TokenTable>();
   p.tokens = table;
+  const auto vocab_object = [&] {
+    const Value vocab = model.member("vocab");
+    if (vocab_prefetched) {
+      if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
+      return;
+    }
+    read_vocab_object(vocab, streamed_vocab, *table, file);
+  };
   const auto type_value = model.find("type");
   // Files from tokenizers before 0.9 have no type: BPE if there are merges.
   const std::string type = type_value             ? std::string(type_value->string())
@@ -389,9 +392,19 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
     model.only_members({"type", "vocab", "merges", "dropout", "unk_token",
                         "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
                         "byte_fallback", "ignore_merges"});
-    read_vocab_object(model.member("vocab"), streamed_vocab, *table, file);
-    const auto merges =
-        merge_views(model.member("merges"), streamed.has_merges ? &streamed.merges : nullptr);
+    vocab_object();
+    // The prefetch resolved every streamed merge, split as merge_views splits
+    // them, without a continuing prefix: taken only for a file without one.
+    const auto prefix_value = model.find("continuing_subword_prefix");
+    const bool merges_prefetched = vocab_prefetched && streamed.has_merges &&
+                                   prefetched->merges_complete &&
+                                   prefetched->merges.size() == streamed.merges.size() &&
+                                   (!prefix_value || prefix_value->is_null() ||
+                                    (prefix_value->is_string() && prefix_value->string().empty()));
+    StreamedLists::Merges merges;
+    if (!merges_prefetched)
+      merges =
+          merge_views(model.member("merges"), streamed.has_merges ? &streamed.merges : nullptr);
     BpeModelOptions options;
     options.unknown_token = model.optional_string("unk_token");
     options.continuing_subword_prefix =
@@ -408,7 +421,9 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
             "(sample with a trained model instead)");
     }
     const std::string where = file + ": " + model.path();
-    auto ids = resolve_merges(*table, merges, options.continuing_subword_prefix, where);
+    auto ids = merges_prefetched
+                   ? std::move(prefetched->merges)
+                   : resolve_merges(*table, merges, options.continuing_subword_prefix, where);
     if (bpe) {
       *bpe = BpeParts{std::move(ids), options, where, true};
       return;
@@ -417,7 +432,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
   } else if (type == "WordPiece") {
     model.only_members(
         {"type", "vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"});
-    read_vocab_object(model.member("vocab"), streamed_vocab, *table, file);
+    vocab_object();
     const auto max_chars = model.find("max_input_chars_per_word");
     p.model = make_wordpiece_model(
         p.tokens, model.optional_string("unk_token").value_or("[UNK]"),
@@ -425,7 +440,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
         max_chars ? max_chars->unsigned_integer() : 100, file + ": " + model.path());
   } else if (type == "WordLevel") {
     model.only_members({"type", "vocab", "unk_token"});
-    read_vocab_object(model.member("vocab"), streamed_vocab, *table, file);
+    vocab_object();
     p.model = make_word_level_model(p.tokens, std::string(model.member("unk_token").string()),
                                     file + ": " + model.path());
   } else if (type == "Unigram") {

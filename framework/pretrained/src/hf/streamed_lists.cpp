@@ -1,6 +1,24 @@
 #include "hf/streamed_lists.hpp"
 
+#include "hf/list_prefetch.hpp"
+
 namespace tokenlab::hf_detail {
+namespace {
+
+// Merges handed to the prefetch at a time: few enough locks, soon enough.
+constexpr std::size_t kPublishEvery = 4096;
+
+}  // namespace
+
+void ListDivertingHandler::push_merge(std::string_view first, std::string_view second) {
+  if (prefetch_ != nullptr && lists_.merges.size() == lists_.merges.capacity()) {
+    prefetch_->merges_abandoned();  // the list is about to move
+    prefetch_ = nullptr;
+  }
+  lists_.merges.emplace_back(first, second);
+  if (prefetch_ != nullptr && lists_.merges.size() % kPublishEvery == 0)
+    prefetch_->merges_published(lists_.merges.data(), lists_.merges.size());
+}
 
 bool ListDivertingHandler::opens_model_member(std::string_view name) const noexcept {
   return depth_ == 2 && model_is_object_ && model_key_ == name;
@@ -44,6 +62,8 @@ void ListDivertingHandler::give_up() {
     has_pending_name_ = false;
     lists_.vocab = {};
   } else if (mode_ == Mode::merges) {
+    if (prefetch_ != nullptr) prefetch_->merges_abandoned();
+    prefetch_ = nullptr;
     const auto string = [&](std::string_view s) {
       document_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()), false);
     };
@@ -82,7 +102,7 @@ bool ListDivertingHandler::Uint(unsigned u) {
 bool ListDivertingHandler::String(const char* s, rapidjson::SizeType n, bool copy) {
   if (mode_ == Mode::merges && !copy) {
     if (depth_ == 3) {
-      lists_.merges.emplace_back(std::string_view(s, n), StreamedLists::kUnsplit);
+      push_merge(std::string_view(s, n), StreamedLists::kUnsplit);
       return true;
     }
     if (depth_ == 4 && pair_strings_ >= 0 && pair_strings_ < 2) {
@@ -128,6 +148,7 @@ bool ListDivertingHandler::EndObject(rapidjson::SizeType members) {
   if (mode_ == Mode::vocab && depth_ == 2) {
     lists_.has_vocab = true;
     mode_ = Mode::forward;
+    if (prefetch_ != nullptr) prefetch_->vocab_closed(lists_.vocab);
     document_.StartObject();  // the vocab's place in the document, empty
     return document_.EndObject(0);
   }
@@ -164,12 +185,14 @@ bool ListDivertingHandler::EndArray(rapidjson::SizeType elements) {
   --depth_;
   if (mode_ == Mode::merges) {
     if (depth_ == 3 && pair_strings_ == 2) {
-      lists_.merges.emplace_back(pair_[0], pair_[1]);
+      push_merge(pair_[0], pair_[1]);
       pair_strings_ = -1;
       return true;
     }
     if (depth_ == 2 && pair_strings_ < 0) {
       lists_.has_merges = true;
+      if (prefetch_ != nullptr)
+        prefetch_->merges_closed(lists_.merges.data(), lists_.merges.size());
       mode_ = Mode::forward;
       document_.StartArray();  // the merges' place in the document, empty
       return document_.EndArray(0);

@@ -33,19 +33,26 @@
 #include <vector>
 
 #include "json_numbers.hpp"
+#include "tokenlab/pretrained/huge_page_allocator.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
 
 namespace tokenlab::hf_detail {
 
+class ListPrefetch;
+
 struct StreamedLists {
+  // In huge pages: Gemma 3's 514,906 merges are 16 MB of rows, written while
+  // the parser runs; in 4 KiB pages that was 4,000 faults on its thread.
+  using Rows = std::vector<TokenTable::Row, HugePageAllocator<TokenTable::Row>>;
   bool has_vocab = false;  // vocab holds model.vocab's members, in file order
-  std::vector<TokenTable::Row> vocab;
+  Rows vocab;
   /// An entry of merges: [left, right], or a "left right" string still to be
   /// split, as {string, kUnsplit} (kUnsplit's data() is null; no token's is).
   using Merge = std::pair<std::string_view, std::string_view>;
   static constexpr std::string_view kUnsplit{};
+  using Merges = std::vector<Merge, HugePageAllocator<Merge>>;
   bool has_merges = false;  // merges holds model.merges' entries, in order
-  std::vector<Merge> merges;
+  Merges merges;
   /// A Unigram model.vocab ([[piece, score], ...], left in the document): each
   /// score's digits as the file spells them, when every entry is a piece and a
   /// number (HF reads those digits with serde_json; see serde_numbers.hpp);
@@ -97,6 +104,11 @@ class ListDivertingHandler {
   }
   /// A number's text, typed as RapidJSON would (json::number_event); kept for
   /// a score's digits when it stays where the reader found it.
+  /// Hands the vocabulary to prefetch when its object closes, and the merges
+  /// in chunks as they are read (list_prefetch.hpp); prefetch must outlive the
+  /// parse.
+  void prefetch_into(ListPrefetch& prefetch) noexcept { prefetch_ = &prefetch; }
+
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
     number_text_ = copy ? std::string_view() : std::string_view(s, n);
     return json::number_event(*this, {s, n});
@@ -131,11 +143,14 @@ class ListDivertingHandler {
     *too_deep_at_ = stream_->Tell() - 1;  // the bracket the parser has just taken
     return false;
   }
+  // Appends a merge, telling the prefetch: the list must not move under it.
+  void push_merge(std::string_view first, std::string_view second);
   // Whether the container opening now is model's member named name.
   [[nodiscard]] bool opens_model_member(std::string_view name) const noexcept;
 
   rapidjson::Document& document_;
   StreamedLists& lists_;
+  ListPrefetch* prefetch_ = nullptr;
   Mode mode_ = Mode::forward;
   int depth_ = 0;                                    // containers open
   std::size_t max_depth_ = 0;                        // limit_nesting's, when stream_ is set

@@ -34,9 +34,11 @@ AnyModel load_any_model(const std::string& path, const PluginRegistry& registry,
 /// As above, with the plugins asked for only when the file is a model tokenlab
 /// trained: registry() is called at most once, and not at all for a real model's
 /// tokenizer, which then loads without loading (or warning about) any plugin.
+/// threads: how many a real model's tokenizer may be read on (the same
+/// tokenizer whatever it is; see PretrainedTokenizer::load).
 AnyModel load_any_model(const std::string& path,
                         const std::function<const PluginRegistry&()>& registry,
-                        const std::string& format = "auto");
+                        const std::string& format = "auto", unsigned threads = 1);
 
 /// A tokenizer.json that `tokenlab export` wrote (or a .tkl that `tokenlab import`
 /// made of one), as the model tokenlab trained: the vocabulary, normalizer and

@@ -38,9 +38,13 @@ TOKENLAB_PRETRAINED_API std::string resolve_pretrained_format(std::string_view c
                                                               const std::string& file_name,
                                                               std::string_view format);
 
-/// Hugging Face tokenizers' tokenizer.json.
+/// Hugging Face tokenizers' tokenizer.json. With threads >= 2, a second thread
+/// takes up the vocabulary and the merges while the rest is parsed, and a BPE
+/// model's tables are built before it returns, on two threads; the pipeline and
+/// every error are the same as with one.
 TOKENLAB_PRETRAINED_API PretrainedPipeline read_tokenizer_json(std::string content,
-                                                               const std::string& source);
+                                                               const std::string& source,
+                                                               unsigned threads = 1);
 
 /// A tiktoken rank file ("base64 rank" per line) with the pattern and special
 /// tokens of a named encoding (gpt2, r50k_base, p50k_base, p50k_edit,

@@ -61,6 +61,9 @@ class TOKENLAB_PRETRAINED_API PretrainedModel {
   virtual void encode_plain(std::string_view piece, std::vector<TokenId>& out) const {
     encode(piece, out);
   }
+  /// Builds now, on up to threads threads, what the model would otherwise build
+  /// at its first encode (a BPE model's merge table). The default: nothing.
+  virtual void prepare(unsigned threads) const { (void)threads; }
   /// "BPE", "WordPiece", "Unigram", "WordLevel", "tiktoken BPE", "SentencePiece unigram"...
   [[nodiscard]] virtual std::string type() const = 0;
   /// Options worth showing in `tokenlab inspect` (may be empty).

@@ -61,13 +61,15 @@ class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
   explicit PretrainedTokenizer(std::shared_ptr<const PretrainedPipeline> pipeline);
 
   /// Reads path in format ("auto" detects it). Throws Error naming the file and
-  /// the place (JSON path, line or byte offset) of any problem.
+  /// the place (JSON path, line or byte offset) of any problem. threads: how many
+  /// a tokenizer.json may be read on (read_tokenizer_json); the tokenizer and
+  /// the errors do not depend on it.
   static PretrainedTokenizer load(const std::filesystem::path& path,
-                                  std::string_view format = "auto");
+                                  std::string_view format = "auto", unsigned threads = 1);
   /// The same from a file's bytes; source names it in messages. format may be
   /// "tiktoken:ENCODING" for a rank file.
   static PretrainedTokenizer from_bytes(std::string content, const std::string& source,
-                                        std::string_view format = "auto");
+                                        std::string_view format = "auto", unsigned threads = 1);
 
   /// Appends the ids of text (no special tokens added around it).
   void encode(std::string_view text, std::vector<TokenId>& out) const override;

@@ -1,0 +1,172 @@
+// A tokenizer.json read on two threads (read_tokenizer_json's threads; see
+// hf/list_prefetch.hpp): a second thread inserts model.vocab and resolves
+// model.merges while the parser reads on, and a BPE model's tables are built
+// on two threads. The tokenizer must be the one read on one thread, and every
+// error the same, wherever in the stream the file goes wrong.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pretrained_support.hpp"
+
+using Catch::Matchers::Contains;
+using tokenlab::PretrainedTokenizer;
+using tokenlab::TokenId;
+using tokenlab::test::error_of;
+using tokenlab::test::tokenizer_json;
+
+namespace {
+
+// A BPE over "a".."z" and " " whose merges make every two- and three-letter
+// token: 18,252 merges, more than four of the chunks of 4,096 the parser hands
+// the second thread. Two-letter merges are "x y" strings, three-letter ones
+// alternate strings and [left, right] pairs. tail goes after the last merge.
+std::string letters_bpe(const std::string& merges_tail = "", const std::string& options = "") {
+  std::string vocab = "{";
+  std::string merges = "[";
+  TokenId id = 0;
+  const auto add = [&](const std::string& token) {
+    vocab += "\"" + token + "\":" + std::to_string(id++) + ",";
+  };
+  for (char c = 'a'; c <= 'z'; ++c) add(std::string(1, c));
+  add(" ");
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) {
+      add({x, y});
+      merges += "\"" + std::string{x} + " " + std::string{y} + "\",";
+    }
+  bool as_pair = false;
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y)
+      for (char z = 'a'; z <= 'z'; ++z) {
+        add({x, y, z});
+        const std::string left{x, y};
+        const std::string right{z};
+        merges +=
+            as_pair ? "[\"" + left + "\",\"" + right + "\"]," : "\"" + left + " " + right + "\",";
+        as_pair = !as_pair;
+      }
+  vocab.back() = '}';
+  if (merges_tail.empty())
+    merges.back() = ']';
+  else
+    merges += merges_tail + "]";
+  return R"({"version":"1.0","model":{"type":"BPE")" + options + R"(,"vocab":)" + vocab +
+         R"(,"merges":)" + merges + "}}";
+}
+
+// Lines of letters and spaces, the same every run.
+std::vector<std::string> letter_lines() {
+  std::mt19937 random(7);
+  std::vector<std::string> lines;
+  for (int n = 0; n < 200; ++n) {
+    std::string line;
+    const int length = 1 + static_cast<int>(random() % 80);
+    for (int i = 0; i < length; ++i) {
+      const auto k = random() % 30;
+      line += k >= 26 ? ' ' : static_cast<char>('a' + k);
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// The tokenizer read on two threads is the one read on one: its vocabulary,
+// its model's merges, and the ids of every line.
+void check_same_on_two_threads(const std::string& json) {
+  const PretrainedTokenizer one = tokenizer_json(json, 1);
+  const PretrainedTokenizer two = tokenizer_json(json, 2);
+  REQUIRE(two.vocabulary_size() == one.vocabulary_size());
+  for (TokenId id = 0; id < one.vocabulary_size(); ++id) REQUIRE(two.token(id) == one.token(id));
+  const auto& a = one.pipeline().model;
+  const auto& b = two.pipeline().model;
+  CHECK(b->describe() == a->describe());
+  CHECK(b->rules().merges == a->rules().merges);
+  for (const std::string& line : letter_lines()) {
+    CAPTURE(line);
+    REQUIRE(two.encode(line) == one.encode(line));
+  }
+}
+
+std::string error_on_both(const std::string& json) {
+  const std::string serial = error_of([&] { (void)tokenizer_json(json, 1); });
+  CHECK(error_of([&] { (void)tokenizer_json(json, 2); }) == serial);
+  return serial;
+}
+
+}  // namespace
+
+TEST_CASE("a tokenizer.json read on two threads is the one read on one",
+          "[pretrained][tokenizer.json][threads]") {
+  const std::string plain = letters_bpe();
+  check_same_on_two_threads(plain);
+  // Merges are taken whole from the second thread: the line's ids come from them.
+  // "abc" is 703 + 0 * 676 + 1 * 26 + 2, " " 26, "ab" 27 + 0 * 26 + 1.
+  CHECK(tokenizer_json(plain, 2).encode("abc ab") == std::vector<TokenId>{731, 26, 28});
+  // A byte fallback, an unknown token, ignore_merges: options read after the
+  // lists were taken up, applied the same way.
+  check_same_on_two_threads(letters_bpe("", R"(,"unk_token":"a","fuse_unk":true)"));
+  check_same_on_two_threads(letters_bpe("", R"(,"ignore_merges":true)"));
+  // A continuing prefix changes what a merge makes: the reader resolves the
+  // merges itself then, with the prefix.
+  const std::string prefixed = R"({"model":{"type":"BPE","continuing_subword_prefix":"##",)"
+                               R"("vocab":{"a":0,"b":1,"##b":2,"ab":3},"merges":["a ##b"]}})";
+  CHECK(tokenizer_json(prefixed, 2).pipeline().model->rules().merges ==
+        tokenizer_json(prefixed, 1).pipeline().model->rules().merges);
+  // The lists in the other order (merges first), and WordLevel and WordPiece
+  // vocabularies, which the second thread inserts too.
+  check_same_on_two_threads(
+      R"({"model":{"type":"BPE","merges":["a b"],"vocab":{"a":0,"b":1,"ab":2}}})");
+  const std::string word_level =
+      R"({"model":{"type":"WordLevel","vocab":{"[UNK]":0,"ab":1},"unk_token":"[UNK]"},)"
+      R"("pre_tokenizer":{"type":"Whitespace"}})";
+  CHECK(tokenizer_json(word_level, 2).encode("ab x ab") ==
+        tokenizer_json(word_level, 1).encode("ab x ab"));
+  const std::string word_piece =
+      R"({"model":{"type":"WordPiece","vocab":{"[UNK]":0,"a":1,"##b":2},"unk_token":"[UNK]",)"
+      R"("continuing_subword_prefix":"##","max_input_chars_per_word":100},)"
+      R"("pre_tokenizer":{"type":"Whitespace"}})";
+  CHECK(tokenizer_json(word_piece, 2).encode("ab x") ==
+        tokenizer_json(word_piece, 1).encode("ab x"));
+}
+
+TEST_CASE("a list that outgrows its room is finished on the parser's thread",
+          "[pretrained][tokenizer.json][threads]") {
+  // The merges are reserved room for a sixteenth of the file's bytes in
+  // entries; "a b" entries of six bytes overflow it, and the list moves while
+  // the second thread would read it: it lets go first.
+  std::string merges = "[";
+  for (int i = 0; i < 20000; ++i) merges += "\"a b\",";
+  merges.back() = ']';
+  check_same_on_two_threads(R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":)" +
+                            merges + "}}");
+}
+
+TEST_CASE("an error deep in a streamed list is the same on two threads",
+          "[pretrained][tokenizer.json][threads][errors]") {
+  // 18,252 good merges first: the second thread has taken up most of them
+  // when the parser (or the second thread itself) meets the bad one.
+  CHECK_THAT(error_on_both(letters_bpe(R"("a ?")")),
+             Contains("tokenizer.json: model.merges[18252]: \"?\" is not in the vocabulary"));
+  CHECK_THAT(error_on_both(letters_bpe(R"("ab")")),
+             Contains("tokenizer.json: model.merges[18252]: expected \"left right\" (two tokens "
+                      "and one space), found \"ab\""));
+  CHECK_THAT(error_on_both(letters_bpe(R"("abc z")")),
+             Contains("model.merges[18252]: the merged token \"abcz\" is not in the vocabulary"));
+  // Another shape: the list is handed back to the document mid-stream.
+  CHECK_THAT(error_on_both(letters_bpe("7")),
+             Contains("tokenizer.json: model.merges[18252]: expected \"left right\" or "
+                      "[left, right], found a number"));
+  // Malformed JSON while the second thread is busy.
+  std::string cut = letters_bpe();
+  cut.resize(cut.size() - 40);
+  CHECK_THAT(error_on_both(cut), Contains("malformed JSON"));
+  // A vocabulary clash: the second thread stops, the reader names it.
+  std::string clash = letters_bpe();
+  clash.replace(clash.find("\"zzz\":"), 6, "\"zzy\":");
+  CHECK_THAT(error_on_both(clash), Contains("model.vocab.\"zzy\": token \"zzy\" has two ids"));
+  // A dropout the reader refuses, after every merge was resolved.
+  CHECK_THAT(error_on_both(letters_bpe("", R"(,"dropout":0.5)")), Contains("BPE-dropout"));
+}
