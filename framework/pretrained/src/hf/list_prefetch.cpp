@@ -1,6 +1,7 @@
 #include "hf/list_prefetch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <system_error>
 #include <utility>
 
@@ -22,6 +23,7 @@ void ListPrefetch::stop() noexcept {
     std::lock_guard lock(mutex_);
     abandoned_ = true;
   }
+  failed_ = true;  // a shared last range is given up too (after finish(), nothing to give up)
   changed_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -64,23 +66,71 @@ void ListPrefetch::merges_abandoned() {
 }
 
 ListPrefetch::Result ListPrefetch::finish() {
+  bool share = false;
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     // Nothing more will be published: a list still open now never closed.
     if (!closed_) abandoned_ = true;
+    changed_.notify_all();
+    // The merges the thread has not resolved when the parse ends are shared
+    // with this thread, which would otherwise wait for them.
+    if (thread_.joinable()) changed_.wait(lock, [&] { return sharing_ || stopped_; });
+    share = sharing_;
   }
-  changed_.notify_all();
+  if (share) resolve_shared();
   if (thread_.joinable()) thread_.join();
   Result result;
   result.vocabulary = std::move(vocabulary_);
-  if (result.vocabulary && merges_complete_) {
+  if (result.vocabulary && sharing_ && !failed_.load()) {
     result.merges = std::move(merges_);
     result.merges_complete = true;
   }
   return result;
 }
 
+bool ListPrefetch::resolve(const StreamedLists::Merge* base, std::size_t begin, std::size_t end,
+                           std::vector<std::pair<std::string_view, std::string_view>>& split) {
+  split.clear();
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto& [first, second] = base[i];
+    if (second.data() != nullptr) {
+      split.emplace_back(first, second);
+    } else if (const auto s = split_merge(first)) {
+      split.push_back(*s);
+    } else {
+      return false;
+    }
+  }
+  return resolve_merges_into(*vocabulary_, split, "", std::span(merges_).subspan(begin)) ==
+         end - begin;
+}
+
+void ListPrefetch::resolve_shared() noexcept {
+  try {
+    std::vector<std::pair<std::string_view, std::string_view>> split;
+    while (!failed_.load(std::memory_order_relaxed)) {
+      const std::size_t begin = next_.fetch_add(kPiece);
+      if (begin >= total_) return;
+      if (!resolve(tail_base_, begin, std::min(begin + kPiece, total_), split)) failed_ = true;
+    }
+  } catch (...) {
+    failed_ = true;  // out of memory, say: the reader does it all on its own
+  }
+}
+
 void ListPrefetch::run(std::span<const TokenTable::Row> rows) noexcept {
+  // Whatever way it ends, finish() must not wait for it any longer.
+  struct Stopped {
+    ListPrefetch& prefetch;
+    ~Stopped() {
+      {
+        std::lock_guard lock(prefetch.mutex_);
+        prefetch.reading_ = false;
+        prefetch.stopped_ = true;
+      }
+      prefetch.changed_.notify_all();
+    }
+  } stopped{*this};
   try {
     // As read_vocab_object with streamed rows; a row it would refuse stops it.
     auto table = std::make_shared<TokenTable>();
@@ -92,38 +142,32 @@ void ListPrefetch::run(std::span<const TokenTable::Row> rows) noexcept {
     for (;;) {
       std::size_t available = 0;
       const StreamedLists::Merge* base = nullptr;
-      bool closed = false;
       {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return abandoned_ || closed_ || published_ > done; });
         if (abandoned_) return;
+        if (closed_) {
+          // The rest is shared with the parser's thread (finish()): the list
+          // is whole, merges_ takes its last size, and each takes pieces.
+          merges_.resize(published_);
+          tail_base_ = base_;
+          total_ = published_;
+          next_.store(done);
+          sharing_ = true;
+          lock.unlock();
+          changed_.notify_all();
+          resolve_shared();
+          return;
+        }
         available = published_;
         base = base_;
-        closed = closed_;
         reading_ = true;
       }
       // The entries [done, available) do not change while reading_ is set.
-      bool failed = false;
-      while (done < available && !failed) {
+      while (done < available) {
         const std::size_t n = std::min(kPiece, available - done);
-        split.clear();
-        for (std::size_t i = done; i < done + n; ++i) {
-          const auto& [first, second] = base[i];
-          if (second.data() != nullptr) {
-            split.emplace_back(first, second);
-          } else if (const auto s = split_merge(first)) {
-            split.push_back(*s);
-          } else {
-            failed = true;
-            break;
-          }
-        }
-        if (failed) break;
         merges_.resize(done + n);
-        if (resolve_merges_into(*vocabulary_, split, "", std::span(merges_).subspan(done)) < n) {
-          failed = true;
-          break;
-        }
+        if (!resolve(base, done, done + n, split)) return;
         done += n;
         // Let an abandoning parser go as soon as this piece is done.
         std::lock_guard lock(mutex_);
@@ -134,19 +178,11 @@ void ListPrefetch::run(std::span<const TokenTable::Row> rows) noexcept {
         reading_ = false;
       }
       changed_.notify_all();
-      if (failed) return;
-      if (closed && done == available) {
-        merges_complete_ = true;
-        return;
-      }
     }
   } catch (...) {
     // Out of memory on the second thread, say: the reader does it on its own.
-    std::lock_guard lock(mutex_);
-    reading_ = false;
-    vocabulary_.reset();
+    failed_ = true;
   }
-  changed_.notify_all();
 }
 
 }  // namespace tokenlab::hf_detail

@@ -23,13 +23,16 @@
 //   if (r.vocabulary) the table is what read_vocab_object would build
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "hf/merge_ids.hpp"
@@ -76,6 +79,12 @@ class ListPrefetch {
  private:
   void run(std::span<const TokenTable::Row> rows) noexcept;
   void stop() noexcept;
+  // Splits and resolves merges [begin, end) of base into merges_ (sized to
+  // end); false at one the reader would refuse.
+  bool resolve(const StreamedLists::Merge* base, std::size_t begin, std::size_t end,
+               std::vector<std::pair<std::string_view, std::string_view>>& split);
+  // Takes pieces of the last range until none is left (either thread).
+  void resolve_shared() noexcept;
 
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -84,10 +93,17 @@ class ListPrefetch {
   bool closed_ = false;                         // guarded by mutex_
   bool abandoned_ = false;                      // guarded by mutex_
   bool reading_ = false;                        // the thread holds views into the list (mutex_)
-  // The thread's own, read by finish() after the join.
+  bool stopped_ = false;                        // the thread has returned (mutex_)
+  bool sharing_ = false;  // the last range is being shared (mutex_; then fixed)
+  // The last range, set with sharing_ and not changed after.
+  const StreamedLists::Merge* tail_base_ = nullptr;
+  std::size_t total_ = 0;
+  std::atomic<std::size_t> next_{0};  // its first piece not yet taken
+  std::atomic<bool> failed_{false};   // a merge or an allocation failed
+  // The thread's own until sharing (then each writes its pieces); read by
+  // finish() after the join.
   std::shared_ptr<TokenTable> vocabulary_;
   std::vector<MergeIds> merges_;
-  bool merges_complete_ = false;
   std::thread thread_;
 };
 
