@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tokenlab/error.hpp"
@@ -42,9 +43,26 @@ inline void exercise(const PretrainedTokenizer& tokenizer) {
   (void)tokenizer.byte_fallback_ids();
 }
 
+/// A tokenizer.json read on two threads must be the one read on one: the same
+/// refusal, or the same ids for the probe (read_tokenizer_json's contract).
+inline void check_two_threads(std::string_view bytes) {
+  const auto read = [&](unsigned threads) -> std::pair<std::string, std::vector<TokenId>> {
+    try {
+      const auto tokenizer =
+          PretrainedTokenizer::from_bytes(std::string(bytes), "fuzz", "tokenizer.json", threads);
+      return {"", tokenizer.encode(kPretrainedProbe)};
+    } catch (const Error& e) {
+      return {e.what(), {}};
+    }
+  };
+  if (read(1) != read(2))
+    throw std::logic_error("a tokenizer.json read on two threads differs from one");  // a finding
+}
+
 /// bytes through from_bytes as each format ("auto" too), each load exercised.
 /// Returns how many loaded.
 inline int load_pretrained_bytes(std::string_view bytes) {
+  check_two_threads(bytes);
   int loaded = 0;
   for (const char* format : {"auto", "tokenizer.json", "tiktoken:cl100k_base", "sentencepiece"}) {
     try {
