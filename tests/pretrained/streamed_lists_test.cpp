@@ -6,7 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
+
+#include <algorithm>
+#include <optional>
 
 #include <string>
 #include <string_view>
@@ -14,6 +18,7 @@
 #include <vector>
 
 #include "hf/streamed_lists.hpp"
+#include "pretrained_support.hpp"
 
 using tokenlab::hf_detail::ListDivertingHandler;
 using tokenlab::hf_detail::StreamedLists;
@@ -26,11 +31,16 @@ struct Streamed {
   StreamedLists lists;
 };
 
-void parse_streamed(Streamed& s) {
+// fast: with the stream given to the handler (limit_nesting), whose fast
+// paths then take the common entries straight from the buffer, as the reader
+// runs it; without, every entry comes through RapidJSON's events.
+void parse_streamed(Streamed& s, bool fast) {
   rapidjson::Reader reader;
+  std::optional<std::size_t> too_deep_at;
   const auto parse = [&](rapidjson::Document& out) {
     rapidjson::InsituStringStream stream(s.text.data());
     ListDivertingHandler handler(out, s.lists);
+    if (fast) handler.limit_nesting(128, stream, too_deep_at);
     return !reader
                 .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
                                                                                             handler)
@@ -51,13 +61,13 @@ std::vector<std::pair<std::string, unsigned>> rows_of(const rapidjson::Value& vo
   return rows;
 }
 
-void check_same_as_plain(const std::string& json) {
-  CAPTURE(json);
+void check_same_as_plain(const std::string& json, bool fast) {
+  CAPTURE(json, fast);
   rapidjson::Document plain;
   plain.Parse<rapidjson::kParseFullPrecisionFlag>(json.c_str());
   REQUIRE_FALSE(plain.HasParseError());
   Streamed s{json, {}, {}};
-  parse_streamed(s);
+  parse_streamed(s, fast);
   const rapidjson::Value& vocab = model_member(s.document, "vocab");
   if (s.lists.has_vocab) {
     CHECK(vocab.IsObject());
@@ -117,6 +127,28 @@ void check_same_as_plain(const std::string& json) {
   CHECK(s.document == plain);
 }
 
+void check_same_as_plain(const std::string& json) {
+  check_same_as_plain(json, false);
+  check_same_as_plain(json, true);
+}
+
+// The reader's message for malformed JSON, and the one RapidJSON's own parse
+// of the text gives (its byte and line, in the reader's words): the fast paths
+// must stop where RapidJSON would, and let it name the problem.
+std::string reader_error(const std::string& json) {
+  return tokenlab::test::error_of([&] { (void)tokenlab::test::tokenizer_json(json); });
+}
+std::string rapidjson_error(const std::string& json) {
+  rapidjson::Document d;
+  d.Parse(json.c_str());
+  REQUIRE(d.HasParseError());
+  const std::size_t offset = d.GetErrorOffset();
+  const auto line =
+      1 + std::count(json.begin(), json.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+  return "tokenizer.json: line " + std::to_string(line) + " (byte " + std::to_string(offset) +
+         "): malformed JSON: " + rapidjson::GetParseError_En(d.GetParseError());
+}
+
 }  // namespace
 
 TEST_CASE("the streamed lists and the document hold what a plain parse holds",
@@ -146,7 +178,7 @@ TEST_CASE("a Unigram vocabulary's score digits are the numbers as written",
              R"(["b" , -5 ],["c",1e-3],["d",-1.25E+2]],"unk_id":0}})",
              {},
              {}};
-  parse_streamed(s);
+  parse_streamed(s, true);
   CHECK(s.lists.score_digits ==
         std::vector<std::string_view>{"0.0", "-9.788626874800455", "-5", "1e-3", "-1.25E+2"});
   for (const std::string json :
@@ -155,7 +187,43 @@ TEST_CASE("a Unigram vocabulary's score digits are the numbers as written",
         R"({"model":{"vocab":[["a",-1],{"b":-2}]}})"}) {
     CAPTURE(json);
     Streamed other{json, {}, {}};
-    parse_streamed(other);
+    parse_streamed(other, true);
     CHECK(other.lists.score_digits.empty());
+  }
+}
+
+TEST_CASE("the fast paths take many entries and stop where RapidJSON must go on",
+          "[pretrained][tokenizer.json][streamed]") {
+  std::string vocab = "{";
+  std::string merges = "[";
+  for (int i = 0; i < 300; ++i) {
+    vocab += "\n  \"t" + std::to_string(i) + "\" : " + std::to_string(i) + ",";
+    merges += i % 3 == 0 ? "\n  [ \"t0\" , \"t1\" ] ," : "\"t0 t1\",";
+  }
+  const auto file = [&](const std::string& vocab_end, const std::string& merges_end) {
+    return R"({"model":{"type":"BPE","vocab":)" + vocab + vocab_end + R"(,"merges":)" + merges +
+           merges_end + "}}";
+  };
+  // Valid: every kind of entry after the plain ones, in both lists.
+  for (const std::string& v :
+       {std::string(R"("t0t1":300})"), std::string(R"("x\"y":300})"), std::string(R"("z":0.5})"),
+        std::string(R"("z":-1})"), std::string(R"("z":16777216})"), std::string(R"("z":0})"),
+        std::string(R"("z":[1]})"), std::string(R"("z":300 } )"),
+        std::string(R"("a\u0062c":300})")})
+    for (const std::string& m :
+         {std::string(R"("t0 t1"])"), std::string(R"(["t\"0","t1"]])"), std::string("7]"),
+          std::string(R"([["t0"],"t1"]])"), std::string(R"(["t0","t1","t2"]])"),
+          std::string(R"(  "a b"  ] )"), std::string(R"({"a":"b"}])")})
+      check_same_as_plain(file(v, m));
+  // Malformed, wherever a fast path would stop: RapidJSON's error, at its byte.
+  for (const std::string& bad :
+       {file(R"("z":1,})", R"("a b"])"), file(R"("z" 1})", R"("a b"])"),
+        file(R"("z":01})", R"("a b"])"), file(R"("z":1 "y":2})", R"("a b"])"),
+        file(R"("z":1.})", R"("a b"])"), file(R"("z)", ""), file(R"("z":1})", R"("a b",])"),
+        file(R"("z":1})", R"(["a" "b"]])"), file(R"("z":1})", R"(["a","b"],,"c d"])"),
+        file(R"("z":1})", R"("a b" "c d"])"), file(R"("z":1})", R"(["a","b")"),
+        file("\"z\":1}", "\"a\tb\"]"), file("\"z\x01\":1}", "\"a b\"]")}) {
+    CAPTURE(bad);
+    CHECK(reader_error(bad) == rapidjson_error(bad));
   }
 }

@@ -8,7 +8,222 @@ namespace {
 // Merges handed to the prefetch at a time: few enough locks, soon enough.
 constexpr std::size_t kPublishEvery = 4096;
 
+bool is_space(char c) noexcept {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+const char* skip_space(const char* p) noexcept {
+  while (is_space(*p)) ++p;
+  return p;
+}
+
+int hex_digit(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The \uXXXX escape at p (its backslash), or -1 when the four are not hex.
+long hex4(const char* p) noexcept {
+  long value = 0;
+  for (int i = 2; i < 6; ++i) {
+    const int d = hex_digit(p[i]);
+    if (d < 0) return -1;
+    value = value * 16 + d;
+  }
+  return value;
+}
+
+// A JSON string at p (its opening quote) of the kind RapidJSON's in-situ parse
+// accepts without an error: no control character, escapes among \" \\ \/ \b
+// \f \n \r \t and \uXXXX outside the surrogates (a surrogate pair, or a bad
+// one, is left to RapidJSON). Sets end past its closing quote and escaped
+// when it has an escape; false otherwise. Reads only.
+bool scan_string(const char* p, const char*& end, bool& escaped) noexcept {
+  escaped = false;
+  for (const char* q = p + 1;; ++q) {
+    const auto c = static_cast<unsigned char>(*q);
+    if (c == '"') {
+      end = q + 1;
+      return true;
+    }
+    if (c < 0x20) return false;  // '\0' ends the buffer: RapidJSON says why
+    if (c != '\\') continue;
+    escaped = true;
+    switch (q[1]) {
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't':
+        ++q;
+        break;
+      case 'u': {
+        const long code = hex4(q);
+        if (code < 0 || (code >= 0xD800 && code <= 0xDFFF)) return false;
+        q += 5;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+}
+
+// The string scan_string accepted, decoded in place as RapidJSON's in-situ
+// parse decodes it (the text moved to the front of its span, a '\0' after
+// it): its text.
+std::string_view decode_string(char* p, const char* end, bool escaped) noexcept {
+  char* const text = p + 1;
+  if (!escaped) return {text, static_cast<std::size_t>(end - 1 - text)};
+  char* w = text;
+  for (const char* r = text; r < end - 1;) {
+    if (*r != '\\') {
+      *w++ = *r++;
+      continue;
+    }
+    switch (r[1]) {
+      case 'b':
+        *w++ = '\b';
+        break;
+      case 'f':
+        *w++ = '\f';
+        break;
+      case 'n':
+        *w++ = '\n';
+        break;
+      case 'r':
+        *w++ = '\r';
+        break;
+      case 't':
+        *w++ = '\t';
+        break;
+      case 'u': {
+        const auto code = static_cast<unsigned long>(hex4(r));
+        if (code < 0x80) {
+          *w++ = static_cast<char>(code);
+        } else if (code < 0x800) {
+          *w++ = static_cast<char>(0xC0 | (code >> 6));
+          *w++ = static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+          *w++ = static_cast<char>(0xE0 | (code >> 12));
+          *w++ = static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+          *w++ = static_cast<char>(0x80 | (code & 0x3F));
+        }
+        r += 6;
+        continue;
+      }
+      default:
+        *w++ = r[1];
+        break;  // " \ /
+    }
+    r += 2;
+  }
+  *w = '\0';
+  return {text, static_cast<std::size_t>(w - text)};
+}
+
+// A vocabulary id at p as RapidJSON reads a number and the handler takes it
+// (json::number_event, then Uint): digits without a leading zero, no fraction
+// or exponent, at most TokenTable::kMaxId. Sets end past it; false otherwise.
+bool scan_id(const char* p, const char*& end, TokenId& id) noexcept {
+  const char* q = p;
+  std::uint32_t value = 0;
+  while (*q >= '0' && *q <= '9' && q - p < 9)
+    value = value * 10 + static_cast<std::uint32_t>(*q++ - '0');
+  if (q == p || q - p > 8 || (*p == '0' && q - p > 1) || *q == '.' || *q == 'e' || *q == 'E' ||
+      (*q >= '0' && *q <= '9') || value > TokenTable::kMaxId)
+    return false;
+  id = value;
+  end = q;
+  return true;
+}
+
 }  // namespace
+
+// The fast paths below run as a list opens (the only event at which RapidJSON's
+// stream is where the parse is: it reads strings and numbers through a local
+// copy). They take the entries of the common shape from the buffer, decoding
+// their strings in place as RapidJSON would, and stop before the first entry
+// they cannot take, which RapidJSON then reads, going on from there itself; an
+// entry followed by a comma is taken only when an entry starts after the
+// comma, so that RapidJSON, resuming at an entry, is where it would be after
+// the comma. Nothing is written before an entry is known to be taken.
+void ListDivertingHandler::take_vocab() {
+  char* const base = stream_->src_;
+  const char* p = base;
+  for (;;) {
+    const char* key = skip_space(p);
+    const char* key_end = nullptr;
+    bool escaped = false;
+    TokenId id = 0;
+    if (*key != '"' || !scan_string(key, key_end, escaped)) break;
+    const char* q = skip_space(key_end);
+    if (*q != ':') break;
+    const char* id_end = nullptr;
+    if (!scan_id(skip_space(q + 1), id_end, id)) break;
+    const char* next = skip_space(id_end);
+    const bool last = *next == '}';
+    if (!last && (*next != ',' || *skip_space(next + 1) != '"')) break;
+    const std::string_view token = decode_string(base + (key - base), key_end, escaped);
+    lists_.vocab.push_back({id, token});
+    ++fast_vocab_;
+    p = last ? next : skip_space(next + 1);
+    if (last) break;
+  }
+  stream_->src_ = base + (p - base);
+}
+
+void ListDivertingHandler::take_merges() {
+  char* const base = stream_->src_;
+  // A [left, right] pair opens a level: past the nesting limit, RapidJSON's.
+  const bool pairs = static_cast<std::size_t>(depth_) < max_depth_;
+  const auto entry_starts = [&](const char* c) { return *c == '"' || (pairs && *c == '['); };
+  const char* p = base;
+  for (;;) {
+    const char* entry = skip_space(p);
+    const char* strings[2] = {nullptr, nullptr};
+    const char* ends[2] = {nullptr, nullptr};
+    bool escaped[2] = {false, false};
+    const char* after = nullptr;
+    if (*entry == '"') {
+      strings[0] = entry;
+      if (!scan_string(entry, ends[0], escaped[0])) break;
+      after = ends[0];
+    } else if (pairs && *entry == '[') {
+      const char* q = skip_space(entry + 1);
+      strings[0] = q;
+      if (*q != '"' || !scan_string(q, ends[0], escaped[0])) break;
+      q = skip_space(ends[0]);
+      if (*q != ',') break;
+      q = skip_space(q + 1);
+      strings[1] = q;
+      if (*q != '"' || !scan_string(q, ends[1], escaped[1])) break;
+      q = skip_space(ends[1]);
+      if (*q != ']') break;
+      after = q + 1;
+    } else {
+      break;
+    }
+    const char* next = skip_space(after);
+    const bool last = *next == ']';
+    if (!last && (*next != ',' || !entry_starts(skip_space(next + 1)))) break;
+    const auto text = [&](int i) {
+      return decode_string(base + (strings[i] - base), ends[i], escaped[i]);
+    };
+    if (strings[1] == nullptr)
+      push_merge(text(0), StreamedLists::kUnsplit);
+    else
+      push_merge(text(0), text(1));
+    ++fast_merges_;
+    p = last ? next : skip_space(next + 1);
+    if (last) break;
+  }
+  stream_->src_ = base + (p - base);
+}
 
 void ListDivertingHandler::push_merge(std::string_view first, std::string_view second) {
   if (prefetch_ != nullptr && lists_.merges.size() == lists_.merges.capacity()) {
@@ -51,6 +266,7 @@ void ListDivertingHandler::note_end_array() {
 
 void ListDivertingHandler::give_up() {
   if (mode_ == Mode::vocab) {
+    vocab_forwarded_ = true;
     document_.StartObject();
     for (const TokenTable::Row& row : lists_.vocab) {
       document_.Key(row.token.data(), static_cast<rapidjson::SizeType>(row.token.size()), false);
@@ -62,6 +278,7 @@ void ListDivertingHandler::give_up() {
     has_pending_name_ = false;
     lists_.vocab = {};
   } else if (mode_ == Mode::merges) {
+    merges_forwarded_ = true;
     if (prefetch_ != nullptr) prefetch_->merges_abandoned();
     prefetch_ = nullptr;
     const auto string = [&](std::string_view s) {
@@ -133,6 +350,7 @@ bool ListDivertingHandler::StartObject() {
     mode_ = Mode::vocab;
     vocab_started_ = true;
     ++depth_;
+    if (stream_ != nullptr) take_vocab();
     return true;
   }
   give_up();
@@ -154,6 +372,12 @@ bool ListDivertingHandler::EndObject(rapidjson::SizeType members) {
   }
   give_up();
   if (depth_ == 1) model_is_object_ = false;
+  if (depth_ == 2 && vocab_forwarded_) {
+    // The vocabulary handed back mid-way: its members taken by take_vocab
+    // were never RapidJSON's to count.
+    members += static_cast<rapidjson::SizeType>(fast_vocab_);
+    vocab_forwarded_ = false;
+  }
   return document_.EndObject(members);
 }
 
@@ -168,6 +392,7 @@ bool ListDivertingHandler::StartArray() {
     mode_ = Mode::merges;
     merges_started_ = true;
     ++depth_;
+    if (stream_ != nullptr) take_merges();
     return true;
   }
   give_up();
@@ -201,6 +426,10 @@ bool ListDivertingHandler::EndArray(rapidjson::SizeType elements) {
   give_up();
   note_end_array();
   if (depth_ == 1) model_is_object_ = false;
+  if (depth_ == 2 && merges_forwarded_) {
+    elements += static_cast<rapidjson::SizeType>(fast_merges_);  // as for the vocabulary
+    merges_forwarded_ = false;
+  }
   return document_.EndArray(elements);
 }
 

@@ -143,6 +143,11 @@ class ListDivertingHandler {
     *too_deep_at_ = stream_->Tell() - 1;  // the bracket the parser has just taken
     return false;
   }
+  // As each list opens: its entries of the common shape taken from the
+  // buffer at once and the stream moved past them (RapidJSON's work a value
+  // was most of reading the two lists); when limit_nesting gave the stream.
+  void take_vocab();
+  void take_merges();
   // Appends a merge, telling the prefetch: the list must not move under it.
   void push_merge(std::string_view first, std::string_view second);
   // Whether the container opening now is model's member named name.
@@ -164,7 +169,11 @@ class ListDivertingHandler {
   std::string model_key_;          // the last member name at depth 2
   std::string_view pending_name_;  // vocab: a member's name, its value still to come
   bool has_pending_name_ = false;
-  int pair_strings_ = -1;  // merges: strings of an open [left, right], or -1
+  std::size_t fast_vocab_ = 0;     // members take_vocab took (RapidJSON never saw them)
+  std::size_t fast_merges_ = 0;    // entries take_merges took
+  bool vocab_forwarded_ = false;   // the vocabulary went back to the document while open
+  bool merges_forwarded_ = false;  // so did the merges
+  int pair_strings_ = -1;          // merges: strings of an open [left, right], or -1
   std::string_view pair_[2];
   std::string_view number_text_;  // the number being read, as written
   bool scores_started_ = false;   // model.vocab was an array (once)
