@@ -169,9 +169,10 @@ void ListPrefetch::run(std::span<const TokenTable::Row> rows) noexcept {
         merges_.resize(done + n);
         if (!resolve(base, done, done + n, split)) return;
         done += n;
-        // Let an abandoning parser go as soon as this piece is done.
+        // Let an abandoning parser go as soon as this piece is done; once the
+        // list has closed, share what is left of this range too.
         std::lock_guard lock(mutex_);
-        if (abandoned_) break;
+        if (abandoned_ || closed_) break;
       }
       {
         std::lock_guard lock(mutex_);
