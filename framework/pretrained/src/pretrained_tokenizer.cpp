@@ -107,14 +107,24 @@ pretrained_detail::FileBuffer pretrained_detail::FileBuffer::read(
   const auto size = static_cast<std::size_t>(checked_file_size(path));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path.string() + ": cannot open");
-  const std::size_t mapped = huge_page_bytes(size + 1);
+  // Huge pages from 2 MiB on: a smaller file in one would clear 2 MiB for it.
+  const bool huge = size + 1 >= kHugePageBytes;
+  constexpr std::size_t kPage = 4096;
+  const std::size_t mapped = huge ? huge_page_bytes(size + 1) : (size + kPage) / kPage * kPage;
   FileBuffer buffer(nullptr, size, mapped);
+  void* memory =
+      huge ? nullptr
+           : ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   try {
-    buffer.data_ = static_cast<char*>(map_huge_pages(mapped));  // zero: the NUL is there
+    if (huge)
+      memory = map_huge_pages(mapped);
+    else if (memory == MAP_FAILED)
+      throw std::bad_alloc();
   } catch (...) {
     ::close(fd);
     throw;
   }
+  buffer.data_ = static_cast<char*>(memory);  // zero: the NUL after the file is there
   std::size_t done = 0;
   while (done < size) {
     const ssize_t n = ::read(fd, buffer.data_ + done, size - done);

@@ -75,10 +75,16 @@ bool scan_string(const char* p, const char*& end, bool& escaped) noexcept {
 
 // The string scan_string accepted, decoded in place as RapidJSON's in-situ
 // parse decodes it (the text moved to the front of its span, a '\0' after
-// it): its text.
+// it, over the closing quote when nothing moved): its text.
 std::string_view decode_string(char* p, const char* end, bool escaped) noexcept {
   char* const text = p + 1;
-  if (!escaped) return {text, static_cast<std::size_t>(end - 1 - text)};
+  if (!escaped) {
+    // The '\0' over the closing quote, as RapidJSON leaves it: a string handed
+    // back to the document ends as every other string there does.
+    const std::size_t length = static_cast<std::size_t>(end - 1 - text);
+    text[length] = '\0';
+    return {text, length};
+  }
   char* w = text;
   for (const char* r = text; r < end - 1;) {
     if (*r != '\\') {

@@ -102,13 +102,13 @@ class ListDivertingHandler {
   bool Double(double d) {
     return scalar(true, [&] { return document_.Double(d); });
   }
-  /// A number's text, typed as RapidJSON would (json::number_event); kept for
-  /// a score's digits when it stays where the reader found it.
   /// Hands the vocabulary to prefetch when its object closes, and the merges
   /// in chunks as they are read (list_prefetch.hpp); prefetch must outlive the
   /// parse.
   void prefetch_into(ListPrefetch& prefetch) noexcept { prefetch_ = &prefetch; }
 
+  /// A number's text, typed as RapidJSON would (json::number_event); kept for
+  /// a score's digits when it stays where the reader found it.
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
     number_text_ = copy ? std::string_view() : std::string_view(s, n);
     return json::number_event(*this, {s, n});
