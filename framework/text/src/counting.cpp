@@ -150,16 +150,29 @@ class OrderedCounting {
 
  private:
   // Merges every finished block that is next in sequence, unless another worker
-  // is merging (it will pick ours up).
+  // is merging (it will pick ours up). The merger looks again after letting the
+  // merge lock go: a block that arrived between its last look and the release
+  // found the lock taken, and its worker left it to the merger. Without that
+  // second look the block waited in done_ for good, the blocks after it piled up
+  // behind it, and the reader waited for room that never came (a CI run hung).
   void merge_ready() {
+    for (;;) {
+      if (!merge_turn()) return;
+      std::lock_guard lock(mutex_);
+      if (done_.find(next_to_merge_) == done_.end()) return;
+    }
+  }
+
+  // One merger's turn: false when another worker holds the merge lock.
+  bool merge_turn() {
     std::unique_lock merge_lock(merge_mutex_, std::try_to_lock);
-    if (!merge_lock.owns_lock()) return;
+    if (!merge_lock.owns_lock()) return false;
     for (;;) {
       BlockCounts ready;
       {
         std::lock_guard lock(mutex_);
         auto it = done_.find(next_to_merge_);
-        if (it == done_.end()) return;
+        if (it == done_.end()) return true;
         ready = std::move(it->second);
         done_.erase(it);
         ++next_to_merge_;
