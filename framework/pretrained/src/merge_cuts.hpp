@@ -38,14 +38,8 @@ class MergeCuts {
     for (const std::string_view token : tokens) {
       char32_t previous = kNoCharacter;
       for (std::size_t i = 0; i < token.size();) {
-        // ASCII without the decoder's call: most characters of most vocabularies.
-        char32_t c = static_cast<unsigned char>(token[i]);
         std::size_t length = 1;
-        if (c >= 0x80) {
-          const utf8::Sequence s = utf8::decode_sequence(token, i);
-          c = s.length == 0 ? kNoCharacter : s.code_point;
-          length = s.length == 0 ? 1 : s.length;
-        }
+        const char32_t c = character_at(token, i, length);
         if (previous != kNoCharacter && c != kNoCharacter) {
           if (previous < 0x80 && c < 0x80)
             ascii_joined_[previous * 2 + c / 64] |= std::uint64_t{1} << (c % 64);
@@ -64,13 +58,8 @@ class MergeCuts {
     std::size_t start = 0;
     char32_t previous = kNoCharacter;
     for (std::size_t i = 0; i < piece.size();) {
-      char32_t c = static_cast<unsigned char>(piece[i]);
       std::size_t length = 1;
-      if (c >= 0x80) {
-        const utf8::Sequence s = utf8::decode_sequence(piece, i);
-        c = s.length == 0 ? kNoCharacter : s.code_point;
-        length = s.length == 0 ? 1 : s.length;
-      }
+      char32_t c = character_at(piece, i, length);
       if (c != kNoCharacter && !is_own(c)) c = kNoCharacter;
       if (previous != kNoCharacter && c != kNoCharacter && !is_joined(previous, c)) {
         part(piece.substr(start, i - start));
@@ -88,6 +77,18 @@ class MergeCuts {
   static constexpr char32_t kCodePoints = 0x110000;
   static constexpr char32_t kNoCharacter = 0xFFFFFFFFu;
 
+  // The character at text[i] and its length in bytes; kNoCharacter, 1 byte
+  // long, for a byte that starts no valid sequence. ASCII without the
+  // decoder's call: most characters of most vocabularies and pieces.
+  static char32_t character_at(std::string_view text, std::size_t i, std::size_t& length) noexcept {
+    const char32_t byte = static_cast<unsigned char>(text[i]);
+    length = 1;
+    if (byte < 0x80) return byte;
+    const utf8::Sequence s = utf8::decode_sequence(text, i);
+    if (s.length == 0) return kNoCharacter;
+    length = s.length;
+    return s.code_point;
+  }
   [[nodiscard]] bool is_own(char32_t c) const noexcept {
     return c < kCodePoints && ((own_[c / 64] >> (c % 64)) & 1) != 0;
   }

@@ -2,13 +2,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -18,6 +15,7 @@
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pair_map.hpp"
+#include "tokenlab/parallel.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/huge_page_allocator.hpp"
 #include "tokenlab/utf8.hpp"
@@ -194,35 +192,15 @@ class BpeModel final : public PretrainedModel {
     std::call_once(built_, [this] { build_tables(1); });
     return tables_;
   }
-  // With two threads, the merge table on a second one while this one indexes
-  // the characters: they share nothing but the vocabulary, which neither writes.
+  // The merge table and the character index, on two threads when given them:
+  // they share nothing but the vocabulary, which neither writes.
   void build_tables(unsigned threads) const {
-    if (threads < 2 || !plain_) {
-      index_merges();
-      if (plain_) index_characters();
-      return;
-    }
-    std::exception_ptr failed;
-    std::thread merges;
-    try {
-      merges = std::thread([&] {
-        try {
-          index_merges();
-        } catch (...) {
-          failed = std::current_exception();
-        }
-      });
-    } catch (const std::system_error&) {
-      index_merges();  // no second thread to be had
-    }
-    try {
-      index_characters();
-    } catch (...) {
-      if (merges.joinable()) merges.join();
-      throw;
-    }
-    if (merges.joinable()) merges.join();
-    if (failed) std::rethrow_exception(failed);
+    parallel_for(plain_ ? 2 : 1, threads, [this](std::size_t part) {
+      if (part == 0)
+        index_merges();
+      else
+        index_characters();
+    });
   }
   void index_merges() const {
     auto& map = tables_.merges;

@@ -38,22 +38,20 @@ void ListPrefetch::vocab_closed(std::span<const TokenTable::Row> rows) {
 }
 
 void ListPrefetch::merges_published(const StreamedLists::Merge* base, std::size_t count) {
-  {
-    std::lock_guard lock(mutex_);
-    if (abandoned_) return;
-    base_ = base;
-    published_ = count;
-  }
-  changed_.notify_all();
+  publish(base, count, false);
 }
 
 void ListPrefetch::merges_closed(const StreamedLists::Merge* base, std::size_t count) {
+  publish(base, count, true);
+}
+
+void ListPrefetch::publish(const StreamedLists::Merge* base, std::size_t count, bool closed) {
   {
     std::lock_guard lock(mutex_);
     if (abandoned_) return;
     base_ = base;
     published_ = count;
-    closed_ = true;
+    closed_ = closed;
   }
   changed_.notify_all();
 }

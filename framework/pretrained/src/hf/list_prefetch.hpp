@@ -79,6 +79,8 @@ class ListPrefetch {
  private:
   void run(std::span<const TokenTable::Row> rows) noexcept;
   void stop() noexcept;
+  // merges[0, count) written at base; closed: the list has ended.
+  void publish(const StreamedLists::Merge* base, std::size_t count, bool closed);
   // Splits and resolves merges [begin, end) of base into merges_ (sized to
   // end); false at one the reader would refuse.
   bool resolve(const StreamedLists::Merge* base, std::size_t begin, std::size_t end,

@@ -225,9 +225,12 @@ namespace {
 // overlaps their cache misses): the members the parser streamed (streamed), or
 // else the document's object. Each member's JSON path is spelled only for an
 // error: spelling 200,000 of them was a tenth of loading GPT-4o.
+// inserted: the streamed rows are in tokens already (the reader's second
+// thread inserted them, list_prefetch.hpp), and only the object is checked.
 void read_vocab_object(const Value& vocab, const StreamedLists::Rows* streamed, TokenTable& tokens,
-                       const std::string& file) {
+                       const std::string& file, bool inserted = false) {
   if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
+  if (streamed && inserted) return;
   const auto duplicate = [&](std::string_view name) {
     vocab.fail("the member \"" + std::string(name) +
                "\" appears more than once (a JSON object's names must be distinct)");
@@ -376,12 +379,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
       vocab_prefetched ? std::move(prefetched->vocabulary) : std::make_shared<TokenTable>();
   p.tokens = table;
   const auto vocab_object = [&] {
-    const Value vocab = model.member("vocab");
-    if (vocab_prefetched) {
-      if (!vocab.is_object()) vocab.fail("expected an object of token: id, found " + vocab.kind());
-      return;
-    }
-    read_vocab_object(vocab, streamed_vocab, *table, file);
+    read_vocab_object(model.member("vocab"), streamed_vocab, *table, file, vocab_prefetched);
   };
   const auto type_value = model.find("type");
   // Files from tokenizers before 0.9 have no type: BPE if there are merges.

@@ -1,6 +1,10 @@
 #include "hf/streamed_lists.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include "hf/list_prefetch.hpp"
+#include "tokenlab/utf8.hpp"
 
 namespace tokenlab::hf_detail {
 namespace {
@@ -108,17 +112,9 @@ std::string_view decode_string(char* p, const char* end, bool escaped) noexcept 
         *w++ = '\t';
         break;
       case 'u': {
-        const auto code = static_cast<unsigned long>(hex4(r));
-        if (code < 0x80) {
-          *w++ = static_cast<char>(code);
-        } else if (code < 0x800) {
-          *w++ = static_cast<char>(0xC0 | (code >> 6));
-          *w++ = static_cast<char>(0x80 | (code & 0x3F));
-        } else {
-          *w++ = static_cast<char>(0xE0 | (code >> 12));
-          *w++ = static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-          *w++ = static_cast<char>(0x80 | (code & 0x3F));
-        }
+        std::string bytes;  // at most 3: no surrogate reaches here
+        utf8::append(bytes, static_cast<char32_t>(hex4(r)));
+        w = std::copy(bytes.begin(), bytes.end(), w);
         r += 6;
         continue;
       }
