@@ -1,6 +1,9 @@
 // Training each algorithm of the comparison on the counted words, timed and
 // with its peak memory, before its rows are evaluated (compare_evaluation.cpp).
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <fstream>
 #include <memory>
 #include <numeric>
@@ -19,6 +22,9 @@ namespace {
 
 // Linux keeps a per-process peak resident size (VmHWM) that can be reset by
 // writing 5 to /proc/self/clear_refs: that gives the peak of one training.
+// What earlier trainings freed is handed back to the kernel first, or the
+// allocator's cache of it (the tokenlab program keeps its whole heap:
+// tools/cli/heap_pages.hpp) would count in this one's peak.
 long read_status_kib(const char* field) {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -28,6 +34,9 @@ long read_status_kib(const char* field) {
   return -1;
 }
 bool reset_peak_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";
   clear.flush();
