@@ -112,14 +112,14 @@ pretrained_detail::FileBuffer pretrained_detail::FileBuffer::read(
   constexpr std::size_t kPage = 4096;
   const std::size_t mapped = huge ? huge_page_bytes(size + 1) : (size + kPage) / kPage * kPage;
   FileBuffer buffer(nullptr, size, mapped);
-  void* memory =
-      huge ? nullptr
-           : ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* memory = nullptr;
   try {
-    if (huge)
+    if (huge) {
       memory = map_huge_pages(mapped);
-    else if (memory == MAP_FAILED)
-      throw std::bad_alloc();
+    } else {
+      memory = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (memory == MAP_FAILED) throw std::bad_alloc();
+    }
   } catch (...) {
     ::close(fd);
     throw;

@@ -22,9 +22,6 @@ namespace {
 
 // Linux keeps a per-process peak resident size (VmHWM) that can be reset by
 // writing 5 to /proc/self/clear_refs: that gives the peak of one training.
-// What earlier trainings freed is handed back to the kernel first, or the
-// allocator's cache of it (the tokenlab program keeps its whole heap:
-// tools/cli/heap_pages.hpp) would count in this one's peak.
 long read_status_kib(const char* field) {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -35,6 +32,9 @@ long read_status_kib(const char* field) {
 }
 bool reset_peak_memory() {
 #if defined(__GLIBC__)
+  // What earlier trainings freed goes back to the kernel first, or the
+  // allocator's cache of it (the tokenlab program keeps its whole heap:
+  // tools/cli/heap_pages.hpp) would count in this one's peak.
   malloc_trim(0);
 #endif
   std::ofstream clear("/proc/self/clear_refs");
