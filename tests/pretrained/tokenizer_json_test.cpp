@@ -613,3 +613,42 @@ TEST_CASE("ill-formed UTF-8 in the text is refused before any component reads it
   CHECK_THROWS_WITH(pieces(t, "ab \xC3"), Catch::Contains("byte 3"));
   CHECK(pieces(t, "a b") == expected);
 }
+
+TEST_CASE("a run of the pipeline inside another one's callback does not disturb it",
+          "[pretrained][tokenizer.json][pipeline]") {
+  // A thread reuses its pipeline buffers from line to line; a caller that
+  // encodes from for_each_piece's callback starts a second run while the
+  // first one's pieces are still being handed out.
+  const auto t = tokenizer_json(
+      R"({"model":{"type":"WordPiece","vocab":{"[UNK]":0,"un":1,"##aff":2,"##able":3,)"
+      R"("a":4,"##b":5,",":6,"!":7},"unk_token":"[UNK]","continuing_subword_prefix":"##"},)"
+      R"("normalizer":{"type":"BertNormalizer","lowercase":true},)"
+      R"("pre_tokenizer":{"type":"Sequence","pretokenizers":[)"
+      R"({"type":"WhitespaceSplit"},{"type":"Punctuation"}]}})");
+  const std::string text = "Unaffable, AB! unb";
+  const Pieces expected_pieces = {"unaffable", ",", "ab", "!", "unb"};
+  REQUIRE(pieces(t, text) == expected_pieces);
+  const Ids expected_ids = {1, 2, 3, 6, 4, 5, 7, 1, 5};
+  REQUIRE(t.encode(text) == expected_ids);
+
+  Pieces outer;
+  Ids nested;
+  t.for_each_piece(text, [&](std::string_view piece, bool) {
+    outer.emplace_back(piece);
+    const Ids inner = t.encode(std::string(piece) + " " + text);  // a run of its own
+    const auto tail = inner.end() - static_cast<std::ptrdiff_t>(expected_ids.size());
+    CHECK(Ids(tail, inner.end()) == expected_ids);
+    nested.insert(nested.end(), inner.begin(), tail);
+  });
+  CHECK(outer == expected_pieces);
+  CHECK(nested == expected_ids);
+
+  SECTION("a very long line, then a short one, encodes as on a fresh thread") {
+    std::string long_line;
+    for (int i = 0; i < 200000; ++i) long_line += "unaffable, ";  // 2.2 MB, 400,000 pieces
+    const Ids long_ids = t.encode(long_line);
+    REQUIRE(long_ids.size() == 800000);
+    CHECK(Ids(long_ids.begin(), long_ids.begin() + 4) == Ids{1, 2, 3, 6});
+    CHECK(t.encode(text) == expected_ids);
+  }
+}

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
@@ -171,6 +172,50 @@ PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const s
 
 namespace {
 
+// The buffers one run of the pipeline works in. A thread keeps one set across
+// its runs, so that a line does not allocate its normalized copy and grow its
+// pieces' vectors anew: on two threads those allocations, a few a line, were a
+// tenth of encoding BERT, most of it waiting on the allocator's lock (the
+// program keeps one arena, for huge pages). A run started from inside another
+// one's callback (for_each_piece's caller encoding a piece) gets its own set.
+struct PipelineScratch {
+  std::string normalized;
+  std::vector<std::string> pieces;
+  std::vector<std::string> next;
+  bool in_use = false;
+};
+
+class ScratchLease {
+ public:
+  ScratchLease() {
+    thread_local PipelineScratch mine;
+    if (mine.in_use) {
+      own_ = std::make_unique<PipelineScratch>();
+      scratch_ = own_.get();
+      return;
+    }
+    mine.in_use = true;
+    scratch_ = &mine;
+  }
+  ~ScratchLease() {
+    if (own_) return;
+    // One very long line must not keep its buffers for the thread's life.
+    constexpr std::size_t kKeptBytes = std::size_t{1} << 20;
+    constexpr std::size_t kKeptPieces = std::size_t{1} << 14;
+    if (scratch_->normalized.capacity() > kKeptBytes) std::string().swap(scratch_->normalized);
+    for (auto* v : {&scratch_->pieces, &scratch_->next})
+      if (v->capacity() > kKeptPieces) std::vector<std::string>().swap(*v);
+    scratch_->in_use = false;
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  PipelineScratch& operator*() const noexcept { return *scratch_; }
+
+ private:
+  PipelineScratch* scratch_ = nullptr;
+  std::unique_ptr<PipelineScratch> own_;
+};
+
 // Runs the pipeline up to the model: on_piece(piece) for each piece the model
 // must encode, on_added(id, text) for each added token, in text order. With
 // whole_segments, the pre-tokenizers are skipped: on_piece gets each normalized
@@ -182,9 +227,10 @@ void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& 
   // ill-formed text is refused once here, never read past its end.
   if (const auto bad = utf8::find_invalid(text))
     throw Error("text to encode is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
-  std::string normalized;
-  std::vector<std::string> pieces;
-  std::vector<std::string> next;
+  const ScratchLease lease;
+  std::string& normalized = (*lease).normalized;
+  std::vector<std::string>& pieces = (*lease).pieces;
+  std::vector<std::string>& next = (*lease).next;
   // at_start: the segment begins where text begins (HF's original offset 0).
   const auto model_side = [&](std::string_view segment, bool at_start) {
     if (segment.empty()) return;
