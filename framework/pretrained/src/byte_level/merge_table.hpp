@@ -30,13 +30,14 @@ class MergeTable {
     TokenId merged;
   };
 
-  /// Sizes the table for n entries (at most 3/4 full) and empties it.
+  /// Sizes the table for n entries (at most 4/5 full) and empties it. (At 3/4,
+  /// GPT-4o's 200,000 merges took 524,288 slots, 8 MiB; now half.)
   void reserve(std::size_t n) {
-    if (n * 4 <= capacity() * 3) return;
-    rebuild(std::bit_ceil(std::max<std::size_t>(64, n + n / 3)));
+    if (n * 5 <= capacity() * 4) return;
+    rebuild(std::bit_ceil(std::max<std::size_t>(64, n + n / 4)));
   }
   void insert_or_assign(std::uint64_t pair, Merge merge) {
-    if ((size_ + 1) * 4 > capacity() * 3) rebuild(std::max<std::size_t>(64, capacity() * 2));
+    if ((size_ + 1) * 5 > capacity() * 4) rebuild(std::max<std::size_t>(64, capacity() * 2));
     put(pair, merge);
   }
   [[nodiscard]] const Merge* find(std::uint64_t pair) const noexcept {
