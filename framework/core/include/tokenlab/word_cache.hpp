@@ -74,7 +74,9 @@ class WordCache {
     slot.word_length = static_cast<std::uint8_t>(word.size());
     slot.id_count = static_cast<std::uint8_t>(produced);
     std::memcpy(slot.word, word.data(), word.size());
-    std::memcpy(slot.ids, out.data() + start, produced * sizeof(TokenId));
+    // A word may encode to nothing (a model that drops unknown characters),
+    // and an empty out's data() may be null, which memcpy must not get.
+    if (produced != 0) std::memcpy(slot.ids, out.data() + start, produced * sizeof(TokenId));
   }
 
  private:
