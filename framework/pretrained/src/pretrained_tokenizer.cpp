@@ -209,7 +209,7 @@ class ScratchLease {
   }
   ScratchLease(const ScratchLease&) = delete;
   ScratchLease& operator=(const ScratchLease&) = delete;
-  PipelineScratch& operator*() const noexcept { return *scratch_; }
+  PipelineScratch* operator->() const noexcept { return scratch_; }
 
  private:
   PipelineScratch* scratch_ = nullptr;
@@ -228,9 +228,9 @@ void run_pipeline(const PretrainedPipeline& p, std::string_view text, OnPiece&& 
   if (const auto bad = utf8::find_invalid(text))
     throw Error("text to encode is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   const ScratchLease lease;
-  std::string& normalized = (*lease).normalized;
-  std::vector<std::string>& pieces = (*lease).pieces;
-  std::vector<std::string>& next = (*lease).next;
+  std::string& normalized = lease->normalized;
+  std::vector<std::string>& pieces = lease->pieces;
+  std::vector<std::string>& next = lease->next;
   // at_start: the segment begins where text begins (HF's original offset 0).
   const auto model_side = [&](std::string_view segment, bool at_start) {
     if (segment.empty()) return;
