@@ -223,6 +223,31 @@ TEST_CASE("TokenTable's batched insert and lookup agree with insert and find one
     CHECK(ids[i] == alone.find(keys[i]).value_or(TokenTable::kNotFound));
 }
 
+TEST_CASE("TokenTable reserved for a vocabulary keeps room for the added tokens after it",
+          "[pretrained][fast]") {
+  // A file lists n tokens, then its added tokens at the ids just above them
+  // (GPT-4o: 199,998 tokens, specials up to 200,018). Inserting those must
+  // not move the n tokens to a larger array: for 200,000 tokens that was a
+  // fresh 14 MiB the kernel zeroed during loading.
+  using tokenlab::TokenId;
+  using tokenlab::TokenTable;
+  constexpr std::size_t n = 20000;
+  TokenTable table;
+  table.reserve(n);
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < n; ++i) tokens.push_back("t" + std::to_string(i));
+  std::vector<TokenTable::Row> rows;
+  for (std::size_t i = 0; i < n; ++i) rows.push_back({static_cast<TokenId>(i), tokens[i]});
+  REQUIRE(table.insert_new(rows) == n);
+  const std::string* first = table.token(0);
+  for (TokenId id = n; id < n + 300; ++id)
+    CHECK(table.insert(id, "<special_" + std::to_string(id) + ">", "added_tokens"));
+  CHECK(table.token(0) == first);
+  CHECK(*table.token(0) == "t0");
+  CHECK(table.id_limit() == n + 300);
+  CHECK(table.find("<special_20299>") == TokenId{n + 299});
+}
+
 namespace {
 
 // A unigram .model in protobuf wire format (ModelProto field 1: pieces, each

@@ -44,6 +44,11 @@ void TokenTable::rehash(std::size_t capacity) {
 }
 
 void TokenTable::reserve(std::size_t n) {
+  // Room past n for the added tokens a file lists after its vocabulary, at
+  // the ids just above it (GPT-4o's 200,018 and Llama 3's 256 reserved):
+  // without it, the first of them doubled the 200,000 strings' vector, a
+  // fresh 14 MiB that the kernel zeroed and the strings were moved into.
+  n += n / 64 + 256;
   tokens_.reserve(n);
   present_.reserve(n);
   std::size_t capacity = 1024;
