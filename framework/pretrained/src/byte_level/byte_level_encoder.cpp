@@ -28,6 +28,8 @@ constexpr std::size_t kShortPiece = 128;
 constexpr std::size_t kScanPiece = 16;
 // Pieces cut, hashed and prefetched before the first is looked up.
 constexpr std::size_t kBatch = 256;
+// Tokens handed to the byte table at a time while an encoder is built.
+constexpr std::size_t kTokenChunk = 4096;
 
 }  // namespace
 
@@ -288,10 +290,10 @@ void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& 
     if (s.alive) out.push_back(s.id);
 }
 
-void ByteLevelEncoder::set_tokens(std::span<const ByteTable::Entry> tokens) {
+void ByteLevelEncoder::add_tokens(std::span<const ByteTable::Entry> tokens) {
   tokens_.insert(tokens);
   if (rule_ != Rule::ranks) return;
-  byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+  if (byte_pairs_.empty()) byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
   for (const ByteTable::Entry& e : tokens)
     if (e.bytes.size() == 2) {
       const auto a = static_cast<unsigned char>(e.bytes[0]);
@@ -302,7 +304,7 @@ void ByteLevelEncoder::set_tokens(std::span<const ByteTable::Entry> tokens) {
 }
 
 void ByteLevelEncoder::finish() {
-  if (rule_ == Rule::ranks) return;  // set_tokens has filled byte_pairs_
+  if (rule_ == Rule::ranks) return;  // add_tokens has filled byte_pairs_
   // Each of the 65,536 pairs of bytes looked up in the merges (the bytes'
   // ids are distinct), not each of the merges' two ids in a map of the
   // bytes': a sixth of the lookups, and none in a node-based map.
@@ -323,12 +325,20 @@ std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_vie
   if (!is_preset_pattern(pattern)) return nullptr;
   auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::ranks, true,
                                                     tokens.size());
+  // In chunks that stay in cache: all 200,000 entries at once were a 4.8 MB
+  // array written and then read back from memory (loading o200k: 34.3 -> 33.1
+  // ms of CPU at the minimum of 25 alternated rounds).
   std::vector<ByteTable::Entry> entries;
-  entries.reserve(tokens.size());
-  for (TokenId id = 0; id < tokens.id_limit(); ++id)
+  entries.reserve(kTokenChunk);
+  for (TokenId id = 0; id < tokens.id_limit(); ++id) {
     if (const std::string* token = tokens.token(id); token && !token->empty())
       entries.push_back({*token, id});
-  encoder->set_tokens(entries);
+    if (entries.size() == kTokenChunk) {
+      encoder->add_tokens(entries);
+      entries.clear();
+    }
+  }
+  encoder->add_tokens(entries);
   for (unsigned b = 0; b < 256; ++b) {
     const auto id = tokens.find(std::string(1, static_cast<char>(b)));
     if (!id) return nullptr;  // the reader refuses such a file first
@@ -364,6 +374,8 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   // than its spelling, so reserving the spellings' length keeps the views
   // valid). spelling[id]: 1 the token is spelled in the alphabet, 2 it is empty
   // (no piece's part: a merge with it leaves this encoder out), 0 otherwise.
+  // (Handing them over in chunks, as make_tiktoken_byte_level does, measured
+  // no faster here: 75.4 against 71.2 ms at the minimum of 25 rounds.)
   std::size_t spelled_length = 0;
   for (TokenId id = 0; id < tokens.id_limit(); ++id)
     if (const std::string* token = tokens.token(id)) spelled_length += token->size();
@@ -406,7 +418,7 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
     spelling[id] = 1;
     entries.push_back({std::string_view(start, static_cast<std::size_t>(to - start)), id});
   }
-  encoder->set_tokens(entries);
+  encoder->add_tokens(entries);
   // As HF's map (and BpeModel): a repeated pair keeps its last rank. The ids
   // are the reader's (hf/merge_ids.hpp): a merge of tokens spelled in the
   // alphabet makes one, whose bytes are theirs end to end.

@@ -53,15 +53,16 @@ class ByteLevelEncoder {
   // Building (before the first encode): every byte's id, each token's bytes,
   // and for Rule::merges each merge's pair, rank and result.
   void set_byte(unsigned char byte, TokenId id) { byte_ids_[byte] = id; }
-  /// Every token's bytes (viewed only during the call).
-  void set_tokens(std::span<const byte_level_detail::ByteTable::Entry> tokens);
-  /// The id of a token's bytes (after set_tokens), or ByteTable::kNone.
+  /// Tokens' bytes (viewed only during the call), every token in one call or
+  /// in several, in id order: a bytes already added keeps its first id.
+  void add_tokens(std::span<const byte_level_detail::ByteTable::Entry> tokens);
+  /// The id of a token's bytes (after add_tokens), or ByteTable::kNone.
   [[nodiscard]] TokenId token_of(std::string_view bytes) const noexcept {
     return tokens_.find(bytes);
   }
   void reserve_merges(std::size_t n) { merges_.reserve(n); }
   void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
-  /// Ends building (after set_byte, set_tokens and add_merge): the table of
+  /// Ends building (after set_byte, add_tokens and add_merge): the table of
   /// every pair of bytes.
   void finish();
 
