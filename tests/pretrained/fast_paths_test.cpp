@@ -225,10 +225,10 @@ TEST_CASE("TokenTable's batched insert and lookup agree with insert and find one
 
 TEST_CASE("TokenTable reserved for a vocabulary keeps room for the added tokens after it",
           "[pretrained][fast]") {
-  // A file lists n tokens, then its added tokens at the ids just above them
-  // (GPT-4o: 199,998 tokens, specials up to 200,018). Inserting those must
-  // not move the n tokens to a larger array: for 200,000 tokens that was a
-  // fresh 14 MiB the kernel zeroed during loading.
+  // A file lists n tokens whose ids run a little past n (gaps: GPT-4o's
+  // 200,000 run to 200,018), or added tokens just above them. Inserting
+  // those must not move the n tokens to a larger array: for 200,000 tokens
+  // that was a fresh 14 MiB the kernel zeroed during loading.
   using tokenlab::TokenId;
   using tokenlab::TokenTable;
   constexpr std::size_t n = 20000;

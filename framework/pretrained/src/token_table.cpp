@@ -44,10 +44,10 @@ void TokenTable::rehash(std::size_t capacity) {
 }
 
 void TokenTable::reserve(std::size_t n) {
-  // Room past n for the added tokens a file lists after its vocabulary, at
-  // the ids just above it (GPT-4o's 200,018 and Llama 3's 256 reserved):
-  // without it, the first of them doubled the 200,000 strings' vector, a
-  // fresh 14 MiB that the kernel zeroed and the strings were moved into.
+  // Room for ids past n: a vocabulary's gaps (GPT-4o's 200,000 tokens run
+  // to id 200,018) and the added tokens a file lists after it (Llama 3's
+  // 256). Without it, the first such id doubled the 200,000 strings' vector
+  // into a fresh 14 MiB that the kernel zeroed and the strings moved to.
   n += n / 64 + 256;
   tokens_.reserve(n);
   present_.reserve(n);
