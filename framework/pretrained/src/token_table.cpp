@@ -44,13 +44,14 @@ void TokenTable::rehash(std::size_t capacity) {
 }
 
 void TokenTable::reserve(std::size_t n) {
-  // Room for ids past n: a vocabulary's gaps (GPT-4o's 200,000 tokens run
-  // to id 200,018) and the added tokens a file lists after it (Llama 3's
-  // 256). Without it, the first such id doubled the 200,000 strings' vector
-  // into a fresh 14 MiB that the kernel zeroed and the strings moved to.
-  n += n / 64 + 256;
-  tokens_.reserve(n);
-  present_.reserve(n);
+  // The rows, indexed by id, get room for ids past n: a vocabulary's gaps
+  // (GPT-4o's 200,000 tokens run to id 200,018) and the added tokens a file
+  // lists after it (Llama 3's 256). Without it, the first such id doubled the
+  // 200,000 strings' vector into a fresh 14 MiB that the kernel zeroed and
+  // the strings moved to. The slots hold tokens, not ids: sized for n.
+  const std::size_t rows = n + n / 64 + 256;
+  tokens_.reserve(rows);
+  present_.reserve(rows);
   std::size_t capacity = 1024;
   while (capacity < n * 2) capacity *= 2;
   if (capacity > slots_.size()) rehash(capacity);
