@@ -7,9 +7,11 @@
 // characters and tokens that join a character to a "▁".
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "export_support.hpp"
@@ -246,6 +248,46 @@ TEST_CASE("TokenTable reserved for a vocabulary keeps room for the added tokens 
   CHECK(*table.token(0) == "t0");
   CHECK(table.id_limit() == n + 300);
   CHECK(table.find("<special_20299>") == TokenId{n + 299});
+}
+
+TEST_CASE("A deferred TokenTable knows its size at once and fills its rows on first use, once",
+          "[pretrained][fast]") {
+  using tokenlab::TokenId;
+  using tokenlab::TokenTable;
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 5000; ++i) tokens.push_back("d" + std::to_string(i));
+  std::atomic<int> fills{0};
+  const auto table = TokenTable::deferred(tokens.size(), 2 * tokens.size(), [&](TokenTable& t) {
+    ++fills;
+    t.reserve(2 * tokens.size());
+    std::vector<TokenTable::Row> rows;
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+      rows.push_back({static_cast<TokenId>(2 * i), tokens[i]});  // gaps at the odd ids
+    REQUIRE(t.insert_new(rows) == rows.size());
+  });
+  CHECK(table->size() == 5000);
+  CHECK(table->id_limit() == 10000);
+  CHECK(fills == 0);
+  // Four threads ask at once: one fill, and every answer from the full table.
+  std::vector<std::thread> readers;
+  std::atomic<int> wrong{0};
+  for (int r = 0; r < 4; ++r)
+    readers.emplace_back([&, r] {
+      for (std::size_t i = static_cast<std::size_t>(r); i < tokens.size(); i += 4) {
+        if (table->find(tokens[i]) != TokenId(2 * i)) ++wrong;
+        const std::string* token = table->token(static_cast<TokenId>(2 * i));
+        if (!token || *token != tokens[i] || table->token(static_cast<TokenId>(2 * i + 1))) ++wrong;
+      }
+    });
+  for (auto& t : readers) t.join();
+  CHECK(wrong == 0);
+  CHECK(fills == 1);
+  CHECK(table->size() == 5000);
+  CHECK(table->id_limit() == 10000);
+  std::vector<std::string_view> keys{"d17", "absent", "d4999"};
+  std::vector<TokenId> ids(keys.size());
+  table->find_all(keys, ids);
+  CHECK(ids == std::vector<TokenId>{34, TokenTable::kNotFound, 9998});
 }
 
 namespace {

@@ -73,6 +73,35 @@ TEST_CASE("special tokens are found wherever they sit among '<' that start none"
   CHECK(cl100k.encode("<|fim_prefix|><|fim_suffix|>") == Ids{100258, 100260});
 }
 
+TEST_CASE("a tiktoken file's id-to-token table, built on first use, holds every rank's bytes",
+          "[pretrained][tiktoken]") {
+  // Encoding ids reads the fused encoder's byte table only; the TokenTable
+  // behind decode, token() and --pieces is built from it when first asked
+  // for. It must hold what the file says, gaps and specials apart.
+  std::string file = tiny_rank_file();
+  file += base64(std::string("\xE2\x96\x81 long token of more than twenty-three bytes")) + " 300\n";
+  const auto gpt2 = PretrainedTokenizer::from_bytes(file, "gpt2.tiktoken", "tiktoken:gpt2");
+  const auto& table = *gpt2.pipeline().tokens;
+  CHECK(table.size() == 261);
+  CHECK(table.id_limit() == 301);
+  CHECK(gpt2.encode("hello") == Ids{259});
+  for (int b = 0; b < 256; ++b) {
+    const std::string byte(1, static_cast<char>(b));
+    REQUIRE(table.token(static_cast<tokenlab::TokenId>(b)) != nullptr);
+    CHECK(*table.token(static_cast<tokenlab::TokenId>(b)) == byte);
+    CHECK(table.find(byte) == tokenlab::TokenId(b));
+  }
+  CHECK(*table.token(256) == "he");
+  CHECK(*table.token(259) == "hello");
+  CHECK(table.token(260) == nullptr);  // a gap
+  CHECK(*table.token(300) == "\xE2\x96\x81 long token of more than twenty-three bytes");
+  CHECK(table.find("llo") == tokenlab::TokenId(258));
+  CHECK_FALSE(table.find("hel"));
+  CHECK(gpt2.decode(Ids{256, 257, 300}) == "hell\u2581 long token of more than twenty-three bytes");
+  CHECK(gpt2.encode("hello he") == Ids{259, 32, 256});
+  CHECK(gpt2.token(32) == " ");
+}
+
 TEST_CASE("load() reads a rank file's encoding from its file name", "[pretrained][tiktoken]") {
   tokenlab::test::TempDir dir;
   tokenlab::test::write_bytes(dir / "gpt2.tiktoken", tiny_rank_file());

@@ -128,7 +128,32 @@ std::size_t TokenTable::insert_new(std::span<const Row> rows) {
   return rows.size();
 }
 
+std::shared_ptr<TokenTable> TokenTable::deferred(std::size_t size, std::size_t id_limit,
+                                                 std::function<void(TokenTable&)> fill) {
+  auto table = std::make_shared<TokenTable>();
+  table->deferred_ = std::make_unique<Deferred>();
+  table->deferred_->size = size;
+  table->deferred_->id_limit = id_limit;
+  table->deferred_->fill = std::move(fill);
+  table->pending_.store(true, std::memory_order_release);
+  return table;
+}
+
+void TokenTable::fill_now() const noexcept {
+  // noexcept: a fill that runs out of memory ends the program, where the
+  // eager table would have thrown std::bad_alloc at load. The rows are the
+  // table's own (never a const object: deferred() made it), written once,
+  // before any reader of them passes the acquire above.
+  std::call_once(deferred_->once, [this] {
+    auto& self = const_cast<TokenTable&>(*this);
+    auto fill = std::move(self.deferred_->fill);
+    fill(self);
+    self.pending_.store(false, std::memory_order_release);
+  });
+}
+
 std::optional<TokenId> TokenTable::find(std::string_view token) const noexcept {
+  fill_if_deferred();
   if (slots_.empty()) return std::nullopt;
   const std::uint64_t slot = slots_[slot_of(token, hash(token))];
   if (slot == 0) return std::nullopt;
@@ -137,6 +162,7 @@ std::optional<TokenId> TokenTable::find(std::string_view token) const noexcept {
 
 void TokenTable::find_all(std::span<const std::string_view> tokens,
                           std::span<TokenId> ids) const noexcept {
+  fill_if_deferred();
   if (slots_.empty()) {
     std::fill(ids.begin(), ids.end(), kNotFound);
     return;
@@ -169,6 +195,7 @@ void TokenTable::find_all(std::span<const std::string_view> tokens,
 }
 
 const std::string* TokenTable::token(TokenId id) const noexcept {
+  fill_if_deferred();
   if (id >= present_.size() || !present_[id]) return nullptr;
   return &tokens_[id];
 }

@@ -290,9 +290,9 @@ void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& 
     if (s.alive) out.push_back(s.id);
 }
 
-void ByteLevelEncoder::add_tokens(std::span<const ByteTable::Entry> tokens) {
-  tokens_.insert(tokens);
-  if (rule_ != Rule::ranks) return;
+std::size_t ByteLevelEncoder::add_tokens(std::span<const ByteTable::Entry> tokens) {
+  const std::size_t repeated = tokens_.insert(tokens);
+  if (rule_ != Rule::ranks) return repeated;
   if (byte_pairs_.empty()) byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
   for (const ByteTable::Entry& e : tokens)
     if (e.bytes.size() == 2) {
@@ -301,6 +301,7 @@ void ByteLevelEncoder::add_tokens(std::span<const ByteTable::Entry> tokens) {
       Merge& m = byte_pairs_[(std::size_t{a} << 8) | b];
       if (m.rank == UINT32_MAX) m = {e.id, e.id};
     }
+  return repeated;
 }
 
 void ByteLevelEncoder::finish() {

@@ -55,7 +55,13 @@ class ByteLevelEncoder {
   void set_byte(unsigned char byte, TokenId id) { byte_ids_[byte] = id; }
   /// Tokens' bytes (viewed only during the call), every token in one call or
   /// in several, in id order: a bytes already added keeps its first id.
-  void add_tokens(std::span<const byte_level_detail::ByteTable::Entry> tokens);
+  /// Returns how many tokens repeated bytes already added.
+  std::size_t add_tokens(std::span<const byte_level_detail::ByteTable::Entry> tokens);
+  /// Calls visit(bytes, id) for every token added, in no particular order.
+  template <class Visit>
+  void for_each_token(Visit&& visit) const {
+    tokens_.for_each(visit);
+  }
   /// The id of a token's bytes (after add_tokens), or ByteTable::kNone.
   [[nodiscard]] TokenId token_of(std::string_view bytes) const noexcept {
     return tokens_.find(bytes);

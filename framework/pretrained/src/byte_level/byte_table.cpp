@@ -17,7 +17,7 @@ ByteTable::ByteTable(std::size_t expected) {
   shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
 }
 
-void ByteTable::insert(std::span<const Entry> entries) {
+std::size_t ByteTable::insert(std::span<const Entry> entries) {
   // In entries' order, each key's home slot prefetched kDistance entries ahead,
   // so that the misses overlap. (Sorting the keys by home slot first, so that
   // the writes swept the table, cost more than it saved: the scatter into the
@@ -32,27 +32,30 @@ void ByteTable::insert(std::span<const Entry> entries) {
     __builtin_prefetch(&slots_[home]);
   };
   for (std::size_t i = 0; i < std::min(kDistance, entries.size()); ++i) prefetch(i);
+  std::size_t repeated = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
     const ShortKey key = keys[i % kDistance];
     if (i + kDistance < entries.size()) prefetch(i + kDistance);
-    if (e.bytes.size() > ShortKey::kMaxBytes)
-      long_.emplace(std::string(e.bytes), e.id);  // a repeated key keeps its first id
-    else
-      insert_one(key, e.id);
+    // A repeated key keeps its first id.
+    const bool added = e.bytes.size() > ShortKey::kMaxBytes
+                           ? long_.emplace(std::string(e.bytes), e.id).second
+                           : insert_one(key, e.id);
+    repeated += added ? 0 : 1;
   }
+  return repeated;
 }
 
-void ByteTable::insert_one(const ShortKey& key, TokenId id) {
+bool ByteTable::insert_one(const ShortKey& key, TokenId id) {
   const std::uint64_t h = key.hash();
   for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
     if (tags_[i] == 0) {
       tags_[i] = tag_of(h);
       slots_[i].key = key;
       slots_[i].id = id;
-      return;
+      return true;
     }
-    if (slots_[i].key == key) return;
+    if (slots_[i].key == key) return false;
   }
 }
 

@@ -12,6 +12,7 @@
 //   t.find(" the") == 279; t.find("zzz") == ByteTable::kNone
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -36,8 +37,23 @@ class ByteTable {
     std::string_view bytes;  // never empty
     TokenId id;
   };
-  /// Adds each bytes -> id; a repeated key keeps its first id.
-  void insert(std::span<const Entry> entries);
+  /// Adds each bytes -> id; a repeated key keeps its first id. Returns how
+  /// many entries repeated a key (a tiktoken file that does is refused).
+  std::size_t insert(std::span<const Entry> entries);
+  /// Calls visit(bytes, id) for every key, in no particular order; bytes
+  /// views the table, valid while it lives.
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    for (std::size_t i = 0; i <= mask_; ++i) {
+      if (tags_[i] == 0) continue;
+      static_assert(std::endian::native == std::endian::little);
+      // A short key holds its bytes in order from its first word's lowest
+      // byte (ShortKey::of loads little-endian words), so they are viewed in place.
+      const ShortKey& key = slots_[i].key;
+      visit(std::string_view(reinterpret_cast<const char*>(key.w), key.length()), slots_[i].id);
+    }
+    for (const auto& [bytes, id] : long_) visit(std::string_view(bytes), id);
+  }
 
   [[nodiscard]] TokenId find(std::string_view bytes) const noexcept {
     if (bytes.size() > ShortKey::kMaxBytes) return find_long(bytes);
@@ -73,7 +89,8 @@ class ByteTable {
     return static_cast<std::uint8_t>(0x80u | (hash & 0x7Fu));
   }
   [[nodiscard]] TokenId find_long(std::string_view bytes) const noexcept;
-  void insert_one(const ShortKey& key, TokenId id);
+  // False when the key was there already.
+  bool insert_one(const ShortKey& key, TokenId id);
 
   HugePageArray<Slot> slots_;  // zero-filled: free (the tag says so)
   HugePageArray<std::uint8_t> tags_;

@@ -141,17 +141,93 @@ void insert_rank(TokenTable& table, std::string token, std::uint64_t rank, const
   table.insert(static_cast<TokenId>(rank), std::move(token), where);
 }
 
-// A file's tokens decoded end to end into one string and inserted together
-// (TokenTable::insert_new overlaps their cache misses, a fifth of loading
-// o200k when each waited on its own). A row that clashes is inserted again
-// alone by insert_rank, which throws its error naming where it came from;
-// flush() before throwing any other error, so that errors keep file order.
-template <class Place>
+// Where a file's rows go. The reader tries the fused sink first when the
+// pattern has a hand-written matcher; the table sink is the general one, and
+// the one that spells the error of a file the fused sink gave up on.
+//
+// A sink has insert_new(rows) (TokenTable::insert_new's contract: the index of
+// the first row not inserted) and insert_rank(token, rank, where) for a row
+// insert_new stopped at, or one the parser could not batch (both throw for a
+// row that is an error).
+
+// The eager TokenTable, as before the fused sink: its clashes are the errors.
+class TableSink {
+ public:
+  explicit TableSink(std::size_t expected) : table_(std::make_shared<TokenTable>()) {
+    // At most a token a line or field: one allocation of each table, no rehash.
+    table_->reserve(expected);
+  }
+  std::size_t insert_new(std::span<const TokenTable::Row> rows) { return table_->insert_new(rows); }
+  template <class Where>
+  void insert_rank(std::string token, std::uint64_t rank, const Where& where) {
+    tokenlab::insert_rank(*table_, std::move(token), rank, where);
+  }
+  std::shared_ptr<TokenTable> take() { return std::move(table_); }
+
+ private:
+  std::shared_ptr<TokenTable> table_;
+};
+
+// Thrown by FusedSink at anything the table sink would refuse; the reader then
+// reads the file again through a TableSink, which throws the error itself.
+struct FusedSinkGaveUp {};
+
+// The tokens straight into the fused encoder's byte table, with no
+// TokenTable: the ranks seen kept as bits, a token given twice caught by the
+// byte table (tiktoken's tokens are bytes, which is what TokenTable compares).
+// The table is built later from the byte table, if anything asks for it.
+class FusedSink {
+ public:
+  FusedSink(std::string_view pattern, std::size_t expected)
+      : encoder_(std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::ranks, true,
+                                                    expected)),
+        seen_(expected, false) {
+    entries_.reserve(kRowsAtOnce);
+  }
+  std::size_t insert_new(std::span<const TokenTable::Row> rows) {
+    entries_.clear();
+    for (const TokenTable::Row& row : rows) {
+      if (row.id > TokenTable::kMaxId) throw FusedSinkGaveUp{};
+      if (row.id >= seen_.size())
+        seen_.resize(std::max<std::size_t>(std::size_t{row.id} + 1, seen_.size() * 2), false);
+      if (seen_[row.id]) throw FusedSinkGaveUp{};
+      seen_[row.id] = true;
+      id_limit_ = std::max<std::size_t>(id_limit_, std::size_t{row.id} + 1);
+      entries_.push_back({row.token, row.id});
+    }
+    if (encoder_->add_tokens(entries_) != 0) throw FusedSinkGaveUp{};
+    count_ += rows.size();
+    return rows.size();
+  }
+  template <class Where>
+  void insert_rank(std::string, std::uint64_t, const Where&) {
+    throw FusedSinkGaveUp{};  // only a row that is an error comes here
+  }
+  [[nodiscard]] bool has_rank(TokenId id) const { return id < seen_.size() && seen_[id]; }
+  [[nodiscard]] std::size_t count() const { return count_; }
+  [[nodiscard]] std::size_t id_limit() const { return id_limit_; }
+  [[nodiscard]] const std::shared_ptr<ByteLevelEncoder>& encoder() const { return encoder_; }
+
+ private:
+  static constexpr std::size_t kRowsAtOnce = 4096;
+  std::shared_ptr<ByteLevelEncoder> encoder_;
+  std::vector<bool> seen_;
+  std::vector<byte_level_detail::ByteTable::Entry> entries_;
+  std::size_t count_ = 0;
+  std::size_t id_limit_ = 0;
+};
+
+// A file's tokens decoded end to end into one string and handed to the sink
+// together (TokenTable::insert_new overlaps their cache misses, a fifth of
+// loading o200k when each waited on its own; the byte table's insert does the
+// same). A row that clashes goes to the sink's insert_rank, which throws its
+// error naming where it came from; flush() before throwing any other error,
+// so that errors keep file order.
+template <class Sink, class Place>
 class RankRows {
  public:
   /// place(n) names the place n (a line, a byte offset) in an error.
-  RankRows(TokenTable& table, std::size_t encoded_bytes, const Place& place)
-      : table_(table), place_(place) {
+  RankRows(Sink& sink, std::size_t encoded_bytes, const Place& place) : sink_(sink), place_(place) {
     bytes_.reserve(encoded_bytes);  // base64 is longer than its bytes: no reallocation
   }
   /// False when field is not base64 or rank is too large (nothing added).
@@ -170,10 +246,10 @@ class RankRows {
   /// Inserts the rows gathered.
   void flush() {
     for (std::size_t done = 0; done < rows_.size(); ++done) {  // ++: a repeated row, skipped
-      done += table_.insert_new(std::span(rows_).subspan(done));
+      done += sink_.insert_new(std::span(rows_).subspan(done));
       if (done == rows_.size()) break;
       const TokenTable::Row& row = rows_[done];
-      insert_rank(table_, std::string(row.token), row.id, [&] { return place_(places_[done]); });
+      sink_.insert_rank(std::string(row.token), row.id, [&] { return place_(places_[done]); });
     }
     rows_.clear();
     places_.clear();
@@ -181,39 +257,115 @@ class RankRows {
 
  private:
   static constexpr std::size_t kRows = 4096;
-  TokenTable& table_;
+  Sink& sink_;
   const Place& place_;
   std::string bytes_;
   std::vector<TokenTable::Row> rows_;
   std::vector<std::size_t> places_;
 };
 
-PretrainedPipeline build(std::shared_ptr<TokenTable> table, std::string_view pattern,
-                         const std::vector<std::pair<std::string, TokenId>>& specials,
-                         const std::string& source) {
-  for (int b = 0; b < 256; ++b)
-    if (!table->find(std::string(1, static_cast<char>(b))))
-      throw Error(source + ": the byte " + std::to_string(b) +
-                  " has no rank, so some text could not be encoded");
-  PretrainedPipeline p;
-  p.format = "tiktoken";
-  p.tokens = table;
-  for (const auto& [content, id] : specials) {
-    if (table->token(id))
-      throw Error(source + ": the special token " + content + " has id " + std::to_string(id) +
-                  ", which is the rank of another token");
+// What build needs besides the tokens: the checks of the bytes and the
+// special tokens, in this order for either sink.
+struct EncodingParts {
+  std::string_view pattern;
+  const std::vector<std::pair<std::string, TokenId>>& specials;
+  const std::string& source;
+};
+
+void refuse_missing_byte(unsigned byte, const std::string& source) {
+  throw Error(source + ": the byte " + std::to_string(byte) +
+              " has no rank, so some text could not be encoded");
+}
+
+template <class HasRank>
+void add_specials(PretrainedPipeline& p, const EncodingParts& parts, const HasRank& has_rank) {
+  for (const auto& [content, id] : parts.specials) {
+    if (has_rank(id))
+      throw Error(parts.source + ": the special token " + content + " has id " +
+                  std::to_string(id) + ", which is the rank of another token");
     AddedToken token;
     token.content = content;
     token.id = id;
     token.special = true;
     p.added.add(std::move(token));
   }
+}
+
+void add_steps(PretrainedPipeline& p, std::string_view pattern) {
+  p.format = "tiktoken";
   p.pre_tokenizers.push_back(
       make_split_pre_tokenizer(std::string(pattern), true, SplitBehavior::removed, true));
-  p.model = make_tiktoken_model(table);
-  p.byte_level = make_tiktoken_byte_level(pattern, *table);
+  p.model = make_tiktoken_model(p.tokens);
   p.decoders.push_back(std::make_unique<BytesDecoder>());
+}
+
+PretrainedPipeline build(std::shared_ptr<TokenTable> table, const EncodingParts& parts) {
+  for (unsigned b = 0; b < 256; ++b)
+    if (!table->find(std::string(1, static_cast<char>(b)))) refuse_missing_byte(b, parts.source);
+  PretrainedPipeline p;
+  add_specials(p, parts, [&](TokenId id) { return table->token(id) != nullptr; });
+  p.tokens = table;
+  add_steps(p, parts.pattern);
+  p.byte_level = make_tiktoken_byte_level(parts.pattern, *table);
   return p;
+}
+
+PretrainedPipeline build(FusedSink& sink, const EncodingParts& parts) {
+  ByteLevelEncoder& encoder = *sink.encoder();
+  for (unsigned b = 0; b < 256; ++b) {
+    const char byte = static_cast<char>(b);
+    const TokenId id = encoder.token_of(std::string_view(&byte, 1));
+    if (id == byte_level_detail::ByteTable::kNone) refuse_missing_byte(b, parts.source);
+    encoder.set_byte(static_cast<unsigned char>(b), id);
+  }
+  encoder.finish();
+  PretrainedPipeline p;
+  add_specials(p, parts, [&](TokenId id) { return sink.has_rank(id); });
+  // The id -> token table, for decoding and --pieces, built from the byte
+  // table the first time it is asked for: encoding ids never reads it, and
+  // building it was a quarter of loading o200k (and 10 MB of memory).
+  const std::size_t id_limit = sink.id_limit();
+  p.tokens =
+      TokenTable::deferred(sink.count(), id_limit,
+                           [encoder = std::shared_ptr<const ByteLevelEncoder>(sink.encoder()),
+                            id_limit](TokenTable& table) {
+                             table.reserve(id_limit);
+                             std::vector<TokenTable::Row> rows;
+                             rows.reserve(4096);
+                             const auto insert = [&] {
+                               // No row clashes (the sink refused any file where one would); one
+                               // that did would be skipped, never a second id.
+                               for (std::size_t done = 0; done < rows.size(); ++done)
+                                 done += table.insert_new(std::span(rows).subspan(done));
+                               rows.clear();
+                             };
+                             encoder->for_each_token([&](std::string_view bytes, TokenId id) {
+                               rows.push_back({id, bytes});
+                               if (rows.size() == 4096) insert();
+                             });
+                             insert();
+                           });
+  add_steps(p, parts.pattern);
+  p.byte_level = sink.encoder();
+  return p;
+}
+
+// Reads the rows parse gives it into the fused encoder when the pattern has
+// one, else (or when the file has an error) into a TokenTable.
+template <class Parse>
+PretrainedPipeline read_rows(std::size_t expected, const EncodingParts& parts, const Parse& parse) {
+  if (is_preset_pattern(parts.pattern)) {
+    try {
+      FusedSink sink(parts.pattern, expected);
+      parse(sink);
+      return build(sink, parts);
+    } catch (const FusedSinkGaveUp&) {
+      // Read again below, where the error is spelled.
+    }
+  }
+  TableSink sink(expected);
+  parse(sink);
+  return build(sink.take(), parts);
 }
 
 PretrainedPipeline read_rank_file(std::string_view content, const std::string& source,
@@ -225,38 +377,40 @@ PretrainedPipeline read_rank_file(std::string_view content, const std::string& s
                 "say which encoding it is with --format tiktoken:NAME (gpt2, r50k_base, "
                 "p50k_base, p50k_edit, cl100k_base, o200k_base)" +
                 (encoding.empty() ? std::string() : "; '" + std::string(encoding) + "' is none"));
-  auto table = std::make_shared<TokenTable>();
-  table->reserve(static_cast<std::size_t>(std::count(content.begin(), content.end(), '\n')) + 1);
+  const std::size_t lines =
+      static_cast<std::size_t>(std::count(content.begin(), content.end(), '\n')) + 1;
   const auto line_place = [&](std::size_t n) { return source + ": line " + std::to_string(n); };
-  RankRows rows(*table, content.size(), line_place);
-  for (const auto& [line_number, raw_line] : numbered_lines(content)) {
-    const std::string_view line = strip_cr(raw_line);
-    if (line.empty()) continue;
-    const auto where = [&, n = line_number] {
-      rows.flush();  // the lines before this one first
-      return line_place(n);
-    };
-    const auto space = line.find(' ');
-    if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
-      throw Error(where() + ": expected \"base64 rank\"");
-    std::uint64_t rank = 0;
-    const std::string_view digits = line.substr(space + 1);
-    const std::string_view base64 = line.substr(0, space);
-    bool number = !digits.empty() && digits.size() <= 9;
-    for (const char c : digits) {
-      number = number && c >= '0' && c <= '9';
-      rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
+  const EncodingParts parts{named->pattern, named->specials, source};
+  return read_rows(lines, parts, [&](auto& sink) {
+    RankRows rows(sink, content.size(), line_place);
+    for (const auto& [line_number, raw_line] : numbered_lines(content)) {
+      const std::string_view line = strip_cr(raw_line);
+      if (line.empty()) continue;
+      const auto where = [&, n = line_number] {
+        rows.flush();  // the lines before this one first
+        return line_place(n);
+      };
+      const auto space = line.find(' ');
+      if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
+        throw Error(where() + ": expected \"base64 rank\"");
+      std::uint64_t rank = 0;
+      const std::string_view digits = line.substr(space + 1);
+      const std::string_view base64 = line.substr(0, space);
+      bool number = !digits.empty() && digits.size() <= 9;
+      for (const char c : digits) {
+        number = number && c >= '0' && c <= '9';
+        rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
+      }
+      if (number && rows.add(base64, rank, line_number)) continue;
+      if (!decode_base64(base64))
+        throw Error(where() + ": \"" + std::string(base64) + "\" is not base64");
+      if (digits.empty() || digits.size() > 9) throw Error(where() + ": bad rank");
+      if (!number)
+        throw Error(where() + ": the rank \"" + std::string(digits) + "\" is not a number");
+      sink.insert_rank(*decode_base64(base64), rank, where);  // too large: throws
     }
-    if (number && rows.add(base64, rank, line_number)) continue;
-    if (!decode_base64(base64))
-      throw Error(where() + ": \"" + std::string(base64) + "\" is not base64");
-    if (digits.empty() || digits.size() > 9) throw Error(where() + ": bad rank");
-    if (!number)
-      throw Error(where() + ": the rank \"" + std::string(digits) + "\" is not a number");
-    insert_rank(*table, *decode_base64(base64), rank, where);  // too large: throws
-  }
-  rows.flush();
-  return build(std::move(table), named->pattern, named->specials, source);
+    rows.flush();
+  });
 }
 
 // bpe_ranks' fields end at a space or a newline; both are found eight bytes
@@ -319,49 +473,48 @@ PretrainedPipeline read_encoder_json(std::string content, const std::string& sou
   }
   const json::Value ranks_value = root.member("bpe_ranks");
   const std::string_view ranks = ranks_value.string();
-  auto table = std::make_shared<TokenTable>();
-  // At most a token a field: one allocation of each table, no rehash.
-  table->reserve(count_separators(ranks) + 1);
   const auto byte_place = [&](std::size_t at) {
     return source + ": bpe_ranks, byte " + std::to_string(at);
   };
-  RankRows rows(*table, ranks.size(), byte_place);
-  // "! R" sets the rank of the next token; each token after it takes the next rank.
-  std::uint64_t rank = 0;
-  bool expect_rank = false;
-  for (std::size_t begin = 0; begin < ranks.size();) {
-    const std::size_t end = next_separator(ranks, begin);
-    const std::string_view field = ranks.substr(begin, end - begin);
-    const auto where = [&, at = begin] {
-      rows.flush();  // the fields before this one first
-      return byte_place(at);
-    };
-    const std::size_t at = begin;
-    begin = end + 1;
-    if (field.empty()) continue;
-    if (expect_rank) {
-      rank = 0;
-      for (const char c : field) {
-        if (c < '0' || c > '9' || rank > TokenTable::kMaxId)
-          throw Error(where() + ": \"" + std::string(field) + "\" is not a rank");
-        rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
+  const EncodingParts parts{pattern, specials, source};
+  return read_rows(count_separators(ranks) + 1, parts, [&](auto& sink) {
+    RankRows rows(sink, ranks.size(), byte_place);
+    // "! R" sets the rank of the next token; each token after it takes the next rank.
+    std::uint64_t rank = 0;
+    bool expect_rank = false;
+    for (std::size_t begin = 0; begin < ranks.size();) {
+      const std::size_t end = next_separator(ranks, begin);
+      const std::string_view field = ranks.substr(begin, end - begin);
+      const auto where = [&, at = begin] {
+        rows.flush();  // the fields before this one first
+        return byte_place(at);
+      };
+      const std::size_t at = begin;
+      begin = end + 1;
+      if (field.empty()) continue;
+      if (expect_rank) {
+        rank = 0;
+        for (const char c : field) {
+          if (c < '0' || c > '9' || rank > TokenTable::kMaxId)
+            throw Error(where() + ": \"" + std::string(field) + "\" is not a rank");
+          rank = rank * 10 + static_cast<std::uint64_t>(c - '0');
+        }
+        expect_rank = false;
+        continue;
       }
-      expect_rank = false;
-      continue;
+      if (field == "!") {
+        expect_rank = true;
+        continue;
+      }
+      if (!rows.add(field, rank, at)) {
+        if (!decode_base64(field))
+          throw Error(where() + ": \"" + std::string(field) + "\" is not base64");
+        sink.insert_rank(*decode_base64(field), rank, where);  // too large: throws
+      }
+      ++rank;
     }
-    if (field == "!") {
-      expect_rank = true;
-      continue;
-    }
-    if (!rows.add(field, rank, at)) {
-      if (!decode_base64(field))
-        throw Error(where() + ": \"" + std::string(field) + "\" is not base64");
-      insert_rank(*table, *decode_base64(field), rank, where);  // too large: throws
-    }
-    ++rank;
-  }
-  rows.flush();
-  return build(std::move(table), pattern, specials, source);
+    rows.flush();
+  });
 }
 
 }  // namespace

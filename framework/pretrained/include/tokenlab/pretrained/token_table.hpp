@@ -11,10 +11,19 @@
 //   t.find("hello") == 5; *t.token(5) == "hello"; t.id_limit() == 6
 //
 // Not thread-safe for writers; any number of concurrent readers is fine.
+//
+// A table may be deferred: its size is known, its rows are inserted by a
+// function on the first find, find_all or token (once, whichever thread asks
+// first). A tiktoken file's 200,000 strings are read back only by decoding and
+// --pieces, so encoding ids never builds them (docs/performance.md, tenth round).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +42,17 @@ class TOKENLAB_PRETRAINED_API TokenTable {
  public:
   /// Ids above this are refused: a corrupt file must not make us allocate without bound.
   static constexpr TokenId kMaxId = (1u << 24) - 1;
+
+  TokenTable() = default;
+  TokenTable(const TokenTable&) = delete;
+  TokenTable& operator=(const TokenTable&) = delete;
+
+  /// A table of size tokens with ids below id_limit, which fill inserts (with
+  /// reserve, insert_new or insert) the first time a row is looked up. fill
+  /// must give exactly that many tokens and ids (a contract: it is not
+  /// checked), must not throw, and must not look this table up.
+  static std::shared_ptr<TokenTable> deferred(std::size_t size, std::size_t id_limit,
+                                              std::function<void(TokenTable&)> fill);
 
   /// Adds token with id. Throws Error naming where (a file and JSON path) when the
   /// id is already taken by another token, the token already has another id, or
@@ -68,9 +88,11 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   /// The token of id, or nullptr when id is a gap or out of range.
   [[nodiscard]] const std::string* token(TokenId id) const noexcept;
   /// One past the largest id: the number of rows an embedding matrix needs.
-  [[nodiscard]] std::size_t id_limit() const noexcept { return tokens_.size(); }
+  [[nodiscard]] std::size_t id_limit() const noexcept {
+    return deferred_ ? deferred_->id_limit : tokens_.size();
+  }
   /// The number of tokens (id_limit() minus the gaps).
-  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] std::size_t size() const noexcept { return deferred_ ? deferred_->size : count_; }
   /// Room for n tokens with ids below n, so that inserting them allocates nothing.
   void reserve(std::size_t n);
 
@@ -93,6 +115,20 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   static std::uint64_t hash(std::string_view token) noexcept;
   void rehash(std::size_t capacity);
   [[nodiscard]] std::size_t slot_of(std::string_view token, std::uint64_t h) const noexcept;
+  // Runs a deferred table's fill unless it has run.
+  void fill_if_deferred() const noexcept {
+    if (pending_.load(std::memory_order_acquire)) fill_now();
+  }
+  void fill_now() const noexcept;
+
+  struct Deferred {
+    std::size_t size = 0;
+    std::size_t id_limit = 0;
+    std::function<void(TokenTable&)> fill;
+    std::once_flag once;
+  };
+  std::unique_ptr<Deferred> deferred_;  // set for the table's life once deferred
+  std::atomic<bool> pending_{false};    // fill has not run
 
   // Huge pages: 200,000 tokens fill 6 MB and 4 MB, a page fault each 4 KiB.
   std::vector<std::string, HugePageAllocator<std::string>> tokens_;
