@@ -144,6 +144,21 @@ TEST_CASE("a list that outgrows its room is finished on the parser's thread",
                             merges + "}}");
 }
 
+TEST_CASE("a vocabulary taken up while it is parsed is the one read whole",
+          "[pretrained][tokenizer.json][threads]") {
+  // The second thread inserts model.vocab in chunks of 4,096 rows as the
+  // parser appends them. letters_bpe's 18,279 tokens are five chunks.
+  check_same_on_two_threads(letters_bpe());
+  // Rows of ten bytes overflow the room reserved for the vocabulary (a
+  // sixteenth of the file's bytes in rows): the list moves mid-vocabulary,
+  // after the second thread has taken chunks of it, and it lets go first.
+  std::string vocab = R"({"a":0,"b":1,"ab":2)";
+  for (int i = 3; i < 30000; ++i) vocab += ",\"" + std::to_string(i) + "\":" + std::to_string(i);
+  const std::string json = R"({"model":{"type":"BPE","vocab":)" + vocab + R"(},"merges":["a b"]}})";
+  check_same_on_two_threads(json);
+  CHECK(tokenizer_json(json, 2).encode("ab 29999") == tokenizer_json(json, 1).encode("ab 29999"));
+}
+
 TEST_CASE("an error deep in a streamed list is the same on two threads",
           "[pretrained][tokenizer.json][threads][errors]") {
   // 18,252 good merges first: the second thread has taken up most of them
@@ -167,6 +182,17 @@ TEST_CASE("an error deep in a streamed list is the same on two threads",
   std::string clash = letters_bpe();
   clash.replace(clash.find("\"zzz\":"), 6, "\"zzy\":");
   CHECK_THAT(error_on_both(clash), Contains("model.vocab.\"zzy\": token \"zzy\" has two ids"));
+  // An id given twice early in the vocabulary, while its first chunks stream.
+  std::string twice = letters_bpe();
+  twice.replace(twice.find("\"ab\":28,"), 7, "\"ab\":27");  // "aa"'s id
+  CHECK_THAT(error_on_both(twice),
+             Contains(R"(model.vocab."ab": id 27 is given to two tokens, "aa" and "ab")"));
+  // A vocabulary handed back to the document after chunks of it were taken
+  // up: an id the fast path does not take.
+  std::string handed_back = letters_bpe();
+  handed_back.replace(handed_back.find("\"zzz\":18278"), 11, "\"zzz\":-1");
+  CHECK_THAT(error_on_both(handed_back),
+             Contains(R"(model.vocab."zzz": expected a non-negative integer, found a number)"));
   // A dropout the reader refuses, after every merge was resolved.
   CHECK_THAT(error_on_both(letters_bpe("", R"(,"dropout":0.5)")), Contains("BPE-dropout"));
 }

@@ -1,6 +1,7 @@
 #include "tokenlab/pretrained/token_table.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "tokenlab/error.hpp"
@@ -19,7 +20,7 @@ std::uint64_t TokenTable::hash(std::string_view token) noexcept {
 std::size_t TokenTable::slot_of(std::string_view token, std::uint64_t h) const noexcept {
   const std::size_t mask = slots_.size() - 1;
   const std::uint64_t tag = h >> 32;
-  for (std::size_t s = h & mask;; s = (s + 1) & mask) {
+  for (std::size_t s = home(h);; s = (s + 1) & mask) {
     const std::uint64_t slot = slots_[s];
     if (slot == 0) return s;
     if ((slot >> 32) != tag) continue;
@@ -34,10 +35,16 @@ std::size_t TokenTable::slot_of(std::string_view token, std::uint64_t h) const n
 void TokenTable::rehash(std::size_t capacity) {
   auto old = std::move(slots_);
   slots_.assign(capacity, 0);
+  shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
   const std::size_t mask = capacity - 1;
+  // A slot's home is the top bits of its token's hash, which its tag keeps
+  // (capacity is at most 2^32): moved without reading the token again. (Homed
+  // by the low bits, every doubling hashed each token's string again, a cache
+  // miss a token: growing a 262,144-token table from 64 Ki slots took longer
+  // than inserting its tokens.)
   for (const std::uint64_t slot : old) {
     if (slot == 0) continue;
-    std::size_t s = hash(tokens_[(slot & 0xFFFFFFFFu) - 1]) & mask;
+    std::size_t s = home(slot & ~std::uint64_t{0xFFFFFFFFu});
     while (slots_[s] != 0) s = (s + 1) & mask;
     slots_[s] = slot;
   }
@@ -55,6 +62,15 @@ void TokenTable::reserve(std::size_t n) {
   std::size_t capacity = 1024;
   while (capacity < n * 2) capacity *= 2;
   if (capacity > slots_.size()) rehash(capacity);
+}
+
+void TokenTable::reserve_rows(std::size_t n) {
+  // The strings' vector in huge pages that are faulted in only where rows are
+  // written; the hash starts at 64 Ki slots and doubles (each doubling a
+  // rehash of the tokens so far: about one more insertion of each, overall).
+  tokens_.reserve(n);
+  present_.reserve(n);
+  if (slots_.size() < (std::size_t{1} << 16)) rehash(std::size_t{1} << 16);
 }
 
 void TokenTable::extend_to(TokenId id) {
@@ -108,7 +124,7 @@ std::size_t TokenTable::insert_new(std::span<const Row> rows) {
   std::uint64_t hashes[kDistance];
   const auto prefetch = [&](std::size_t i) {
     hashes[i % kDistance] = hash(rows[i].token);
-    if (!slots_.empty()) __builtin_prefetch(&slots_[hashes[i % kDistance] & (slots_.size() - 1)]);
+    if (!slots_.empty()) __builtin_prefetch(&slots_[home(hashes[i % kDistance])]);
   };
   for (std::size_t i = 0; i < std::min(kDistance, rows.size()); ++i) prefetch(i);
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -173,16 +189,15 @@ void TokenTable::find_all(std::span<const std::string_view> tokens,
   constexpr std::size_t kDistance = 8;
   constexpr std::size_t kBatch = 64;
   std::uint64_t hashes[kBatch];
-  const std::size_t mask = slots_.size() - 1;
   for (std::size_t batch = 0; batch < tokens.size(); batch += kBatch) {
     const std::size_t n = std::min(kBatch, tokens.size() - batch);
     for (std::size_t i = 0; i < n + 2 * kDistance; ++i) {
       if (i < n) {
         hashes[i] = hash(tokens[batch + i]);
-        __builtin_prefetch(&slots_[hashes[i] & mask]);
+        __builtin_prefetch(&slots_[home(hashes[i])]);
       }
       if (i >= kDistance && i - kDistance < n) {
-        const std::uint64_t slot = slots_[hashes[i - kDistance] & mask];
+        const std::uint64_t slot = slots_[home(hashes[i - kDistance])];
         if (slot != 0) __builtin_prefetch(&tokens_[(slot & 0xFFFFFFFFu) - 1]);
       }
       if (i >= 2 * kDistance) {

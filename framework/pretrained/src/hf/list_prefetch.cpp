@@ -28,13 +28,38 @@ void ListPrefetch::stop() noexcept {
   if (thread_.joinable()) thread_.join();
 }
 
-void ListPrefetch::vocab_closed(std::span<const TokenTable::Row> rows) {
+void ListPrefetch::start() {
   if (thread_.joinable()) return;
   try {
-    thread_ = std::thread([this, rows] { run(rows); });
+    thread_ = std::thread([this] { run(); });
   } catch (const std::system_error&) {
     // No thread to be had: the reader does it all itself, as on one thread.
   }
+}
+
+void ListPrefetch::vocab_published(const TokenTable::Row* base, std::size_t count,
+                                   std::size_t capacity) {
+  {
+    std::lock_guard lock(mutex_);
+    if (abandoned_) return;
+    vocab_base_ = base;
+    vocab_published_ = count;
+    vocab_capacity_ = capacity;
+  }
+  changed_.notify_all();
+  start();
+}
+
+void ListPrefetch::vocab_closed(std::span<const TokenTable::Row> rows) {
+  {
+    std::lock_guard lock(mutex_);
+    if (abandoned_) return;
+    vocab_base_ = rows.data();
+    vocab_published_ = rows.size();
+    vocab_closed_ = true;
+  }
+  changed_.notify_all();
+  start();
 }
 
 void ListPrefetch::merges_published(const StreamedLists::Merge* base, std::size_t count) {
@@ -56,7 +81,7 @@ void ListPrefetch::publish(const StreamedLists::Merge* base, std::size_t count, 
   changed_.notify_all();
 }
 
-void ListPrefetch::merges_abandoned() {
+void ListPrefetch::abandoned() {
   std::unique_lock lock(mutex_);
   abandoned_ = true;
   changed_.notify_all();
@@ -68,7 +93,7 @@ ListPrefetch::Result ListPrefetch::finish() {
   {
     std::unique_lock lock(mutex_);
     // Nothing more will be published: a list still open now never closed.
-    if (!closed_) abandoned_ = true;
+    if (!closed_ || !vocab_closed_) abandoned_ = true;
     changed_.notify_all();
     // The merges the thread has not resolved when the parse ends are shared
     // with this thread, which would otherwise wait for them.
@@ -116,7 +141,45 @@ void ListPrefetch::resolve_shared() noexcept {
   }
 }
 
-void ListPrefetch::run(std::span<const TokenTable::Row> rows) noexcept {
+bool ListPrefetch::take_vocabulary(TokenTable& table) {
+  // As read_vocab_object with streamed rows, chunk by chunk as the parser
+  // publishes them; a row it would refuse stops it.
+  std::size_t done = 0;
+  for (;;) {
+    const TokenTable::Row* base = nullptr;
+    std::size_t available = 0;
+    bool closed = false;
+    std::size_t capacity = 0;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return abandoned_ || vocab_closed_ || vocab_published_ > done; });
+      if (abandoned_) return false;
+      base = vocab_base_;
+      available = vocab_published_;
+      closed = vocab_closed_;
+      capacity = vocab_capacity_;
+      reading_ = true;
+    }
+    // The rows [done, available) do not change while reading_ is set.
+    if (done == 0) {
+      if (closed)
+        table.reserve(available);  // the whole vocabulary at once: as the serial reader
+      else
+        table.reserve_rows(capacity);  // the list's room bounds the rows; the hash grows
+    }
+    if (table.insert_new(std::span(base + done, available - done)) != available - done)
+      return false;
+    done = available;
+    {
+      std::lock_guard lock(mutex_);
+      reading_ = false;
+    }
+    changed_.notify_all();
+    if (closed) return true;
+  }
+}
+
+void ListPrefetch::run() noexcept {
   // Whatever way it ends, finish() must not wait for it any longer.
   struct Stopped {
     ListPrefetch& prefetch;
@@ -130,10 +193,8 @@ void ListPrefetch::run(std::span<const TokenTable::Row> rows) noexcept {
     }
   } stopped{*this};
   try {
-    // As read_vocab_object with streamed rows; a row it would refuse stops it.
     auto table = std::make_shared<TokenTable>();
-    table->reserve(rows.size());
-    if (table->insert_new(rows) != rows.size()) return;
+    if (!take_vocabulary(*table)) return;
     vocabulary_ = std::move(table);
     std::vector<std::pair<std::string_view, std::string_view>> split;
     std::size_t done = 0;

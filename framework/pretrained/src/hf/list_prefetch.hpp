@@ -6,8 +6,10 @@
 // and then its 262,144 tokens are inserted and its 514,906 merges looked up
 // (about a third). The streamed lists (streamed_lists.hpp) are rows of views
 // into the in-situ buffer that never move once written, so a second thread can
-// take the vocabulary as soon as its object closes and the merges in chunks as
-// the parser appends them.
+// take the vocabulary and the merges in chunks as the parser appends them (the
+// vocabulary was taken whole when its object closed, until the tenth round:
+// the thread then started 27 ms into Gemma 3's parse and finished 15 ms after
+// it, docs/performance.md).
 //
 // The work is speculative and never decides anything: it does exactly what the
 // serial reader does (TokenTable::reserve then insert_new over the rows;
@@ -18,7 +20,7 @@
 // thread count.
 //
 //   ListPrefetch prefetch;                  // parser thread
-//   handler.prefetch_into(prefetch);        // vocab_closed, merges_* as it parses
+//   handler.prefetch_into(prefetch);        // vocab_*, merges_* as it parses
 //   ListPrefetch::Result r = prefetch.finish();  // after the parse: joined
 //   if (r.vocabulary) the table is what read_vocab_object would build
 #pragma once
@@ -61,23 +63,31 @@ class ListPrefetch {
   ~ListPrefetch();
 
   // ---- called by the parser's thread (ListDivertingHandler) ----
-  /// The vocabulary object has closed: rows is final. Starts the thread; rows
-  /// must stay unchanged until finish().
+  /// rows[0, count) of the vocabulary are written and will not change; base
+  /// must not move while the vocabulary is streamed (see abandoned), and it
+  /// has room for capacity rows. Starts the thread.
+  void vocab_published(const TokenTable::Row* base, std::size_t count, std::size_t capacity);
+  /// The vocabulary object has closed: rows is final. Starts the thread if
+  /// vocab_published has not; rows must stay unchanged until finish().
   void vocab_closed(std::span<const TokenTable::Row> rows);
   /// merges[0, count) are written and will not change; base is merges.data(),
   /// which must not move while the list is streamed (see merges_abandoned).
   void merges_published(const StreamedLists::Merge* base, std::size_t count);
   /// The merges list has closed with count entries.
   void merges_closed(const StreamedLists::Merge* base, std::size_t count);
-  /// The list is about to be reallocated or replayed into the document: waits
-  /// until the thread reads no entry of it, and resolves no more.
-  void merges_abandoned();
+  /// A list is about to be reallocated or replayed into the document: waits
+  /// until the thread reads no entry of either, and does no more.
+  void abandoned();
 
   /// Joins the thread and hands over what it built.
   Result finish();
 
  private:
-  void run(std::span<const TokenTable::Row> rows) noexcept;
+  void start();
+  void run() noexcept;
+  // Inserts the vocabulary's rows as they are published; false when it was
+  // abandoned or a row would be an error.
+  bool take_vocabulary(TokenTable& table);
   void stop() noexcept;
   // merges[0, count) written at base; closed: the list has ended.
   void publish(const StreamedLists::Merge* base, std::size_t count, bool closed);
@@ -90,12 +100,16 @@ class ListPrefetch {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  const StreamedLists::Merge* base_ = nullptr;  // guarded by mutex_
-  std::size_t published_ = 0;                   // guarded by mutex_
-  bool closed_ = false;                         // guarded by mutex_
-  bool abandoned_ = false;                      // guarded by mutex_
-  bool reading_ = false;                        // the thread holds views into the list (mutex_)
-  bool stopped_ = false;                        // the thread has returned (mutex_)
+  const TokenTable::Row* vocab_base_ = nullptr;  // guarded by mutex_
+  std::size_t vocab_published_ = 0;              // guarded by mutex_
+  std::size_t vocab_capacity_ = 0;               // guarded by mutex_
+  bool vocab_closed_ = false;                    // guarded by mutex_
+  const StreamedLists::Merge* base_ = nullptr;   // guarded by mutex_
+  std::size_t published_ = 0;                    // guarded by mutex_
+  bool closed_ = false;                          // guarded by mutex_
+  bool abandoned_ = false;                       // guarded by mutex_
+  bool reading_ = false;                         // the thread holds views into the list (mutex_)
+  bool stopped_ = false;                         // the thread has returned (mutex_)
   bool sharing_ = false;  // the last range is being shared (mutex_; then fixed)
   // The last range, set with sharing_ and not changed after.
   const StreamedLists::Merge* tail_base_ = nullptr;

@@ -171,7 +171,7 @@ void ListDivertingHandler::take_vocab() {
     const bool last = *next == '}';
     if (!last && (*next != ',' || *skip_space(next + 1) != '"')) break;
     const std::string_view token = decode_string(base + (key - base), key_end, escaped);
-    lists_.vocab.push_back({id, token});
+    push_vocab({id, token});
     ++fast_vocab_;
     p = last ? next : skip_space(next + 1);
     if (last) break;
@@ -227,9 +227,19 @@ void ListDivertingHandler::take_merges() {
   stream_->src_ = base + (p - base);
 }
 
+void ListDivertingHandler::push_vocab(TokenTable::Row row) {
+  if (prefetch_ != nullptr && lists_.vocab.size() == lists_.vocab.capacity()) {
+    prefetch_->abandoned();  // the rows are about to move
+    prefetch_ = nullptr;
+  }
+  lists_.vocab.push_back(row);
+  if (prefetch_ != nullptr && lists_.vocab.size() % kPublishEvery == 0)
+    prefetch_->vocab_published(lists_.vocab.data(), lists_.vocab.size(), lists_.vocab.capacity());
+}
+
 void ListDivertingHandler::push_merge(std::string_view first, std::string_view second) {
   if (prefetch_ != nullptr && lists_.merges.size() == lists_.merges.capacity()) {
-    prefetch_->merges_abandoned();  // the list is about to move
+    prefetch_->abandoned();  // the list is about to move
     prefetch_ = nullptr;
   }
   lists_.merges.emplace_back(first, second);
@@ -269,6 +279,8 @@ void ListDivertingHandler::note_end_array() {
 void ListDivertingHandler::give_up() {
   if (mode_ == Mode::vocab) {
     vocab_forwarded_ = true;
+    if (prefetch_ != nullptr) prefetch_->abandoned();  // its rows are about to go
+    prefetch_ = nullptr;
     document_.StartObject();
     for (const TokenTable::Row& row : lists_.vocab) {
       document_.Key(row.token.data(), static_cast<rapidjson::SizeType>(row.token.size()), false);
@@ -281,7 +293,7 @@ void ListDivertingHandler::give_up() {
     lists_.vocab = {};
   } else if (mode_ == Mode::merges) {
     merges_forwarded_ = true;
-    if (prefetch_ != nullptr) prefetch_->merges_abandoned();
+    if (prefetch_ != nullptr) prefetch_->abandoned();
     prefetch_ = nullptr;
     const auto string = [&](std::string_view s) {
       document_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()), false);
@@ -309,7 +321,7 @@ void ListDivertingHandler::give_up() {
 
 bool ListDivertingHandler::Uint(unsigned u) {
   if (mode_ == Mode::vocab && has_pending_name_ && u <= TokenTable::kMaxId) {
-    lists_.vocab.push_back({static_cast<TokenId>(u), pending_name_});
+    push_vocab({static_cast<TokenId>(u), pending_name_});
     has_pending_name_ = false;
     return true;
   }

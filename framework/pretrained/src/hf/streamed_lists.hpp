@@ -102,9 +102,8 @@ class ListDivertingHandler {
   bool Double(double d) {
     return scalar(true, [&] { return document_.Double(d); });
   }
-  /// Hands the vocabulary to prefetch when its object closes, and the merges
-  /// in chunks as they are read (list_prefetch.hpp); prefetch must outlive the
-  /// parse.
+  /// Hands the vocabulary and the merges to prefetch in chunks as they are
+  /// read (list_prefetch.hpp); prefetch must outlive the parse.
   void prefetch_into(ListPrefetch& prefetch) noexcept { prefetch_ = &prefetch; }
 
   /// A number's text, typed as RapidJSON would (json::number_event); kept for
@@ -150,6 +149,7 @@ class ListDivertingHandler {
   void take_merges();
   // Appends a merge, telling the prefetch: the list must not move under it.
   void push_merge(std::string_view first, std::string_view second);
+  void push_vocab(TokenTable::Row row);
   // Whether the container opening now is model's member named name.
   [[nodiscard]] bool opens_model_member(std::string_view name) const noexcept;
 

@@ -95,10 +95,15 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   [[nodiscard]] std::size_t size() const noexcept { return deferred_ ? deferred_->size : count_; }
   /// Room for n tokens with ids below n, so that inserting them allocates nothing.
   void reserve(std::size_t n);
+  /// Room for rows of ids below n, none of it touched, and a hash that grows
+  /// as tokens come: for a table filled before its size is known (n an upper
+  /// bound, such as the room of the list the tokens are streamed into).
+  void reserve_rows(std::size_t n);
 
  private:
   // Open addressing over ids: a slot holds the top 32 bits of the token's hash
-  // and id + 1 (0 = empty). Real vocabularies have 30k-260k tokens and every
+  // and id + 1 (0 = empty), and a token's first slot is the top bits of its
+  // hash (home()). Real vocabularies have 30k-260k tokens and every
   // encoded piece looks several up, so a probe must touch one cache line, not a
   // node per entry as std::unordered_map does.
   // What add() found in the way of an insertion.
@@ -115,6 +120,10 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   static std::uint64_t hash(std::string_view token) noexcept;
   void rehash(std::size_t capacity);
   [[nodiscard]] std::size_t slot_of(std::string_view token, std::uint64_t h) const noexcept;
+  // A hash's first slot: its top bits, which the tag in the slot keeps too.
+  [[nodiscard]] std::size_t home(std::uint64_t h) const noexcept {
+    return static_cast<std::size_t>(h >> shift_);
+  }
   // Runs a deferred table's fill unless it has run.
   void fill_if_deferred() const noexcept {
     if (pending_.load(std::memory_order_acquire)) fill_now();
@@ -134,6 +143,7 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   std::vector<std::string, HugePageAllocator<std::string>> tokens_;
   std::vector<bool> present_;
   std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> slots_;
+  unsigned shift_ = 63;  // 64 - log2(slots_.size()) once there are slots
   std::size_t count_ = 0;
 };
 
