@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_files.hpp"
 #include "pretrained_support.hpp"
 
 using Catch::Matchers::Contains;
@@ -157,6 +158,24 @@ TEST_CASE("a vocabulary taken up while it is parsed is the one read whole",
   const std::string json = R"({"model":{"type":"BPE","vocab":)" + vocab + R"(},"merges":["a b"]}})";
   check_same_on_two_threads(json);
   CHECK(tokenizer_json(json, 2).encode("ab 29999") == tokenizer_json(json, 1).encode("ab 29999"));
+}
+
+TEST_CASE("a large file read in two halves at once is the file read whole",
+          "[pretrained][tokenizer.json][threads]") {
+  // From 8 MiB on, load() on two threads reads the file's two halves on two
+  // threads (meeting at a 2 MiB edge): a tokenizer.json padded to 9 MiB
+  // with white space, whose vocabulary straddles the middle.
+  std::string json = letters_bpe();
+  const std::size_t vocab = json.find("\"vocab\":");
+  json.insert(vocab, std::string((std::size_t{9} << 20) / 2, ' '));
+  json += std::string((std::size_t{9} << 20) / 2, '\n');
+  tokenlab::test::TempDir dir;
+  tokenlab::test::write_bytes(dir / "tokenizer.json", json);
+  const PretrainedTokenizer one = PretrainedTokenizer::load(dir / "tokenizer.json", "auto", 1);
+  const PretrainedTokenizer two = PretrainedTokenizer::load(dir / "tokenizer.json", "auto", 2);
+  REQUIRE(two.vocabulary_size() == one.vocabulary_size());
+  for (TokenId id = 0; id < one.vocabulary_size(); ++id) REQUIRE(two.token(id) == one.token(id));
+  for (const std::string& line : letter_lines()) REQUIRE(two.encode(line) == one.encode(line));
 }
 
 TEST_CASE("an error deep in a streamed list is the same on two threads",
