@@ -153,7 +153,10 @@ bool ListPrefetch::take_vocabulary(TokenTable& table) {
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return abandoned_ || vocab_closed_ || vocab_published_ > done; });
-      if (abandoned_) return false;
+      // A closed vocabulary is final and stays until finish(): it is taken up
+      // even when the merges were let go of (or never came: finish() gives
+      // up on a list still open, which a WordPiece file's merges always are).
+      if (abandoned_ && !vocab_closed_) return false;
       base = vocab_base_;
       available = vocab_published_;
       closed = vocab_closed_;
