@@ -28,8 +28,6 @@ constexpr std::size_t kShortPiece = 128;
 constexpr std::size_t kScanPiece = 16;
 // Pieces cut, hashed and prefetched before the first is looked up.
 constexpr std::size_t kBatch = 256;
-// Tokens handed to the byte table at a time while an encoder is built.
-constexpr std::size_t kTokenChunk = 4096;
 
 }  // namespace
 
@@ -321,34 +319,6 @@ bool is_preset_pattern(std::string_view pattern) noexcept {
          pattern == kO200kPattern;
 }
 
-std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_view pattern,
-                                                                 const TokenTable& tokens) {
-  if (!is_preset_pattern(pattern)) return nullptr;
-  auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::ranks, true,
-                                                    tokens.size());
-  // In chunks that stay in cache: all 200,000 entries at once were a 4.8 MB
-  // array written and then read back from memory (loading o200k: 34.3 -> 33.1
-  // ms of CPU at the minimum of 25 alternated rounds).
-  std::vector<ByteTable::Entry> entries;
-  entries.reserve(kTokenChunk);
-  for (TokenId id = 0; id < tokens.id_limit(); ++id) {
-    if (const std::string* token = tokens.token(id); token && !token->empty())
-      entries.push_back({*token, id});
-    if (entries.size() == kTokenChunk) {
-      encoder->add_tokens(entries);
-      entries.clear();
-    }
-  }
-  encoder->add_tokens(entries);
-  for (unsigned b = 0; b < 256; ++b) {
-    const auto id = tokens.find(std::string(1, static_cast<char>(b)));
-    if (!id) return nullptr;  // the reader refuses such a file first
-    encoder->set_byte(static_cast<unsigned char>(b), *id);
-  }
-  encoder->finish();
-  return encoder;
-}
-
 std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
     std::string_view pattern, const TokenTable& tokens, std::span<const hf_detail::MergeIds> merges,
     const BpeModelOptions& options) {
@@ -375,8 +345,8 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   // than its spelling, so reserving the spellings' length keeps the views
   // valid). spelling[id]: 1 the token is spelled in the alphabet, 2 it is empty
   // (no piece's part: a merge with it leaves this encoder out), 0 otherwise.
-  // (Handing them over in chunks, as make_tiktoken_byte_level does, measured
-  // no faster here: 75.4 against 71.2 ms at the minimum of 25 rounds.)
+  // (Handing them over in chunks, as the tiktoken reader does, measured no
+  // faster here: 75.4 against 71.2 ms at the minimum of 25 rounds.)
   std::size_t spelled_length = 0;
   for (TokenId id = 0; id < tokens.id_limit(); ++id)
     if (const std::string* token = tokens.token(id)) spelled_length += token->size();

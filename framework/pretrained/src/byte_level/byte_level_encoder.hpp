@@ -7,7 +7,7 @@
 // pre-tokenizers and model it replaces, which stays for everything else
 // (`inspect --pieces`, n-best, other shapes of pipeline).
 //
-//   if (auto fused = make_tiktoken_byte_level(pattern, table)) p.byte_level = fused;
+//   // built by make_hf_byte_level, or by tiktoken/reader.cpp from a rank file
 //   p.byte_level->encode("Hello world", ids);   // [13225, 2375] with o200k_base
 //
 // Why each step: docs/performance.md.
@@ -107,11 +107,6 @@ class ByteLevelEncoder {
   std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
   const std::uint64_t identity_;
 };
-
-/// The fused encoder of a tiktoken pipeline (pattern, then the ranks of tokens,
-/// which hold raw bytes), or nullptr when pattern has no hand-written matcher.
-std::shared_ptr<const ByteLevelEncoder> make_tiktoken_byte_level(std::string_view pattern,
-                                                                 const TokenTable& tokens);
 
 /// The fused encoder of a tokenizer.json whose pre-tokenizer is a Split by
 /// pattern (every character matched, so Isolated and inverted Removed agree)

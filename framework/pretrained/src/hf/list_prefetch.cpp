@@ -39,24 +39,22 @@ void ListPrefetch::start() {
 
 void ListPrefetch::vocab_published(const TokenTable::Row* base, std::size_t count,
                                    std::size_t capacity) {
+  publish_vocab(base, count, capacity, false);
+}
+
+void ListPrefetch::vocab_closed(std::span<const TokenTable::Row> rows) {
+  publish_vocab(rows.data(), rows.size(), rows.size(), true);
+}
+
+void ListPrefetch::publish_vocab(const TokenTable::Row* base, std::size_t count,
+                                 std::size_t capacity, bool closed) {
   {
     std::lock_guard lock(mutex_);
     if (abandoned_) return;
     vocab_base_ = base;
     vocab_published_ = count;
     vocab_capacity_ = capacity;
-  }
-  changed_.notify_all();
-  start();
-}
-
-void ListPrefetch::vocab_closed(std::span<const TokenTable::Row> rows) {
-  {
-    std::lock_guard lock(mutex_);
-    if (abandoned_) return;
-    vocab_base_ = rows.data();
-    vocab_published_ = rows.size();
-    vocab_closed_ = true;
+    vocab_closed_ = closed;
   }
   changed_.notify_all();
   start();

@@ -71,7 +71,7 @@ class ListPrefetch {
   /// vocab_published has not; rows must stay unchanged until finish().
   void vocab_closed(std::span<const TokenTable::Row> rows);
   /// merges[0, count) are written and will not change; base is merges.data(),
-  /// which must not move while the list is streamed (see merges_abandoned).
+  /// which must not move while the list is streamed (see abandoned).
   void merges_published(const StreamedLists::Merge* base, std::size_t count);
   /// The merges list has closed with count entries.
   void merges_closed(const StreamedLists::Merge* base, std::size_t count);
@@ -91,6 +91,10 @@ class ListPrefetch {
   void stop() noexcept;
   // merges[0, count) written at base; closed: the list has ended.
   void publish(const StreamedLists::Merge* base, std::size_t count, bool closed);
+  // The same for the vocabulary's rows (capacity: the room the list has), and
+  // starts the thread.
+  void publish_vocab(const TokenTable::Row* base, std::size_t count, std::size_t capacity,
+                     bool closed);
   // Splits and resolves merges [begin, end) of base into merges_ (sized to
   // end); false at one the reader would refuse.
   bool resolve(const StreamedLists::Merge* base, std::size_t begin, std::size_t end,

@@ -299,6 +299,9 @@ void add_steps(PretrainedPipeline& p, std::string_view pattern) {
   p.decoders.push_back(std::make_unique<BytesDecoder>());
 }
 
+// The pipeline of a file read into a TokenTable: one whose pattern has no
+// hand-written matcher, and so no fused encoder (a file with one comes here
+// only when the fused sink gave up, to have its error spelled).
 PretrainedPipeline build(std::shared_ptr<TokenTable> table, const EncodingParts& parts) {
   for (unsigned b = 0; b < 256; ++b)
     if (!table->find(std::string(1, static_cast<char>(b)))) refuse_missing_byte(b, parts.source);
@@ -306,7 +309,6 @@ PretrainedPipeline build(std::shared_ptr<TokenTable> table, const EncodingParts&
   add_specials(p, parts, [&](TokenId id) { return table->token(id) != nullptr; });
   p.tokens = table;
   add_steps(p, parts.pattern);
-  p.byte_level = make_tiktoken_byte_level(parts.pattern, *table);
   return p;
 }
 
