@@ -122,6 +122,38 @@ TEST_CASE("find_invalid agrees with decoding on every short byte string, whereve
   CHECK(mismatches == 0);
 }
 
+TEST_CASE("find_invalid agrees with decoding on long non-ASCII text with one byte changed anywhere",
+          "[utf8]") {
+  // Long stretches without ASCII, where the validator never skips ahead: a
+  // change must be caught wherever it falls among 2-, 3- and 4-byte sequences,
+  // as decoding catches it.
+  std::string text;
+  for (int i = 0; i < 12; ++i)
+    text +=
+        "\u0928\u092E\u0938\u094D\u0924\u0947\u65E5\u672C\u8A9E\u041F\u0440"
+        "\U0001F642\u00E9";
+  text += " done";
+  std::size_t mismatches = 0;
+  std::size_t rejected = 0;
+  const unsigned char replacements[] = {0x00, 0x41, 0x80, 0x9F, 0xA0, 0xBF, 0xC0,
+                                        0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xFF};
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    for (const unsigned char byte : replacements) {
+      std::string changed = text;
+      changed[at] = static_cast<char>(byte);
+      const auto expected = first_bad_by_decoding(changed);
+      rejected += expected.has_value();
+      if (utf8::find_invalid(changed) != expected) ++mismatches;
+    }
+    std::string shorter = text;  // a byte gone: every sequence after it shifts
+    shorter.erase(at, 1);
+    if (utf8::find_invalid(shorter) != first_bad_by_decoding(shorter)) ++mismatches;
+  }
+  CHECK_FALSE(utf8::find_invalid(text).has_value());
+  CHECK(rejected > text.size() * 5);  // the changes do break the text, mostly
+  CHECK(mismatches == 0);
+}
+
 TEST_CASE("replace_invalid keeps valid text and puts U+FFFD where bytes are bad", "[utf8]") {
   CHECK(utf8::replace_invalid("already valid \u00E9\U0001F642") ==
         "already valid \u00E9\U0001F642");
