@@ -81,17 +81,31 @@ std::optional<std::size_t> first_bad_by_decoding(std::string_view s) {
   return std::nullopt;
 }
 
+// find_invalid's answer and both validators' verdicts all agree with decoding.
+bool agrees_with_decoding(std::string_view s) {
+  const std::optional<std::size_t> expected = first_bad_by_decoding(s);
+  return utf8::find_invalid(s) == expected &&
+         utf8::detail::well_formed_portable(s) == !expected.has_value() &&
+         utf8::detail::well_formed_vector(s) == !expected.has_value();
+}
+
 TEST_CASE("find_invalid agrees with decoding on every short byte string, wherever it sits",
           "[utf8]") {
-  // The validator is a DFA run 32 bytes at a time after an 8-byte ASCII skip;
-  // the prefixes put a sequence across both of those boundaries.
-  const std::string prefixes[] = {"", "abcdefg", std::string(31, 'x'), std::string(37, 'y'),
+  // One validator is a DFA run 32 bytes at a time after a 16-byte ASCII skip,
+  // the other takes 16-byte blocks: the prefixes put a sequence across each
+  // kind of boundary.
+  const std::string prefixes[] = {"",
+                                  "abcdefg",
+                                  std::string(13, 'w'),
+                                  "\u0928" + std::string(11, 'v'),
+                                  std::string(31, 'x'),
+                                  std::string(37, 'y'),
                                   "\u0928\u092E" + std::string(26, 'z')};
   std::size_t mismatches = 0;
   const auto check = [&](const std::string& bytes) {
     for (const std::string& prefix : prefixes) {
       const std::string text = prefix + bytes + "tail";
-      if (utf8::find_invalid(text) != first_bad_by_decoding(text)) ++mismatches;
+      if (!agrees_with_decoding(text)) ++mismatches;
     }
   };
   SECTION("every string of one and two bytes") {
@@ -105,7 +119,7 @@ TEST_CASE("find_invalid agrees with decoding on every short byte string, whereve
       for (unsigned b = 0; b < 256; ++b)
         for (unsigned c = 0; c < 256; ++c) {
           const std::string text{static_cast<char>(a), static_cast<char>(b), static_cast<char>(c)};
-          if (utf8::find_invalid(text) != first_bad_by_decoding(text)) ++mismatches;
+          if (!agrees_with_decoding(text)) ++mismatches;
         }
   }
   SECTION("four-byte strings over every boundary byte of table 3-7") {
@@ -143,11 +157,11 @@ TEST_CASE("find_invalid agrees with decoding on long non-ASCII text with one byt
       changed[at] = static_cast<char>(byte);
       const auto expected = first_bad_by_decoding(changed);
       rejected += expected.has_value();
-      if (utf8::find_invalid(changed) != expected) ++mismatches;
+      if (!agrees_with_decoding(changed)) ++mismatches;
     }
     std::string shorter = text;  // a byte gone: every sequence after it shifts
     shorter.erase(at, 1);
-    if (utf8::find_invalid(shorter) != first_bad_by_decoding(shorter)) ++mismatches;
+    if (!agrees_with_decoding(shorter)) ++mismatches;
   }
   CHECK_FALSE(utf8::find_invalid(text).has_value());
   CHECK(rejected > text.size() * 5);  // the changes do break the text, mostly

@@ -70,6 +70,14 @@ TOKENLAB_API std::size_t sequence_length(std::string_view s, std::size_t pos) no
 /// Byte offset of the first ill-formed sequence, or nullopt if s is valid UTF-8.
 TOKENLAB_API std::optional<std::size_t> find_invalid(std::string_view s) noexcept;
 
+namespace detail {
+/// The two validators find_invalid chooses between, for tests that hold each
+/// to decode_sequence's verdict: the portable DFA, and sixteen bytes at a time
+/// with SSSE3 (the DFA again on a CPU or compiler without it).
+TOKENLAB_API bool well_formed_portable(std::string_view s) noexcept;
+TOKENLAB_API bool well_formed_vector(std::string_view s) noexcept;
+}  // namespace detail
+
 /// The length of s's leading run of ASCII bytes (below 0x80): s.size() when s is
 /// all ASCII. Sixteen bytes a step with SSE2, else eight: the fast paths of
 /// counting, normalizing and validating start with it.
