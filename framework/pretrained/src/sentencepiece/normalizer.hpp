@@ -40,13 +40,19 @@ class SpmNormalizer final : public NormalizerStep {
 
   // The length of the character at input[i] when it stands for itself: ASCII
   // as above, or a well-formed longer character that no rule and no
-  // user-defined symbol starts at; else 0.
+  // user-defined symbol matches at; else 0. A character that begins some
+  // rule's key is looked up in the map: nmt_nfkc's keys for र and न go on
+  // with a nukta (they compose to ऱ and ऩ), so one Hindi character in ten
+  // ended a run, to be copied by NormalizePrefix as it stood.
   std::size_t plain_length(std::string_view input, std::size_t i) const noexcept {
     const auto c = static_cast<unsigned char>(input[i]);
     if (c < 0x80) return stands_for_itself(input, i) ? 1 : 0;
     if (user_lead_[c]) return 0;
     const utf8::Sequence s = utf8::decode_sequence(input, i);
-    return s.length != 0 && map_.no_rule_at(s.code_point, c) ? s.length : 0;
+    if (s.length == 0) return 0;
+    if (map_.no_rule_at(s.code_point, c)) return s.length;
+    std::string_view replacement;
+    return map_.longest_match(input.substr(i), replacement) == 0 ? s.length : 0;
   }
 
   // Normalizer::NormalizePrefix: what the start of input becomes, and how many
