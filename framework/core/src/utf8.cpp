@@ -1,6 +1,7 @@
 #include "tokenlab/utf8.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -125,7 +126,7 @@ bool well_formed(std::string_view s) noexcept {
 // surrogate, past U+10FFFF, two continuations where none may be); a
 // continuation byte that must be the third or fourth of a sequence is checked
 // against the lead two or three bytes back. SSSE3 for the byte shuffle, which
-// baseline x86-64 lacks: chosen at run time (dispatch below). On Hindi, the
+// baseline x86-64 lacks: chosen at run time by cpuid (dispatch below). On Hindi, the
 // DFA's chain of a shift a byte was 6% of encoding with a SentencePiece
 // unigram model.
 [[gnu::target("ssse3")]] bool well_formed_ssse3(std::string_view s) noexcept {
@@ -223,7 +224,12 @@ bool well_formed_portable(std::string_view s) noexcept {
 
 bool well_formed_vector(std::string_view s) noexcept {
 #if defined(TOKENLAB_UTF8_SSSE3)
-  static const bool has_ssse3 = __builtin_cpu_supports("ssse3") != 0;
+  // cpuid itself, once: __builtin_cpu_supports brought libgcc's CPU probe in
+  // as a constructor that ran in every process at start-up.
+  static const bool has_ssse3 = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_SSSE3) != 0;
+  }();
   if (has_ssse3) return well_formed_ssse3(s);
 #endif
   return well_formed(s);
