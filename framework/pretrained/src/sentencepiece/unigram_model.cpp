@@ -192,6 +192,7 @@ class SpmUnigramModel final : public SpmModel {
   void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
     const StepUnit* const steps = steps_.data();
     const PieceUnit* const pieces = pieces_.data();
+    const std::uint32_t* const three_byte_nodes = three_byte_nodes_.data();
     const auto* const text = reinterpret_cast<const unsigned char*>(normalized.data());
     const std::size_t size = normalized.size();
     viterbi(normalized, out, [&](Start& start) {
@@ -200,17 +201,34 @@ class SpmUnigramModel final : public SpmModel {
       const double here = start.here;
       Best* const best = start.best;
       bool single_character = false;
+      // A piece ends at node, which the walk reached at end.
+      const auto take_piece = [&](std::uint32_t node, std::size_t end) {
+        const PieceUnit unit = pieces[node];
+        const std::size_t length = end - starts_at;
+        const double score = (unit.piece & kUserDefinedBit) != 0 ? user_defined_score(length)
+                                                                 : static_cast<double>(unit.score);
+        const double candidate = score + here;
+        Best& target = best[end];
+        if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
+          target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
+                    static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
+        if (length == start.char_length) single_character = true;
+      };
       std::uint32_t node = 0;
       std::size_t key_pos = starts_at;
-      // The first two bytes of a three-byte character in one load (see
+      // A three-byte character's three steps in one load (see
       // index_three_byte_starts); the walk goes on from there.
       if (const unsigned char lead = text[starts_at];
-          (lead & 0xF0) == 0xE0 && size - starts_at >= 2 && (text[starts_at + 1] & 0xC0) == 0x80) {
+          (lead & 0xF0) == 0xE0 && size - starts_at >= 3 &&
+          ((text[starts_at + 1] & text[starts_at + 2]) & 0xC0) == 0x80 &&
+          ((text[starts_at + 1] | text[starts_at + 2]) & 0x40) == 0) {
         const std::uint32_t skip =
-            three_byte_starts_[((lead & 0x0Fu) << 6) | (text[starts_at + 1] & 0x3Fu)];
+            three_byte_nodes[((lead & 0x0Fu) << 12) | ((text[starts_at + 1] & 0x3Fu) << 6) |
+                             (text[starts_at + 2] & 0x3Fu)];
         if (skip != 0) {
           node = skip;
-          key_pos += 2;
+          key_pos += 3;
+          if ((steps[node].check & kEndsPiece) != 0) take_piece(node, key_pos);
         }
       }
       for (; key_pos < size;) {
@@ -219,17 +237,7 @@ class SpmUnigramModel final : public SpmModel {
         if ((check & ~kEndsPiece) != node) break;
         node = to;
         ++key_pos;
-        if ((check & kEndsPiece) == 0) continue;
-        const PieceUnit unit = pieces[to];
-        const std::size_t length = key_pos - starts_at;
-        const double score = (unit.piece & kUserDefinedBit) != 0 ? user_defined_score(length)
-                                                                 : static_cast<double>(unit.score);
-        const double candidate = score + here;
-        Best& target = best[key_pos];
-        if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
-          target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
-                    static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
-        if (length == start.char_length) single_character = true;
+        if ((check & kEndsPiece) != 0) take_piece(to, key_pos);
       }
       start.single_character = single_character;
     });
@@ -389,15 +397,17 @@ class SpmUnigramModel final : public SpmModel {
     }
   }
 
-  // For each lead byte E0-EF and continuation byte 80-BF, the scored trie's
-  // node after those two bytes from the root, when both steps exist and no
-  // piece ends at either node; else 0 (the root, which two steps never reach),
-  // and the walk takes the steps itself. A walk from a Hindi, Chinese or
-  // Japanese character (and from every "▁") begins with these two
-  // dependent steps, and each walk begins after the mispredicted branch that
-  // ended the last, so they were on the critical path once a character.
+  // For each three-byte sequence (lead E0-EF, two continuation bytes), the
+  // scored trie's node after its three steps from the root, when all three
+  // exist and no piece ends after the first or the second; else 0 (the root,
+  // which three steps never reach), and the walk takes the steps itself. A
+  // walk from a Hindi, Chinese or Japanese character (and from every "▁")
+  // begins with these three dependent steps, and each walk begins after the
+  // mispredicted branch that ended the last, so they were on the critical path
+  // once a character. 64 Ki entries (256 KB), of which a script's block is a
+  // few cache lines.
   void index_three_byte_starts() {
-    three_byte_starts_.assign(16 * 64, 0);
+    three_byte_nodes_.assign(std::size_t{1} << 16, 0);
     const auto step = [&](std::uint32_t node, unsigned char byte) -> std::int64_t {
       const std::int64_t to = std::int64_t{steps_[node].base} + byte;
       if (static_cast<std::size_t>(to) >= steps_.size() ||
@@ -411,11 +421,17 @@ class SpmUnigramModel final : public SpmModel {
     for (unsigned lead = 0; lead < 16; ++lead) {
       const std::int64_t first = step(0, static_cast<unsigned char>(0xE0 + lead));
       if (first < 0 || ends_piece(first)) continue;
-      for (unsigned tail = 0; tail < 64; ++tail) {
+      for (unsigned middle = 0; middle < 64; ++middle) {
         const std::int64_t second =
-            step(static_cast<std::uint32_t>(first), static_cast<unsigned char>(0x80 + tail));
-        if (second <= 0 || ends_piece(second)) continue;
-        three_byte_starts_[lead * 64 + tail] = static_cast<std::uint32_t>(second);
+            step(static_cast<std::uint32_t>(first), static_cast<unsigned char>(0x80 + middle));
+        if (second < 0 || ends_piece(second)) continue;
+        for (unsigned last = 0; last < 64; ++last) {
+          const std::int64_t third =
+              step(static_cast<std::uint32_t>(second), static_cast<unsigned char>(0x80 + last));
+          if (third <= 0) continue;
+          three_byte_nodes_[(lead << 12) | (middle << 6) | last] =
+              static_cast<std::uint32_t>(third);
+        }
       }
     }
   }
@@ -484,9 +500,9 @@ class SpmUnigramModel final : public SpmModel {
     append_ids(*vocabulary_, normalized, segments, out);
   }
 
-  std::vector<StepUnit> steps_;                   // index_scored_trie
-  std::vector<PieceUnit> pieces_;                 // by node, beside steps_
-  std::vector<std::uint32_t> three_byte_starts_;  // index_three_byte_starts
+  std::vector<StepUnit> steps_;                  // index_scored_trie
+  std::vector<PieceUnit> pieces_;                // by node, beside steps_
+  std::vector<std::uint32_t> three_byte_nodes_;  // index_three_byte_starts
   std::vector<Entry> entries_;
   float min_score_ = 0.0f;
   float max_score_ = 0.0f;
