@@ -2,7 +2,7 @@
 // validator alone (docs/performance.md, eleventh round).
 //
 // usage: tokenlab_bench_utf8 TEXT [ROUNDS]
-//   TEXT    split on "\n" as `tokenlab encode` reads it; ROUNDS (default 9)
+//   TEXT    split into lines as `tokenlab encode` reads it (lines_of); ROUNDS (default 9)
 // Prints, for the portable DFA, the SSSE3 lookup validator (the DFA again where
 // the CPU lacks SSSE3) and find_invalid (what encode calls), the fastest of
 // ROUNDS passes over every line in milliseconds, and how many lines each found
@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenlab/lines.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace {
@@ -52,11 +53,7 @@ int main(int argc, char** argv) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const int rounds = argc == 3 ? std::max(1, std::atoi(argv[2])) : 9;
   std::vector<std::string_view> lines;
-  for (std::size_t from = 0; from < text.size();) {
-    const std::size_t end = std::min(text.find('\n', from), text.size());
-    lines.push_back(std::string_view(text).substr(from, end - from));
-    from = end + 1;
-  }
+  for (const std::string_view line : tokenlab::lines_of(text)) lines.push_back(line);
   namespace utf8 = tokenlab::utf8;
   std::size_t portable = 0, vector = 0, found = 0;
   time_validator("dfa", lines, rounds, utf8::detail::well_formed_portable, portable);

@@ -178,7 +178,7 @@ class SpmUnigramModel final : public SpmModel {
     }
     unknown_score_ = min_score_ - 10.0f;  // kUnkPenalty
     index_scored_trie();
-    index_three_byte_starts();
+    index_three_byte_nodes();
   }
 
   [[nodiscard]] Rules rules() const override {
@@ -217,7 +217,7 @@ class SpmUnigramModel final : public SpmModel {
       std::uint32_t node = 0;
       std::size_t key_pos = starts_at;
       // A three-byte character's three steps in one load (see
-      // index_three_byte_starts); the walk goes on from there.
+      // index_three_byte_nodes); the walk goes on from there.
       if (const unsigned char lead = text[starts_at];
           (lead & 0xF0) == 0xE0 && size - starts_at >= 3 &&
           ((text[starts_at + 1] & text[starts_at + 2]) & 0xC0) == 0x80 &&
@@ -406,31 +406,22 @@ class SpmUnigramModel final : public SpmModel {
   // mispredicted branch that ended the last, so they were on the critical path
   // once a character. 64 Ki entries (256 KB), of which a script's block is a
   // few cache lines.
-  void index_three_byte_starts() {
+  void index_three_byte_nodes() {
+    const DoubleArray& trie = vocabulary_->trie;  // steps_ holds its links
+    const auto ends_piece = [&](std::uint32_t node) {
+      return (steps_[node].check & kEndsPiece) != 0;
+    };
     three_byte_nodes_.assign(std::size_t{1} << 16, 0);
-    const auto step = [&](std::uint32_t node, unsigned char byte) -> std::int64_t {
-      const std::int64_t to = std::int64_t{steps_[node].base} + byte;
-      if (static_cast<std::size_t>(to) >= steps_.size() ||
-          (steps_[static_cast<std::size_t>(to)].check & ~kEndsPiece) != node)
-        return -1;
-      return to;
-    };
-    const auto ends_piece = [&](std::int64_t node) {
-      return (steps_[static_cast<std::size_t>(node)].check & kEndsPiece) != 0;
-    };
     for (unsigned lead = 0; lead < 16; ++lead) {
-      const std::int64_t first = step(0, static_cast<unsigned char>(0xE0 + lead));
-      if (first < 0 || ends_piece(first)) continue;
+      const std::uint32_t first = trie.next(0, static_cast<unsigned char>(0xE0 + lead));
+      if (first == DoubleArray::kFail || ends_piece(first)) continue;
       for (unsigned middle = 0; middle < 64; ++middle) {
-        const std::int64_t second =
-            step(static_cast<std::uint32_t>(first), static_cast<unsigned char>(0x80 + middle));
-        if (second < 0 || ends_piece(second)) continue;
+        const std::uint32_t second = trie.next(first, static_cast<unsigned char>(0x80 + middle));
+        if (second == DoubleArray::kFail || ends_piece(second)) continue;
         for (unsigned last = 0; last < 64; ++last) {
-          const std::int64_t third =
-              step(static_cast<std::uint32_t>(second), static_cast<unsigned char>(0x80 + last));
-          if (third <= 0) continue;
-          three_byte_nodes_[(lead << 12) | (middle << 6) | last] =
-              static_cast<std::uint32_t>(third);
+          const std::uint32_t third = trie.next(second, static_cast<unsigned char>(0x80 + last));
+          if (third != DoubleArray::kFail)
+            three_byte_nodes_[(lead << 12) | (middle << 6) | last] = third;
         }
       }
     }
@@ -502,7 +493,7 @@ class SpmUnigramModel final : public SpmModel {
 
   std::vector<StepUnit> steps_;                  // index_scored_trie
   std::vector<PieceUnit> pieces_;                // by node, beside steps_
-  std::vector<std::uint32_t> three_byte_nodes_;  // index_three_byte_starts
+  std::vector<std::uint32_t> three_byte_nodes_;  // index_three_byte_nodes
   std::vector<Entry> entries_;
   float min_score_ = 0.0f;
   float max_score_ = 0.0f;
