@@ -75,11 +75,7 @@ void SpmNormalizer::normalize(std::string_view input, std::string& out, bool run
       // A run of characters that stand for themselves: each is its own piece,
       // copied, and not a space. (Japanese, Chinese and Hindi text is mostly
       // such runs; NormalizePrefix on each character was a fifth of encoding.)
-      while (run < input.size()) {
-        const std::size_t length = plain_length(input, run);
-        if (length == 0) break;
-        run += length;
-      }
+      run = plain_run_end(input, run);
       out.append(input.substr(0, run));
       input.remove_prefix(run);
       previous_space = false;

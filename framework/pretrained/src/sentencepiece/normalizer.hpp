@@ -55,6 +55,34 @@ class SpmNormalizer final : public NormalizerStep {
     return map_.longest_match(input.substr(i), replacement) == 0 ? s.length : 0;
   }
 
+  // Where the run of characters that stand for themselves, from input[from]
+  // on, ends. A three-byte character (all of Hindi's, Chinese's and
+  // Japanese's) is decoded here, inline: through plain_length, GCC kept
+  // decode_sequence out of line, a call per character.
+  std::size_t plain_run_end(std::string_view input, std::size_t from) const noexcept {
+    const auto* p = reinterpret_cast<const unsigned char*>(input.data());
+    const std::size_t n = input.size();
+    while (from < n) {
+      const unsigned char lead = p[from];
+      if ((lead & 0xF0) == 0xE0 && n - from >= 3 && !user_lead_[lead] &&
+          ((p[from + 1] & p[from + 2]) & 0xC0) == 0x80 &&
+          ((p[from + 1] | p[from + 2]) & 0x40) == 0) {
+        const char32_t cp =
+            ((lead & 0x0Fu) << 12) | ((p[from + 1] & 0x3Fu) << 6) | (p[from + 2] & 0x3Fu);
+        // Overlong (below U+0800) and surrogates are not well-formed: plain_length
+        // says 0 for them, as decode_sequence does.
+        if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF) && map_.no_rule_at(cp, lead)) {
+          from += 3;
+          continue;
+        }
+      }
+      const std::size_t length = plain_length(input, from);
+      if (length == 0) break;
+      from += length;
+    }
+    return from;
+  }
+
   // Normalizer::NormalizePrefix: what the start of input becomes, and how many
   // bytes it consumes.
   std::string_view prefix(std::string_view input, std::size_t& consumed) const;

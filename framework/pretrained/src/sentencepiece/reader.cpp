@@ -6,6 +6,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <span>
 #include <utility>
 
 #include <google/protobuf/arena.h>
@@ -309,14 +310,22 @@ void build_tries(sentencepiece::TrainerSpec::ModelType model_type, const std::st
   }
 }
 
-// The token table: every piece at its id.
-std::shared_ptr<TokenTable> make_token_table(const SpmVocabulary& v, int count,
-                                             const std::string& source) {
-  auto table = std::make_shared<TokenTable>();
-  table->reserve(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i)
-    table->insert(static_cast<TokenId>(i), v.pieces[static_cast<std::size_t>(i)], source);
-  return table;
+// The token table: every piece at its id, built the first time a token is
+// looked up (decoding, --pieces, token_to_id). Encoding to ids never does, and
+// inserting 32,000 pieces was a tenth of loading a .model. index_pieces
+// refused every piece spelled twice, so no row clashes.
+std::shared_ptr<TokenTable> make_token_table(std::shared_ptr<const SpmVocabulary> vocabulary) {
+  const std::size_t count = vocabulary->pieces.size();
+  return TokenTable::deferred(count, count, [vocabulary](TokenTable& table) {
+    const std::vector<std::string>& pieces = vocabulary->pieces;
+    table.reserve(pieces.size());
+    std::vector<TokenTable::Row> rows(pieces.size());
+    for (std::size_t id = 0; id < pieces.size(); ++id)
+      rows[id] = {static_cast<TokenId>(id), pieces[id]};
+    // A row that clashed would be skipped, never given a second id.
+    for (std::size_t done = 0; done < rows.size(); ++done)
+      done += table.insert_new(std::span(rows).subspan(done));
+  });
 }
 
 // normalizer_spec as a normalizer that keeps the user-defined symbols whole.
@@ -390,7 +399,7 @@ PretrainedPipeline read_sentencepiece(std::string_view content, const std::strin
   PretrainedPipeline pipeline;
   pipeline.format = "sentencepiece";
   pipeline.source = source;
-  pipeline.tokens = make_token_table(*vocabulary, count, source);
+  pipeline.tokens = make_token_table(vocabulary);
   pipeline.normalizers.push_back(make_normalizer(proto, vocabulary, source));
   pipeline.model = make_model(model_type, vocabulary, source);
   pipeline.decoders.push_back(make_decoder_step(proto, vocabulary, source));

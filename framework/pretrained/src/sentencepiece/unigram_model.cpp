@@ -2,7 +2,9 @@
 // the n best.
 #include <algorithm>
 #include <cfloat>
+#include <cstring>
 #include <queue>
+#include <type_traits>
 #include <utility>
 
 #include "sentencepiece/internal.hpp"
@@ -190,7 +192,18 @@ class SpmUnigramModel final : public SpmModel {
   // EncodeOptimized over the scored trie: the plain algorithm's steps, each
   // piece's id and score read with the trie node that ends it.
   void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
-    const StepUnit* const steps = steps_.data();
+    if (!small_steps_.empty())
+      encode_over(small_steps_.data(), normalized, out);
+    else
+      encode_over(steps_.data(), normalized, out);
+  }
+
+  // encode() over the links in Unit (StepUnit, or SmallStepUnit for a trie of
+  // fewer than 2^15 nodes).
+  template <class Unit>
+  void encode_over(const Unit* const steps, std::string_view normalized,
+                   std::vector<TokenId>& out) const {
+    constexpr auto kEnds = Unit::kEndsPiece;
     const PieceUnit* const pieces = pieces_.data();
     const std::uint32_t* const three_byte_nodes = three_byte_nodes_.data();
     const auto* const text = reinterpret_cast<const unsigned char*>(normalized.data());
@@ -228,16 +241,16 @@ class SpmUnigramModel final : public SpmModel {
         if (skip != 0) {
           node = skip;
           key_pos += 3;
-          if ((steps[node].check & kEndsPiece) != 0) take_piece(node, key_pos);
+          if ((steps[node].check & kEnds) != 0) take_piece(node, key_pos);
         }
       }
       for (; key_pos < size;) {
-        const std::uint32_t to = steps[node].base + text[key_pos];
+        const std::uint32_t to = std::uint32_t{steps[node].base} + text[key_pos];
         const std::uint32_t check = steps[to].check;
-        if ((check & ~kEndsPiece) != node) break;
+        if ((check & ~std::uint32_t{kEnds}) != node) break;
         node = to;
         ++key_pos;
-        if ((check & kEndsPiece) != 0) take_piece(to, key_pos);
+        if ((check & kEnds) != 0) take_piece(to, key_pos);
       }
       start.single_character = single_character;
     });
@@ -366,9 +379,21 @@ class SpmUnigramModel final : public SpmModel {
   // Before that, the plain walk read the piece's entry by its id, a second
   // load that waited on the first.)
   struct StepUnit {
+    static constexpr std::uint32_t kEndsPiece = 0x80000000u;
     std::uint32_t base;
     std::uint32_t check;  // the parent, and kEndsPiece when a piece ends here
   };
+  // The same links in 4 bytes, for a trie of fewer than kSmallTrie units (an
+  // 8,000-piece model has about 28,000): the walk's links in half the cache,
+  // so that more of a script's nodes stay in L1.
+  struct SmallStepUnit {
+    static constexpr std::uint16_t kEndsPiece = 0x8000u;
+    std::uint16_t base;
+    std::uint16_t check;
+  };
+  // Node numbers below it and a free slot's or the root's check, masked
+  // (0x7FFF, 0x7FFE), match no node.
+  static constexpr std::size_t kSmallTrie = 0x7FFE;
   // Checks and node numbers are below 2^31; a free slot's or the root's
   // check (negative), masked, matches no node.
   static constexpr std::uint32_t kEndsPiece = 0x80000000u;
@@ -394,6 +419,17 @@ class SpmUnigramModel final : public SpmModel {
       pieces_[node] = {entry.type == PieceType::user_defined ? id | kUserDefinedBit : id,
                        entry.score};
       step.check |= kEndsPiece;
+    }
+    small_steps_.clear();
+    if (steps_.size() < kSmallTrie) {
+      small_steps_.resize(steps_.size());
+      for (std::size_t node = 0; node < steps_.size(); ++node) {
+        const StepUnit step = steps_[node];
+        const bool ends = (step.check & kEndsPiece) != 0;
+        small_steps_[node] = {static_cast<std::uint16_t>(step.base),
+                              static_cast<std::uint16_t>((step.check & 0x7FFFu) |
+                                                         (ends ? SmallStepUnit::kEndsPiece : 0u))};
+      }
     }
   }
 
@@ -454,7 +490,13 @@ class SpmUnigramModel final : public SpmModel {
     const std::size_t size = normalized.size();
     thread_local std::vector<Best> best_storage;
     std::vector<Best>& best = best_storage;  // one TLS lookup
-    best.assign(size + 1, Best{0, 0.0f, -1});
+    // Every byte 0xFF: starts_at -1 (no path yet) and an id and score never
+    // read before a path sets them; one memset, where assign's loop of 12-byte
+    // stores was 2% of encoding Hindi. Only the start's score is read unset.
+    static_assert(std::is_trivially_copyable_v<Best>);
+    if (best.size() < size + 1) best.resize(size + 1);
+    std::memset(static_cast<void*>(best.data()), 0xFF, (size + 1) * sizeof(Best));
+    best[0].score = 0.0f;
     for (std::size_t at = 0; at < size;) {
       Start start{best.data(), at, best[at].score, char_length_at(normalized, at)};
       walk(start);
@@ -492,6 +534,7 @@ class SpmUnigramModel final : public SpmModel {
   }
 
   std::vector<StepUnit> steps_;                  // index_scored_trie
+  std::vector<SmallStepUnit> small_steps_;       // the same, when the trie is small
   std::vector<PieceUnit> pieces_;                // by node, beside steps_
   std::vector<std::uint32_t> three_byte_nodes_;  // index_three_byte_nodes
   std::vector<Entry> entries_;
