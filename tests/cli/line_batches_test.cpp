@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -33,9 +34,13 @@ NumberedLines read_one_at_a_time(const std::string& path) {
   return lines;
 }
 
+// Whole: the file read into one buffer (a small file), or not (a large one).
+enum class Reading { whole, batches };
+
 NumberedLines read_in_batches(const std::string& path, std::size_t max_lines,
-                              std::size_t max_bytes = LineBatchReader::kBatchBytes) {
-  LineBatchReader reader(path);
+                              std::size_t max_bytes = LineBatchReader::kBatchBytes,
+                              Reading reading = Reading::batches) {
+  LineBatchReader reader(path, reading == Reading::whole ? SIZE_MAX : 0);
   NumberedLines lines;
   LineBatch batch;
   while (reader.next(batch, max_lines, max_bytes)) {
@@ -82,16 +87,19 @@ TEST_CASE("lines read in batches are the lines read one at a time", "[cli][line-
     for (const bool final_newline : {true, false}) {
       tokenlab::test::write_bytes(path, text_of_every_shape(seed, final_newline));
       const NumberedLines expected = read_one_at_a_time(path);
-      for (const std::size_t max_lines : {1u, 7u, 8192u}) {
-        CAPTURE(seed, final_newline, max_lines);
-        REQUIRE(read_in_batches(path, max_lines) == expected);
-      }
-      // Batches cut by size: one byte (a line each), a few lines, a small
-      // first batch and the usual batch.
-      for (const std::size_t max_bytes :
-           {std::size_t{1}, std::size_t{100}, std::size_t{128} << 10, std::size_t{1} << 20}) {
-        CAPTURE(seed, final_newline, max_bytes);
-        REQUIRE(read_in_batches(path, 8192, max_bytes) == expected);
+      for (const Reading reading : {Reading::batches, Reading::whole}) {
+        for (const std::size_t max_lines : {1u, 7u, 8192u}) {
+          CAPTURE(seed, final_newline, max_lines, reading == Reading::whole);
+          REQUIRE(read_in_batches(path, max_lines, LineBatchReader::kBatchBytes, reading) ==
+                  expected);
+        }
+        // Batches cut by size: one byte (a line each), a few lines, a small
+        // first batch and the usual batch.
+        for (const std::size_t max_bytes :
+             {std::size_t{1}, std::size_t{100}, std::size_t{128} << 10, std::size_t{1} << 20}) {
+          CAPTURE(seed, final_newline, max_bytes, reading == Reading::whole);
+          REQUIRE(read_in_batches(path, 8192, max_bytes, reading) == expected);
+        }
       }
     }
   }
@@ -105,5 +113,51 @@ TEST_CASE("an empty file, a lone newline and a lone CR are read as one at a time
     CAPTURE(text);
     tokenlab::test::write_bytes(path, text);
     REQUIRE(read_in_batches(path, 8192) == read_one_at_a_time(path));
+    REQUIRE(read_in_batches(path, 8192, LineBatchReader::kBatchBytes, Reading::whole) ==
+            read_one_at_a_time(path));
+  }
+}
+
+TEST_CASE("a batch's lines stay valid while the next batch is read, as encode needs them",
+          "[cli][line-batches]") {
+  tokenlab::test::TempDir dir;
+  const std::string path = (dir / "text.txt").string();
+  tokenlab::test::write_bytes(path, text_of_every_shape(3, false));
+  const NumberedLines expected = read_one_at_a_time(path);
+  for (const std::size_t limit : {std::size_t{0}, LineBatchReader::kWholeFileLimit, SIZE_MAX}) {
+    CAPTURE(limit);
+    LineBatchReader reader(path, limit);
+    LineBatch batches[2];
+    NumberedLines lines;
+    bool more = reader.next(batches[0], 64, 100);
+    for (std::size_t current = 0; more; current = 1 - current) {
+      more = reader.next(batches[1 - current], 64, 100);
+      const LineBatch& done = batches[current];
+      for (std::size_t i = 0; i < done.lines.size(); ++i)
+        lines.emplace_back(done.first_line + i, std::string(done.lines[i]));
+    }
+    REQUIRE(lines == expected);
+  }
+}
+
+TEST_CASE("a small file that grows after it is opened is read to its new end",
+          "[cli][line-batches]") {
+  tokenlab::test::TempDir dir;
+  const std::string path = (dir / "text.txt").string();
+  const std::string before = "one\ntwo\nthree, a line the file is cut in the middle of";
+  const std::string after = " and goes on\nfour\n" + std::string(3 << 20, 'x') + "\nlast";
+  for (const std::size_t max_bytes : {std::size_t{1}, std::size_t{1} << 20}) {
+    CAPTURE(max_bytes);
+    tokenlab::test::write_bytes(path, before);
+    LineBatchReader reader(path);  // small: read whole, into room for its size
+    tokenlab::test::write_bytes(path, before + after);
+    tokenlab::test::write_bytes((dir / "expected.txt").string(), before + after);
+    NumberedLines lines;
+    LineBatch batch;
+    while (reader.next(batch, 8192, max_bytes))
+      for (std::size_t i = 0; i < batch.lines.size(); ++i)
+        lines.emplace_back(batch.first_line + i, std::string(batch.lines[i]));
+    REQUIRE(lines == read_one_at_a_time((dir / "expected.txt").string()));
+    REQUIRE(lines.size() == 6);
   }
 }

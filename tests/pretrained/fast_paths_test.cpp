@@ -295,19 +295,27 @@ namespace {
 // A unigram .model in protobuf wire format (ModelProto field 1: pieces, each
 // { piece = 1, score = 2, type = 3 }; no trainer_spec, so UNIGRAM), with a
 // user-defined symbol, an UNUSED piece and pieces that end mid-character, for
-// every branch of the Viterbi step.
-std::string unigram_model_bytes() {
+// every branch of the Viterbi step. With fillers, that many more pieces of
+// "q" and six letters, so that the trie has more than 2^15 nodes and the walk
+// takes its 8-byte links instead of the small trie's 4-byte ones.
+std::string unigram_model_bytes(std::size_t fillers = 0) {
   struct Piece {
     std::string text;
     float score;
     int type;  // 1 NORMAL, 2 UNKNOWN, 3 CONTROL, 4 USER_DEFINED, 5 UNUSED
   };
-  const std::vector<Piece> pieces = {
+  std::vector<Piece> pieces = {
       {"<unk>", 0, 2},         {"<s>", 0, 3},         {"\u2581", -2, 1},       {"a", -3, 1},
       {"b", -3.5f, 1},         {"ab", -4, 1},         {"\u2581a", -4.5f, 1},   {"\u2581ab", -5, 1},
       {"ba", -6, 1},           {"abab", -9, 1},       {"<sep>", 0, 4},         {"\u4E2D", -7, 1},
       {"\u4E2D\u6587", -7, 1}, {"\u00E9", -8, 1},     {"b\u00E9", -11.5f, 1},  {"\xC3", -1, 1},
       {"aa", -1, 5},           {"a\u2581", -6.5f, 1}, {"\u2581\u2581", -3, 1}, {"bab", -9.5f, 1}};
+  for (std::size_t i = 0; i < fillers; ++i) {
+    std::string text = "q";
+    for (std::size_t code = i * 7919 + 12345, k = 0; k < 6; ++k, code /= 26)
+      text += static_cast<char>('a' + code % 26);
+    pieces.push_back({text, -12.0f - static_cast<float>(i % 7), 1});
+  }
   const auto varint = [](std::string& out, std::uint64_t v) {
     for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7F) | 0x80);
     out += static_cast<char>(v);
@@ -336,6 +344,8 @@ TEST_CASE("SentencePiece unigram's Viterbi gives the plain best path",
   for (const char* name : {"unigram", "unigram_bytes"})
     models.push_back(PretrainedTokenizer::load(std::filesystem::path(TOKENLAB_TEST_DATA_DIR) /
                                                "pretrained" / (std::string(name) + ".model")));
+  models.push_back(
+      PretrainedTokenizer::from_bytes(unigram_model_bytes(12000), "large.model", "sentencepiece"));
   models.push_back(
       PretrainedTokenizer::from_bytes(unigram_model_bytes(), "test.model", "sentencepiece"));
   for (const auto& spm : models) {

@@ -14,15 +14,85 @@
 
 namespace tokenlab::cli {
 
-LineBatchReader::LineBatchReader(const std::string& path)
+LineBatchReader::LineBatchReader(const std::string& path, std::size_t whole_file_limit)
     : in_(&open_text_input(path, file_, name_)) {
   if (in_ == &std::cin) return;
-  // The first batch's buffer sized once for a small file (grown by doubling,
-  // it was copied and faulted in twice).
   std::error_code ec;
-  if (const auto size = std::filesystem::file_size(path, ec); !ec)
-    first_capacity_ =
-        static_cast<std::size_t>(std::min<std::uintmax_t>(size + 1, kBatchBytes + kReadBytes));
+  if (!std::filesystem::is_regular_file(path, ec)) return;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return;
+  if (size <= whole_file_limit) {
+    whole_.reserve(static_cast<std::size_t>(size) + 1);
+    reading_whole_ = true;
+    return;
+  }
+  // The first batch's buffer sized once (grown by doubling, it was copied and
+  // faulted in twice).
+  first_capacity_ =
+      static_cast<std::size_t>(std::min<std::uintmax_t>(size + 1, kBatchBytes + kReadBytes));
+}
+
+void LineBatchReader::check_line_length(std::size_t bytes, std::size_t line) const {
+  if (bytes > kMaxLineBytes)
+    throw Error(name_ + ":" + std::to_string(next_line_ + line) + ": " +
+                line_too_long_message(kMaxLineBytes));
+}
+
+bool LineBatchReader::next_in_whole(LineBatch& batch, std::size_t max_lines,
+                                    std::size_t max_bytes) {
+  batch.lines.clear();
+  batch.text.clear();
+  batch.first_line = next_line_;
+  ByteBuffer& text = whole_;
+  const std::size_t begin = whole_start_;
+  std::size_t start = begin;    // the current line's first byte
+  std::size_t scanned = begin;  // text before this has no '\n' after start
+  const auto add_line = [&](std::size_t end) {
+    check_line_length(end - start, batch.lines.size());
+    if (end > start && text.data()[end - 1] == '\r') --end;
+    batch.lines.emplace_back(text.data() + start, end - start);
+  };
+  while (batch.lines.size() < max_lines && (batch.lines.empty() || start - begin < max_bytes)) {
+    if (const void* newline = scanned < text.size()
+                                  ? std::memchr(text.data() + scanned, '\n', text.size() - scanned)
+                                  : nullptr) {
+      const auto end = static_cast<std::size_t>(static_cast<const char*>(newline) - text.data());
+      add_line(end);
+      start = scanned = end + 1;
+      continue;
+    }
+    scanned = text.size();
+    check_line_length(scanned - start, batch.lines.size());
+    if (!at_end_ && text.size() == text.capacity()) {
+      // The file has grown since it was opened: the rest goes through
+      // batches of their own, starting with the line begun here.
+      carry_.assign(text.data() + start, text.size() - start);
+      reading_whole_ = false;
+      whole_start_ = text.size();
+      next_line_ += batch.lines.size();
+      return !batch.lines.empty() || next(batch, max_lines, max_bytes);
+    }
+    if (!at_end_) {
+      const std::size_t old = text.size();
+      const std::size_t want = std::min(text.capacity() - old, kReadBytes);
+      text.resize(old + want);  // within the capacity: never reallocated
+      in_->read(text.data() + old, static_cast<std::streamsize>(want));
+      const auto got = static_cast<std::size_t>(in_->gcount());
+      text.resize(old + got);
+      if (got == 0) at_end_ = true;
+    }
+    if (in_->bad())
+      throw Error(name_ + ":" + std::to_string(next_line_ + batch.lines.size()) +
+                  ": read error (an I/O error)");
+    if (at_end_) {
+      if (start < text.size()) add_line(text.size());  // a last line without '\n'
+      start = text.size();
+      break;
+    }
+  }
+  whole_start_ = start;
+  next_line_ += batch.lines.size();
+  return !batch.lines.empty();
 }
 
 bool LineBatchReader::read_more(ByteBuffer& text) {
@@ -40,6 +110,7 @@ bool LineBatchReader::read_more(ByteBuffer& text) {
 }
 
 bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t max_bytes) {
+  if (reading_whole_) return next_in_whole(batch, max_lines, max_bytes);
   batch.lines.clear();
   batch.text.clear();
   batch.text.swap(carry_);  // the bytes after the last batch, in the old batch's buffer
@@ -49,9 +120,7 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t 
   // Lines as [begin, end) first: the views are made once text stops growing.
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   const auto add_line = [&](std::size_t begin, std::size_t end) {
-    if (end - begin > kMaxLineBytes)
-      throw Error(name_ + ":" + std::to_string(next_line_ + spans.size()) + ": " +
-                  line_too_long_message(kMaxLineBytes));
+    check_line_length(end - begin, spans.size());
     spans.emplace_back(begin, end);
   };
   std::size_t start = 0;    // the current line's first byte

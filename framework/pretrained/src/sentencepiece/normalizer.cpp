@@ -71,11 +71,10 @@ void SpmNormalizer::normalize(std::string_view input, std::string& out, bool run
   if (!flags_.treat_whitespace_as_suffix && flags_.add_dummy_prefix) add_space();
   bool previous_space = flags_.remove_extra_whitespaces;
   while (!input.empty()) {
-    if (std::size_t run = runs ? plain_length(input, 0) : 0; run != 0) {
+    if (const std::size_t run = runs ? plain_run_end(input, 0) : 0; run != 0) {
       // A run of characters that stand for themselves: each is its own piece,
       // copied, and not a space. (Japanese, Chinese and Hindi text is mostly
       // such runs; NormalizePrefix on each character was a fifth of encoding.)
-      run = plain_run_end(input, run);
       out.append(input.substr(0, run));
       input.remove_prefix(run);
       previous_space = false;
