@@ -95,6 +95,13 @@ class CharsMap {
     return units_.empty() || ((ruled_bmp_[code_point >> 6] >> (code_point & 63)) & 1) == 0;
   }
 
+  /// Bits word * 64 to word * 64 + 63 of no_rule_at's table for the BMP (word
+  /// < 1024): set where a code point's bytes begin some rule's key, or some
+  /// key is a prefix of them; all clear when there are no rules.
+  [[nodiscard]] std::uint64_t ruled_bmp_word(std::size_t word) const noexcept {
+    return units_.empty() ? 0 : ruled_bmp_[word];
+  }
+
   /// The number of double-array units and of rules (keys), for describe().
   [[nodiscard]] std::size_t unit_count() const noexcept { return units_.size(); }
   [[nodiscard]] std::size_t rule_count() const noexcept { return rules_; }

@@ -36,6 +36,15 @@ SpmNormalizer::SpmNormalizer(detail::CharsMap map, std::shared_ptr<const SpmVoca
     }
     ascii_safe_[c] = plain_[c] || safe;
   }
+  // The three-byte characters that stand for themselves, by their 16 payload
+  // bits (the code point): well-formed (U+0800 on, not a surrogate), no rule
+  // at them, no user-defined symbol starting with their lead byte.
+  for (std::size_t word = 0; word < plain_three_.size(); ++word) {
+    const char32_t first = static_cast<char32_t>(word) * 64;
+    const bool well_formed = first >= 0x800 && (first < 0xD800 || first > 0xDFFF);
+    const bool user = user_lead_[0xE0 | (first >> 12)];
+    plain_three_[word] = well_formed && !user ? ~map_.ruled_bmp_word(word) : 0;
+  }
 }
 
 void SpmNormalizer::apply(std::string& text) const {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,21 +58,18 @@ class SpmNormalizer final : public NormalizerStep {
 
   // Where the run of characters that stand for themselves, from input[from]
   // on, ends. A three-byte character (all of Hindi's, Chinese's and
-  // Japanese's) is decoded here, inline: through plain_length, GCC kept
-  // decode_sequence out of line, a call per character.
+  // Japanese's) is one test of plain_three_ here: through plain_length, GCC
+  // kept decode_sequence out of line, a call per character.
   std::size_t plain_run_end(std::string_view input, std::size_t from) const noexcept {
     const auto* p = reinterpret_cast<const unsigned char*>(input.data());
     const std::size_t n = input.size();
     while (from < n) {
       const unsigned char lead = p[from];
-      if ((lead & 0xF0) == 0xE0 && n - from >= 3 && !user_lead_[lead] &&
-          ((p[from + 1] & p[from + 2]) & 0xC0) == 0x80 &&
+      if ((lead & 0xF0) == 0xE0 && n - from >= 3 && ((p[from + 1] & p[from + 2]) & 0xC0) == 0x80 &&
           ((p[from + 1] | p[from + 2]) & 0x40) == 0) {
-        const char32_t cp =
+        const std::uint32_t cp =
             ((lead & 0x0Fu) << 12) | ((p[from + 1] & 0x3Fu) << 6) | (p[from + 2] & 0x3Fu);
-        // Overlong (below U+0800) and surrogates are not well-formed: plain_length
-        // says 0 for them, as decode_sequence does.
-        if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF) && map_.no_rule_at(cp, lead)) {
+        if (((plain_three_[cp >> 6] >> (cp & 63)) & 1) != 0) {
           from += 3;
           continue;
         }
@@ -94,6 +92,9 @@ class SpmNormalizer final : public NormalizerStep {
   std::array<bool, 256> plain_{};
   std::array<bool, 256> ascii_safe_{};
   std::array<bool, 256> user_lead_{};  // a user-defined symbol starts with the byte
+  // A bit per code point U+0000-FFFF: a three-byte character that plain_length
+  // would give 3 without looking at what follows (see the constructor).
+  std::array<std::uint64_t, 0x10000 / 64> plain_three_{};
   bool plain_space_ = false;
 };
 
