@@ -78,6 +78,7 @@ struct SpmVocabulary {
   std::vector<PieceType> types;
   std::vector<float> scores;
   DoubleArray trie;
+  std::vector<std::int32_t> trie_order;  // the ids of trie's keys, sorted bytewise
   std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> reserved;
   DoubleArray user_defined;  // PrefixMatcher: values >= 0 mark a symbol's end
   bool has_user_defined = false;

@@ -9,6 +9,7 @@
 
 #include "sentencepiece/internal.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/utf8.hpp"
 
 namespace tokenlab::sentencepiece_detail {
 namespace {
@@ -181,6 +182,7 @@ class SpmUnigramModel final : public SpmModel {
     unknown_score_ = min_score_ - 10.0f;  // kUnkPenalty
     index_scored_trie();
     index_three_byte_nodes();
+    index_character_trie();
   }
 
   [[nodiscard]] Rules rules() const override {
@@ -192,6 +194,7 @@ class SpmUnigramModel final : public SpmModel {
   // EncodeOptimized over the scored trie: the plain algorithm's steps, each
   // piece's id and score read with the trie node that ends it.
   void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
+    if (!char_units_.empty() && encode_characters(normalized, out)) return;
     if (!small_steps_.empty())
       encode_over(small_steps_.data(), normalized, out);
     else
@@ -463,10 +466,312 @@ class SpmUnigramModel final : public SpmModel {
     }
   }
 
+  // ---- the character trie -----------------------------------------------------
+  // The scored trie once more, over symbols instead of bytes: a three-byte
+  // character that some piece holds (every Devanagari, CJK and kana one a
+  // vocabulary has) is one symbol, so that a step of the walk is a character
+  // where the byte trie takes three dependent steps; any other byte is a
+  // symbol of its own. Built when every piece the walk may take is
+  // well-formed UTF-8 (a piece that ends inside a character has no symbols),
+  // and used for a text that is well-formed: then a piece's symbols and the
+  // text's are the same wherever the piece's bytes stand at a character's
+  // start, so the walk finds the byte trie's pieces, in the same order.
+  struct CharUnit {
+    std::uint32_t base;
+    std::uint32_t check;  // the parent, and kEndsPiece when a piece ends here
+  };
+  static constexpr std::uint32_t kFreeCheck = 0x7FFFFFFFu;  // matches no node
+  static constexpr std::uint32_t kRootCheck = 0x7FFFFFFEu;
+  static constexpr std::uint32_t kFirstCharacterSymbol = 256;
+  static constexpr std::uint32_t kMaxSymbols = 1u << 16;
+
+  // The double array over symbols, built as DoubleArray::build builds the byte
+  // trie: a node's children in the first free slots that fit them all.
+  class CharacterTrieBuilder {
+   public:
+    explicit CharacterTrieBuilder(std::size_t alphabet) : alphabet_(alphabet) {
+      grow(2 * alphabet_ + 1);
+      take(0);
+      units_[0].check = kRootCheck;
+    }
+    struct Group {
+      std::uint32_t label;
+      std::size_t lo;
+      std::size_t hi;
+    };
+    // The base for a node with these children (labels), its slots taken.
+    std::uint32_t place(std::uint32_t node, const std::vector<Group>& groups) {
+      const std::size_t base = find_base(groups);
+      units_[node].base = static_cast<std::uint32_t>(base);
+      for (const Group& g : groups) {
+        take(base + g.label);
+        units_[base + g.label].check = node;
+      }
+      return static_cast<std::uint32_t>(base);
+    }
+    std::vector<CharUnit> finish() && {
+      std::size_t needed = alphabet_ + 1;
+      for (const CharUnit& u : units_) needed = std::max<std::size_t>(needed, u.base + alphabet_);
+      units_.resize(needed, {0, kFreeCheck});
+      return std::move(units_);
+    }
+    std::vector<CharUnit>& units() { return units_; }
+
+   private:
+    void grow(std::size_t n) {
+      if (n >= kRootCheck)
+        throw Error("SentencePiece: the vocabulary is too large for tokenlab's trie");
+      const std::size_t old = units_.size();
+      if (n <= old) return;
+      units_.resize(n, {0, kFreeCheck});
+      failures_.resize(n, 0);
+      next_free_.resize(n, -1);
+      prev_free_.resize(n, -1);
+      for (std::size_t i = old; i < n; ++i) {
+        prev_free_[i] = free_tail_;
+        if (free_tail_ >= 0)
+          next_free_[static_cast<std::size_t>(free_tail_)] = static_cast<std::int32_t>(i);
+        else
+          free_head_ = static_cast<std::int32_t>(i);
+        free_tail_ = static_cast<std::int32_t>(i);
+      }
+    }
+    void take(std::size_t slot) {
+      used_end_ = std::max(used_end_, slot + 1);
+      if (failures_[slot] != kClosed) unlink(slot);
+    }
+    void unlink(std::size_t slot) {
+      const std::int32_t prev = prev_free_[slot];
+      const std::int32_t next = next_free_[slot];
+      if (prev >= 0)
+        next_free_[static_cast<std::size_t>(prev)] = next;
+      else
+        free_head_ = next;
+      if (next >= 0)
+        prev_free_[static_cast<std::size_t>(next)] = prev;
+      else
+        free_tail_ = prev;
+    }
+    std::size_t find_base(const std::vector<Group>& groups) {
+      const std::size_t first_label = groups.front().label;
+      const auto fits = [&](std::size_t base) {
+        grow(base + 2 * alphabet_);
+        for (const Group& g : groups)
+          if (units_[base + g.label].check != kFreeCheck) return false;
+        return true;
+      };
+      int tries = 0;
+      for (std::int32_t p = free_head_; p >= 0 && tries < 512; ++tries) {
+        const auto slot = static_cast<std::size_t>(p);
+        p = next_free_[slot];
+        if (slot > first_label && fits(slot - first_label)) return slot - first_label;
+        if (++failures_[slot] == kClosed) unlink(slot);
+      }
+      const std::size_t base = std::max<std::size_t>(used_end_, 1);
+      fits(base);  // grows the array; past the last slot in use, anything fits
+      return base;
+    }
+
+    static constexpr std::uint8_t kClosed = 16;
+    std::size_t alphabet_;
+    std::vector<CharUnit> units_;
+    std::vector<std::uint8_t> failures_;
+    std::vector<std::int32_t> next_free_;
+    std::vector<std::int32_t> prev_free_;
+    std::int32_t free_head_ = -1;
+    std::int32_t free_tail_ = -1;
+    std::size_t used_end_ = 1;
+  };
+
+  // The character trie of the pieces the walk may take (not UNUSED ones), from
+  // the byte trie's keys in their bytewise order: keys that share a symbol
+  // prefix share that byte prefix, so they lie together there too.
+  void index_character_trie() {
+    const SpmVocabulary& v = *vocabulary_;
+    std::vector<std::uint16_t> symbols(std::size_t{1} << 16, 0);
+    std::uint32_t next_symbol = kFirstCharacterSymbol;
+    std::vector<std::uint32_t> key_symbols;
+    std::vector<std::uint32_t> key_begin;
+    std::vector<std::int32_t> key_ids;
+    for (const std::int32_t id : v.trie_order) {
+      const Entry entry = entries_[static_cast<std::size_t>(id)];
+      if (entry.type == PieceType::unused) continue;
+      const std::string_view piece = v.pieces[static_cast<std::size_t>(id)];
+      key_begin.push_back(static_cast<std::uint32_t>(key_symbols.size()));
+      key_ids.push_back(id);
+      for (std::size_t pos = 0; pos < piece.size();) {
+        const utf8::Sequence d = utf8::decode_sequence(piece, pos);
+        if (d.length == 0) return;  // not well-formed: the byte trie alone
+        if (d.length == 3) {
+          std::uint16_t& symbol = symbols[d.code_point];
+          if (symbol == 0) {
+            if (next_symbol >= kMaxSymbols) return;
+            symbol = static_cast<std::uint16_t>(next_symbol++);
+          }
+          key_symbols.push_back(symbol);
+        } else {
+          for (std::size_t b = 0; b < d.length; ++b)
+            key_symbols.push_back(static_cast<unsigned char>(piece[pos + b]));
+        }
+        pos += d.length;
+      }
+    }
+    if (key_ids.empty()) return;
+    key_begin.push_back(static_cast<std::uint32_t>(key_symbols.size()));
+    const auto length_of = [&](std::size_t k) { return key_begin[k + 1] - key_begin[k]; };
+    const auto symbol_at = [&](std::size_t k, std::size_t depth) {
+      return key_symbols[key_begin[k] + depth];
+    };
+    CharacterTrieBuilder builder(next_symbol);
+    std::vector<PieceUnit> pieces;
+    struct Task {
+      std::uint32_t node;
+      std::size_t lo;
+      std::size_t hi;
+      std::size_t depth;
+    };
+    std::vector<Task> tasks{{0, 0, key_ids.size(), 0}};
+    std::vector<CharacterTrieBuilder::Group> groups;
+    while (!tasks.empty()) {
+      const Task task = tasks.back();
+      tasks.pop_back();
+      std::size_t lo = task.lo;
+      if (lo < task.hi && length_of(lo) == task.depth) {  // the key that ends here is first
+        const std::int32_t id = key_ids[lo++];
+        const Entry entry = entries_[static_cast<std::size_t>(id)];
+        if (pieces.size() <= task.node) pieces.resize(task.node + 1, PieceUnit{-1, 0.0f});
+        pieces[task.node] = {entry.type == PieceType::user_defined ? id | kUserDefinedBit : id,
+                             entry.score};
+        builder.units()[task.node].check |= StepUnit::kEndsPiece;
+      }
+      if (lo == task.hi) continue;
+      groups.clear();
+      for (std::size_t i = lo; i < task.hi;) {
+        const std::uint32_t label = symbol_at(i, task.depth);
+        std::size_t j = i + 1;
+        while (j < task.hi && symbol_at(j, task.depth) == label) ++j;
+        groups.push_back({label, i, j});
+        i = j;
+      }
+      // The check's piece bit stays: place() writes the children's checks only.
+      const std::uint32_t base = builder.place(task.node, groups);
+      for (const CharacterTrieBuilder::Group& g : groups)
+        tasks.push_back({base + g.label, g.lo, g.hi, task.depth + 1});
+    }
+    char_units_ = std::move(builder).finish();
+    pieces.resize(char_units_.size(), PieceUnit{-1, 0.0f});
+    char_pieces_ = std::move(pieces);
+    char_symbols_ = std::move(symbols);
+  }
+
+  // encode() over the character trie: false, and nothing done, when the text
+  // is not well-formed UTF-8 (the byte walk takes it then).
+  bool encode_characters(std::string_view normalized, std::vector<TokenId>& out) const {
+    const auto* const text = reinterpret_cast<const unsigned char*>(normalized.data());
+    const std::size_t size = normalized.size();
+    // The text's symbols, and the byte each one ends at.
+    Scratch& scratch = SpmUnigramModel::scratch();
+    std::vector<std::uint32_t>& symbols = scratch.symbols;
+    std::vector<std::uint32_t>& ends = scratch.ends;
+    if (symbols.size() < size) {
+      symbols.resize(size);
+      ends.resize(size);
+    }
+    const std::uint16_t* const symbol_of = char_symbols_.data();
+    std::size_t count = 0;
+    for (std::size_t at = 0; at < size;) {
+      const unsigned char lead = text[at];
+      if (lead < 0x80) {
+        symbols[count] = lead;
+        ends[count++] = static_cast<std::uint32_t>(++at);
+        continue;
+      }
+      // A three-byte character inline (decode_sequence is a call here).
+      if ((lead & 0xF0) == 0xE0 && size - at >= 3 &&
+          ((text[at + 1] & text[at + 2]) & 0xC0) == 0x80 &&
+          ((text[at + 1] | text[at + 2]) & 0x40) == 0) {
+        const std::uint32_t code_point =
+            ((lead & 0x0Fu) << 12) | ((text[at + 1] & 0x3Fu) << 6) | (text[at + 2] & 0x3Fu);
+        // Pieces are well-formed, so an overlong form or a surrogate has no
+        // symbol; but the text must be well-formed for the walk.
+        if (code_point < 0x800 || (code_point >= 0xD800 && code_point <= 0xDFFF)) return false;
+        const std::uint32_t symbol = symbol_of[code_point];
+        if (symbol != 0) {
+          symbols[count] = symbol;
+          at += 3;
+          ends[count++] = static_cast<std::uint32_t>(at);
+          continue;
+        }
+      }
+      const utf8::Sequence d = utf8::decode_sequence(normalized, at);
+      if (d.length == 0) return false;
+      if (d.length == 3 && symbol_of[d.code_point] != 0) {
+        symbols[count] = symbol_of[d.code_point];
+        at += 3;
+        ends[count++] = static_cast<std::uint32_t>(at);
+        continue;
+      }
+      for (std::size_t b = 0; b < d.length; ++b) {
+        symbols[count] = text[at];
+        ends[count++] = static_cast<std::uint32_t>(++at);
+      }
+    }
+    const CharUnit* const units = char_units_.data();
+    const PieceUnit* const pieces = char_pieces_.data();
+    std::size_t first = 0;  // the symbol the next character starts at
+    viterbi(
+        normalized, out,
+        [&](Start& start) {
+          const std::size_t starts_at = start.at;
+          const double here = start.here;
+          Best* const best = start.best;
+          bool single_character = false;
+          std::uint32_t node = 0;
+          for (std::size_t k = first; k < count; ++k) {
+            const std::uint32_t to = units[node].base + symbols[k];
+            const std::uint32_t check = units[to].check;
+            if ((check & ~StepUnit::kEndsPiece) != node) break;
+            node = to;
+            if ((check & StepUnit::kEndsPiece) == 0) continue;
+            const PieceUnit unit = pieces[to];
+            const std::size_t end = ends[k];
+            const std::size_t length = end - starts_at;
+            const double score = (unit.piece & kUserDefinedBit) != 0
+                                     ? user_defined_score(length)
+                                     : static_cast<double>(unit.score);
+            const double candidate = score + here;
+            Best& target = best[end];
+            if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
+              target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
+                        static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
+            if (length == start.char_length) single_character = true;
+          }
+          start.single_character = single_character;
+          // The next character's first symbol: past this one's (one symbol, or
+          // one a byte).
+          first += symbols[first] >= kFirstCharacterSymbol ? 1 : start.char_length;
+        },
+        scratch);
+    return true;
+  }
+
   // User-defined symbols get a bonus "to always be selected": length in bytes
   // times the largest NORMAL score, minus 0.1, in double as SentencePiece has it.
   [[nodiscard]] double user_defined_score(std::size_t length) const noexcept {
     return static_cast<double>(static_cast<float>(length) * max_score_) - 0.1;
+  }
+
+  // What an encode keeps between calls, per thread, in one thread_local: each
+  // of its own was a __tls_get_addr call a line (4% of encoding Hindi).
+  struct Scratch {
+    std::vector<Best> best;
+    std::vector<Segment> segments;
+    std::vector<std::uint32_t> symbols;  // encode_characters: the text's symbols
+    std::vector<std::uint32_t> ends;     // and the byte each one ends at
+  };
+  static Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
   }
 
   // One character's step of the Viterbi: the paths so far, where the
@@ -485,11 +790,11 @@ class SpmUnigramModel final : public SpmModel {
   // there; if none of them is the character alone, the unknown piece covers
   // it. Then the best path to the end, as ids.
   template <class Walk>
-  void viterbi(std::string_view normalized, std::vector<TokenId>& out, Walk&& walk) const {
+  void viterbi(std::string_view normalized, std::vector<TokenId>& out, Walk&& walk,
+               Scratch& scratch = SpmUnigramModel::scratch()) const {
     if (normalized.empty()) return;
     const std::size_t size = normalized.size();
-    thread_local std::vector<Best> best_storage;
-    std::vector<Best>& best = best_storage;  // one TLS lookup
+    std::vector<Best>& best = scratch.best;
     // Every byte 0xFF: starts_at -1 (no path yet) and an id and score never
     // read before a path sets them; one memset, where assign's loop of 12-byte
     // stores was 2% of encoding Hindi. Only the start's score is read unset.
@@ -503,7 +808,7 @@ class SpmUnigramModel final : public SpmModel {
       if (!start.single_character) unknown_step(best.data(), at, start.char_length, start.here);
       at += start.char_length;
     }
-    append_best_path(normalized, best, out);
+    append_best_path(normalized, best, scratch.segments, out);
   }
 
   // No piece is the character at starts_at: the unknown piece covers it.
@@ -517,10 +822,8 @@ class SpmUnigramModel final : public SpmModel {
 
   // The best path to the end, back to the start, as ids.
   void append_best_path(std::string_view normalized, const std::vector<Best>& best,
-                        std::vector<TokenId>& out) const {
+                        std::vector<Segment>& segments, std::vector<TokenId>& out) const {
     const std::size_t size = normalized.size();
-    thread_local std::vector<Segment> segment_storage;
-    std::vector<Segment>& segments = segment_storage;
     segments.clear();
     for (std::size_t ends_at = size; ends_at > 0;) {
       const Best& node = best[ends_at];
@@ -535,6 +838,9 @@ class SpmUnigramModel final : public SpmModel {
 
   std::vector<StepUnit> steps_;                  // index_scored_trie
   std::vector<SmallStepUnit> small_steps_;       // the same, when the trie is small
+  std::vector<CharUnit> char_units_;             // index_character_trie; empty: none
+  std::vector<PieceUnit> char_pieces_;           // by character trie node
+  std::vector<std::uint16_t> char_symbols_;      // a three-byte character's symbol, or 0
   std::vector<PieceUnit> pieces_;                // by node, beside steps_
   std::vector<std::uint32_t> three_byte_nodes_;  // index_three_byte_nodes
   std::vector<Entry> entries_;
