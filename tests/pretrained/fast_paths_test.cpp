@@ -297,8 +297,13 @@ namespace {
 // user-defined symbol, an UNUSED piece and pieces that end mid-character, for
 // every branch of the Viterbi step. With fillers, that many more pieces of
 // "q" and six letters, so that the trie has more than 2^15 nodes and the walk
-// takes its 8-byte links instead of the small trie's 4-byte ones.
-std::string unigram_model_bytes(std::size_t fillers = 0) {
+// takes its 8-byte links instead of the small trie's 4-byte ones. A piece that
+// ends mid-character ("\xC3") keeps the encoder to its byte trie. Without it
+// (well_formed) and with fillers of Devanagari letters instead (devanagari),
+// most of the characters are three-byte ones, and the encoder walks its
+// character trie.
+std::string unigram_model_bytes(std::size_t fillers = 0, bool well_formed = false,
+                                bool devanagari = false) {
   struct Piece {
     std::string text;
     float score;
@@ -310,10 +315,19 @@ std::string unigram_model_bytes(std::size_t fillers = 0) {
       {"ba", -6, 1},           {"abab", -9, 1},       {"<sep>", 0, 4},         {"\u4E2D", -7, 1},
       {"\u4E2D\u6587", -7, 1}, {"\u00E9", -8, 1},     {"b\u00E9", -11.5f, 1},  {"\xC3", -1, 1},
       {"aa", -1, 5},           {"a\u2581", -6.5f, 1}, {"\u2581\u2581", -3, 1}, {"bab", -9.5f, 1}};
+  if (well_formed) std::erase_if(pieces, [](const Piece& p) { return p.text == "\xC3"; });
   for (std::size_t i = 0; i < fillers; ++i) {
-    std::string text = "q";
-    for (std::size_t code = i * 7919 + 12345, k = 0; k < 6; ++k, code /= 26)
-      text += static_cast<char>('a' + code % 26);
+    std::string text = devanagari ? "\u2581" : "q";
+    for (std::size_t code = i * 7919 + 12345, k = 0; k < (devanagari ? 3 : 6); ++k, code /= 26) {
+      if (!devanagari) {
+        text += static_cast<char>('a' + code % 26);
+        continue;
+      }
+      const auto letter = static_cast<unsigned>(0x915 + code % 26);  // U+0915 KA on
+      text += static_cast<char>(0xE0);
+      text += static_cast<char>(0x80 | (letter >> 6));
+      text += static_cast<char>(0x80 | (letter & 0x3F));
+    }
     pieces.push_back({text, -12.0f - static_cast<float>(i % 7), 1});
   }
   const auto varint = [](std::string& out, std::uint64_t v) {
@@ -346,6 +360,12 @@ TEST_CASE("SentencePiece unigram's Viterbi gives the plain best path",
                                                "pretrained" / (std::string(name) + ".model")));
   models.push_back(
       PretrainedTokenizer::from_bytes(unigram_model_bytes(12000), "large.model", "sentencepiece"));
+  models.push_back(PretrainedTokenizer::from_bytes(unigram_model_bytes(12000, true),
+                                                   "large-well-formed.model", "sentencepiece"));
+  models.push_back(PretrainedTokenizer::from_bytes(unigram_model_bytes(0, true),
+                                                   "well-formed.model", "sentencepiece"));
+  models.push_back(PretrainedTokenizer::from_bytes(unigram_model_bytes(3000, true, true),
+                                                   "devanagari.model", "sentencepiece"));
   models.push_back(
       PretrainedTokenizer::from_bytes(unigram_model_bytes(), "test.model", "sentencepiece"));
   for (const auto& spm : models) {

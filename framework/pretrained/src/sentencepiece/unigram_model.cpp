@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
+#include <mutex>
 #include <queue>
 #include <type_traits>
 #include <utility>
@@ -180,8 +181,6 @@ class SpmUnigramModel final : public SpmModel {
       max_score_ = std::max(max_score_, v.scores[id]);
     }
     unknown_score_ = min_score_ - 10.0f;  // kUnkPenalty
-    index_scored_trie();
-    index_three_byte_nodes();
     index_character_trie();
   }
 
@@ -191,10 +190,17 @@ class SpmUnigramModel final : public SpmModel {
     return r;
   }
 
-  // EncodeOptimized over the scored trie: the plain algorithm's steps, each
-  // piece's id and score read with the trie node that ends it.
+  // EncodeOptimized: over the character trie when it can, else over the
+  // scored trie, the plain algorithm's steps with each piece's id and score
+  // read with the trie node that ends it.
   void encode(std::string_view normalized, std::vector<TokenId>& out) const override {
     if (!char_units_.empty() && encode_characters(normalized, out)) return;
+    // The byte walk's tables, made the first time a text needs them: with the
+    // character trie, only a text that is not well-formed does.
+    std::call_once(byte_walk_made_, [this] {
+      index_scored_trie();
+      index_three_byte_nodes();
+    });
     if (!small_steps_.empty())
       encode_over(small_steps_.data(), normalized, out);
     else
@@ -407,7 +413,7 @@ class SpmUnigramModel final : public SpmModel {
   static constexpr std::int32_t kUserDefinedBit = 1 << 30;  // ids are below 2^24
 
   // The pieces that end at a node, but for UNUSED ones, which encoding never takes.
-  void index_scored_trie() {
+  void index_scored_trie() const {
     const SpmVocabulary& v = *vocabulary_;
     steps_.resize(v.trie.size());
     pieces_.assign(v.trie.size(), PieceUnit{-1, 0.0f});
@@ -445,7 +451,7 @@ class SpmUnigramModel final : public SpmModel {
   // mispredicted branch that ended the last, so they were on the critical path
   // once a character. 64 Ki entries (256 KB), of which a script's block is a
   // few cache lines.
-  void index_three_byte_nodes() {
+  void index_three_byte_nodes() const {
     const DoubleArray& trie = vocabulary_->trie;  // steps_ holds its links
     const auto ends_piece = [&](std::uint32_t node) {
       return (steps_[node].check & kEndsPiece) != 0;
@@ -483,7 +489,12 @@ class SpmUnigramModel final : public SpmModel {
   static constexpr std::uint32_t kFreeCheck = 0x7FFFFFFFu;  // matches no node
   static constexpr std::uint32_t kRootCheck = 0x7FFFFFFEu;
   static constexpr std::uint32_t kFirstCharacterSymbol = 256;
-  static constexpr std::uint32_t kMaxSymbols = 1u << 16;
+  // Beyond this many symbols the trie is not built: a double array over
+  // thousands of labels (Chinese and Japanese vocabularies hold 3,000 to
+  // 5,000 characters) took 10 to 25 ms to lay out, first fit, for 8,000
+  // pieces, where the byte trie, with its first three steps in one table,
+  // encodes those scripts well. An alphabetic script has a few hundred.
+  static constexpr std::uint32_t kMaxSymbols = 1024;
 
   // The double array over symbols, built as DoubleArray::build builds the byte
   // trie: a node's children in the first free slots that fit them all.
@@ -588,6 +599,21 @@ class SpmUnigramModel final : public SpmModel {
   // prefix share that byte prefix, so they lie together there too.
   void index_character_trie() {
     const SpmVocabulary& v = *vocabulary_;
+    // Worth it for a vocabulary of mostly three-byte characters (Hindi's):
+    // where most symbols would be bytes (English's, with "▁" the one such
+    // character), the walk takes as many steps as the byte trie's, over links
+    // twice the size, and the text's symbols are a pass of their own (English
+    // encoded 17% slower).
+    std::size_t three_byte = 0;
+    std::size_t other_bytes = 0;
+    for (const std::int32_t id : v.trie_order) {
+      for (const char c : v.pieces[static_cast<std::size_t>(id)]) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte & 0xF0) == 0xE0) ++three_byte;
+        if ((byte & 0xC0) != 0x80) ++other_bytes;  // a character's first byte
+      }
+    }
+    if (2 * three_byte < other_bytes) return;  // fewer than half the characters
     std::vector<std::uint16_t> symbols(std::size_t{1} << 16, 0);
     std::uint32_t next_symbol = kFirstCharacterSymbol;
     std::vector<std::uint32_t> key_symbols;
@@ -836,13 +862,15 @@ class SpmUnigramModel final : public SpmModel {
     append_ids(*vocabulary_, normalized, segments, out);
   }
 
-  std::vector<StepUnit> steps_;                  // index_scored_trie
-  std::vector<SmallStepUnit> small_steps_;       // the same, when the trie is small
-  std::vector<CharUnit> char_units_;             // index_character_trie; empty: none
-  std::vector<PieceUnit> char_pieces_;           // by character trie node
-  std::vector<std::uint16_t> char_symbols_;      // a three-byte character's symbol, or 0
-  std::vector<PieceUnit> pieces_;                // by node, beside steps_
-  std::vector<std::uint32_t> three_byte_nodes_;  // index_three_byte_nodes
+  // The byte walk's tables, made on first use (encode).
+  mutable std::once_flag byte_walk_made_;
+  mutable std::vector<StepUnit> steps_;                  // index_scored_trie
+  mutable std::vector<SmallStepUnit> small_steps_;       // the same, when the trie is small
+  std::vector<CharUnit> char_units_;                     // index_character_trie; empty: none
+  std::vector<PieceUnit> char_pieces_;                   // by character trie node
+  std::vector<std::uint16_t> char_symbols_;              // a three-byte character's symbol, or 0
+  mutable std::vector<PieceUnit> pieces_;                // by node, beside steps_
+  mutable std::vector<std::uint32_t> three_byte_nodes_;  // index_three_byte_nodes
   std::vector<Entry> entries_;
   float min_score_ = 0.0f;
   float max_score_ = 0.0f;
