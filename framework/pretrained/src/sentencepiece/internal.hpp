@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,8 +78,17 @@ struct SpmVocabulary {
   std::vector<std::string> pieces;
   std::vector<PieceType> types;
   std::vector<float> scores;
-  DoubleArray trie;
-  std::vector<std::int32_t> trie_order;  // the ids of trie's keys, sorted bytewise
+  // The keys of the trie (the normal pieces, each with its id), sorted
+  // bytewise; set by the reader, with pieces as it will stay.
+  std::vector<DoubleArray::Key> trie_keys;
+  std::vector<std::int32_t> trie_order;  // the ids of trie_keys, in that order
+  // The trie of trie_keys, built the first time it is asked for (by any
+  // thread): a unigram model that walks its character trie encodes without it,
+  // and building it was a fifth of loading a Hindi .model.
+  [[nodiscard]] const DoubleArray& trie() const {
+    std::call_once(trie_built_, [this] { trie_.build(trie_keys); });
+    return trie_;
+  }
   std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> reserved;
   DoubleArray user_defined;  // PrefixMatcher: values >= 0 mark a symbol's end
   bool has_user_defined = false;
@@ -92,7 +102,7 @@ struct SpmVocabulary {
   // The reader refuses a string spelling both a reserved and a normal piece, so
   // the trie may be asked first (a walk over the bytes, cheaper than a hash).
   [[nodiscard]] TokenId piece_to_id(std::string_view piece) const {
-    if (const std::int32_t id = trie.find(piece); id >= 0) return static_cast<TokenId>(id);
+    if (const std::int32_t id = trie().find(piece); id >= 0) return static_cast<TokenId>(id);
     if (const auto it = reserved.find(piece); it != reserved.end()) return it->second;
     return unknown;
   }
@@ -101,6 +111,10 @@ struct SpmVocabulary {
   [[nodiscard]] std::size_t user_defined_prefix(std::string_view text) const noexcept {
     return has_user_defined ? user_defined.longest_prefix(text) : 0;
   }
+
+ private:
+  mutable std::once_flag trie_built_;
+  mutable DoubleArray trie_;
 };
 
 // A piece of the model's segmentation: bytes [start, start + length) of the

@@ -320,9 +320,9 @@ void build_tries(sentencepiece::TrainerSpec::ModelType model_type, const std::st
                     "does not reproduce that");
     }
   }
-  v.trie.build(normal_keys);  // sorted by index_pieces
   v.trie_order.reserve(normal_keys.size());
   for (const DoubleArray::Key& key : normal_keys) v.trie_order.push_back(key.second);
+  v.trie_keys = std::move(normal_keys);  // sorted by index_pieces; built on first use
   if (!user_keys.empty()) {
     v.user_defined.build(user_keys);
     v.has_user_defined = true;

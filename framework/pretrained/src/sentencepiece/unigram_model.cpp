@@ -271,9 +271,9 @@ class SpmUnigramModel final : public SpmModel {
     viterbi(normalized, out, [&](Start& start) {
       std::uint32_t node = 0;
       for (std::size_t end = start.at + 1; end <= normalized.size(); ++end) {
-        node = v.trie.next(node, static_cast<unsigned char>(normalized[end - 1]));
+        node = v.trie().next(node, static_cast<unsigned char>(normalized[end - 1]));
         if (node == DoubleArray::kFail) break;
-        const std::int32_t found = v.trie.value(node);
+        const std::int32_t found = v.trie().value(node);
         if (found < 0 || entries_[static_cast<std::size_t>(found)].type == PieceType::unused)
           continue;
         const Entry entry = entries_[static_cast<std::size_t>(found)];
@@ -347,13 +347,13 @@ class SpmUnigramModel final : public SpmModel {
       std::uint32_t node = 0;
       std::size_t characters = 0;
       for (std::size_t key_pos = begin; key_pos < size;) {
-        node = v.trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
+        node = v.trie().next(node, static_cast<unsigned char>(normalized[key_pos]));
         if (node == DoubleArray::kFail) break;
         ++key_pos;
         // PopulateNodes counts a piece's length in characters.
         if (key_pos == size || (static_cast<unsigned char>(normalized[key_pos]) & 0xC0) != 0x80)
           ++characters;
-        const std::int32_t found = v.trie.value(node);
+        const std::int32_t found = v.trie().value(node);
         if (found < 0) continue;
         const auto id = static_cast<TokenId>(found);
         if (entries_[id].type == PieceType::unused) continue;
@@ -415,14 +415,14 @@ class SpmUnigramModel final : public SpmModel {
   // The pieces that end at a node, but for UNUSED ones, which encoding never takes.
   void index_scored_trie() const {
     const SpmVocabulary& v = *vocabulary_;
-    steps_.resize(v.trie.size());
-    pieces_.assign(v.trie.size(), PieceUnit{-1, 0.0f});
+    steps_.resize(v.trie().size());
+    pieces_.assign(v.trie().size(), PieceUnit{-1, 0.0f});
     for (std::uint32_t node = 0; node < steps_.size(); ++node) {
       StepUnit& step = steps_[node];
-      step = {static_cast<std::uint32_t>(v.trie.base(node)),
-              static_cast<std::uint32_t>(v.trie.check(node)) & ~kEndsPiece};
-      const std::int32_t id = v.trie.value(node);
-      if (id < 0 || v.trie.check(node) < 0) continue;
+      step = {static_cast<std::uint32_t>(v.trie().base(node)),
+              static_cast<std::uint32_t>(v.trie().check(node)) & ~kEndsPiece};
+      const std::int32_t id = v.trie().value(node);
+      if (id < 0 || v.trie().check(node) < 0) continue;
       const Entry entry = entries_[static_cast<std::size_t>(id)];
       if (entry.type == PieceType::unused) continue;
       pieces_[node] = {entry.type == PieceType::user_defined ? id | kUserDefinedBit : id,
@@ -452,7 +452,7 @@ class SpmUnigramModel final : public SpmModel {
   // once a character. 64 Ki entries (256 KB), of which a script's block is a
   // few cache lines.
   void index_three_byte_nodes() const {
-    const DoubleArray& trie = vocabulary_->trie;  // steps_ holds its links
+    const DoubleArray& trie = vocabulary_->trie();  // steps_ holds its links
     const auto ends_piece = [&](std::uint32_t node) {
       return (steps_[node].check & kEndsPiece) != 0;
     };
