@@ -98,10 +98,11 @@ class SpmBpeModel final : public SpmModel {
     agenda.clear();
     if (v.has_unused) rev_merge.clear();
 
-    const auto walk = [&v](std::uint32_t node, std::string_view bytes) {
+    const DoubleArray& trie = v.trie();
+    const auto walk = [&trie](std::uint32_t node, std::string_view bytes) {
       for (const char ch : bytes) {
         if (node == DoubleArray::kFail) break;
-        node = v.trie().next(node, static_cast<unsigned char>(ch));
+        node = trie.next(node, static_cast<unsigned char>(ch));
       }
       return node;
     };
@@ -113,7 +114,7 @@ class SpmBpeModel final : public SpmModel {
       if (l.freeze || r.freeze || l.node == DoubleArray::kFail) return;
       const std::uint32_t node = walk(l.node, text_of(r));
       if (node == DoubleArray::kFail) return;
-      const std::int32_t id = v.trie().value(node);
+      const std::int32_t id = trie.value(node);
       if (id < 0) return;
       agenda.push_back(
           {pair_key(v.scores[static_cast<std::size_t>(id)], left), l.length + r.length, node});
@@ -161,8 +162,8 @@ class SpmBpeModel final : public SpmModel {
     // resegment: PieceToId, and UNUSED pieces split back recursively.
     const auto resegment = [&](auto&& self, std::string_view piece, std::uint32_t node) -> void {
       // No piece is both reserved and normal, so the trie's answer is PieceToId's.
-      const TokenId id = node != DoubleArray::kFail && v.trie().value(node) >= 0
-                             ? static_cast<TokenId>(v.trie().value(node))
+      const TokenId id = node != DoubleArray::kFail && trie.value(node) >= 0
+                             ? static_cast<TokenId>(trie.value(node))
                              : v.piece_to_id(piece);
       if (v.types[id] == PieceType::unused) {
         if (const auto it = rev_merge.find(piece); it != rev_merge.end()) {

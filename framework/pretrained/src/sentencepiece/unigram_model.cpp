@@ -267,13 +267,13 @@ class SpmUnigramModel final : public SpmModel {
 
   // The same Viterbi over the vocabulary's own trie and entries.
   void encode_plain(std::string_view normalized, std::vector<TokenId>& out) const override {
-    const SpmVocabulary& v = *vocabulary_;
+    const DoubleArray& trie = vocabulary_->trie();
     viterbi(normalized, out, [&](Start& start) {
       std::uint32_t node = 0;
       for (std::size_t end = start.at + 1; end <= normalized.size(); ++end) {
-        node = v.trie().next(node, static_cast<unsigned char>(normalized[end - 1]));
+        node = trie.next(node, static_cast<unsigned char>(normalized[end - 1]));
         if (node == DoubleArray::kFail) break;
-        const std::int32_t found = v.trie().value(node);
+        const std::int32_t found = trie.value(node);
         if (found < 0 || entries_[static_cast<std::size_t>(found)].type == PieceType::unused)
           continue;
         const Entry entry = entries_[static_cast<std::size_t>(found)];
@@ -339,6 +339,7 @@ class SpmUnigramModel final : public SpmModel {
   // character long, and EOS.
   [[nodiscard]] Lattice populated_lattice(std::string_view normalized) const {
     const SpmVocabulary& v = *vocabulary_;
+    const DoubleArray& trie = v.trie();
     const std::size_t size = normalized.size();
     Lattice lattice = lattice_with_bos(size);
     for (std::size_t begin = 0; begin < size;) {
@@ -347,13 +348,13 @@ class SpmUnigramModel final : public SpmModel {
       std::uint32_t node = 0;
       std::size_t characters = 0;
       for (std::size_t key_pos = begin; key_pos < size;) {
-        node = v.trie().next(node, static_cast<unsigned char>(normalized[key_pos]));
+        node = trie.next(node, static_cast<unsigned char>(normalized[key_pos]));
         if (node == DoubleArray::kFail) break;
         ++key_pos;
         // PopulateNodes counts a piece's length in characters.
         if (key_pos == size || (static_cast<unsigned char>(normalized[key_pos]) & 0xC0) != 0x80)
           ++characters;
-        const std::int32_t found = v.trie().value(node);
+        const std::int32_t found = trie.value(node);
         if (found < 0) continue;
         const auto id = static_cast<TokenId>(found);
         if (entries_[id].type == PieceType::unused) continue;
@@ -415,14 +416,15 @@ class SpmUnigramModel final : public SpmModel {
   // The pieces that end at a node, but for UNUSED ones, which encoding never takes.
   void index_scored_trie() const {
     const SpmVocabulary& v = *vocabulary_;
-    steps_.resize(v.trie().size());
-    pieces_.assign(v.trie().size(), PieceUnit{-1, 0.0f});
+    const DoubleArray& trie = v.trie();
+    steps_.resize(trie.size());
+    pieces_.assign(trie.size(), PieceUnit{-1, 0.0f});
     for (std::uint32_t node = 0; node < steps_.size(); ++node) {
       StepUnit& step = steps_[node];
-      step = {static_cast<std::uint32_t>(v.trie().base(node)),
-              static_cast<std::uint32_t>(v.trie().check(node)) & ~kEndsPiece};
-      const std::int32_t id = v.trie().value(node);
-      if (id < 0 || v.trie().check(node) < 0) continue;
+      step = {static_cast<std::uint32_t>(trie.base(node)),
+              static_cast<std::uint32_t>(trie.check(node)) & ~kEndsPiece};
+      const std::int32_t id = trie.value(node);
+      if (id < 0 || trie.check(node) < 0) continue;
       const Entry entry = entries_[static_cast<std::size_t>(id)];
       if (entry.type == PieceType::unused) continue;
       pieces_[node] = {entry.type == PieceType::user_defined ? id | kUserDefinedBit : id,
