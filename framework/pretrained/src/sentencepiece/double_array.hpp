@@ -14,6 +14,43 @@ namespace tokenlab::sentencepiece_detail {
 
 // ---- a double-array trie over bytes --------------------------------------------
 
+// Where a double array's nodes go, for its builders (DoubleArray's over
+// bytes, the unigram model's over characters): a node whose children have
+// labels L gets the first base b, in slot order, with every b + l free, and
+// its children those slots. The free slots are a doubly linked list; a slot
+// that kClosed searches could not start from (in a crowded stretch, or below
+// the first label) leaves it, as Darts-clone closes such blocks, though it can
+// still be taken as a child; after kMaxTries a search takes the first base
+// past the last slot in use, where anything fits. Without the closing, most
+// of loading a .model was this search walking the same slots again.
+class FirstFitLayout {
+ public:
+  /// Labels are below alphabet. Slot 0 (the root) is taken.
+  explicit FirstFitLayout(std::size_t alphabet);
+  /// The base for children with these labels (the first one is where the
+  /// search starts from; any order), their slots taken. Throws Error when the
+  /// array would pass 2^31 slots.
+  std::size_t place(const std::vector<std::uint32_t>& labels);
+  /// The slots so far: every base placed plus the alphabet fits.
+  [[nodiscard]] std::size_t size() const noexcept { return used_.size(); }
+
+ private:
+  void grow(std::size_t n);  // slots [size, n) appended, free
+  void take(std::size_t slot);
+  void unlink(std::size_t slot);
+
+  static constexpr std::uint8_t kClosed = 16;
+  static constexpr int kMaxTries = 512;
+  std::size_t alphabet_;
+  std::vector<bool> used_;
+  std::vector<std::uint8_t> failures_;  // searches that failed to start at the slot
+  std::vector<std::int32_t> next_free_;
+  std::vector<std::int32_t> prev_free_;
+  std::int32_t free_head_ = -1;
+  std::int32_t free_tail_ = -1;
+  std::size_t used_end_ = 1;  // one past the highest slot in use
+};
+
 // A byte trie in a double array (base + label -> child, check = parent), built
 // once from sorted keys. Every node's 256 child slots lie inside the array, so
 // a step is two loads and a compare, with no bounds check.
@@ -71,30 +108,7 @@ class DoubleArray {
     std::int32_t check = kFree;
     std::int32_t value = -1;
   };
-  struct Group {
-    unsigned char label;
-    std::size_t lo;
-    std::size_t hi;
-  };
-
-  // Slots [size, n) appended to the array and to the free list.
-  void grow(std::size_t n);
-  void take(std::size_t slot);
-  void unlink(std::size_t slot);
-  std::int32_t find_base(const std::vector<Group>& groups);
-
   std::vector<Unit> units_;
-  // Construction only: the free slots as a doubly linked list in slot order,
-  // and one past the highest slot in use.
-  // failures_: how many searches failed to start at each free slot; at
-  // kClosed the slot is off the list.
-  static constexpr std::uint8_t kClosed = 16;
-  std::vector<std::uint8_t> failures_;
-  std::vector<std::int32_t> next_free_;
-  std::vector<std::int32_t> prev_free_;
-  std::int32_t free_head_ = -1;
-  std::int32_t free_tail_ = -1;
-  std::size_t used_end_ = 1;
 };
 
 }  // namespace tokenlab::sentencepiece_detail

@@ -225,16 +225,8 @@ class SpmUnigramModel final : public SpmModel {
       bool single_character = false;
       // A piece ends at node, which the walk reached at end.
       const auto take_piece = [&](std::uint32_t node, std::size_t end) {
-        const PieceUnit unit = pieces[node];
-        const std::size_t length = end - starts_at;
-        const double score = (unit.piece & kUserDefinedBit) != 0 ? user_defined_score(length)
-                                                                 : static_cast<double>(unit.score);
-        const double candidate = score + here;
-        Best& target = best[end];
-        if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
-          target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
-                    static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
-        if (length == start.char_length) single_character = true;
+        take(pieces[node], best, starts_at, end, here);
+        if (end - starts_at == start.char_length) single_character = true;
       };
       std::uint32_t node = 0;
       std::size_t key_pos = starts_at;
@@ -498,104 +490,6 @@ class SpmUnigramModel final : public SpmModel {
   // encodes those scripts well. An alphabetic script has a few hundred.
   static constexpr std::uint32_t kMaxSymbols = 1024;
 
-  // The double array over symbols, built as DoubleArray::build builds the byte
-  // trie: a node's children in the first free slots that fit them all.
-  class CharacterTrieBuilder {
-   public:
-    explicit CharacterTrieBuilder(std::size_t alphabet) : alphabet_(alphabet) {
-      grow(2 * alphabet_ + 1);
-      take(0);
-      units_[0].check = kRootCheck;
-    }
-    struct Group {
-      std::uint32_t label;
-      std::size_t lo;
-      std::size_t hi;
-    };
-    // The base for a node with these children (labels), its slots taken.
-    std::uint32_t place(std::uint32_t node, const std::vector<Group>& groups) {
-      const std::size_t base = find_base(groups);
-      units_[node].base = static_cast<std::uint32_t>(base);
-      for (const Group& g : groups) {
-        take(base + g.label);
-        units_[base + g.label].check = node;
-      }
-      return static_cast<std::uint32_t>(base);
-    }
-    std::vector<CharUnit> finish() && {
-      std::size_t needed = alphabet_ + 1;
-      for (const CharUnit& u : units_) needed = std::max<std::size_t>(needed, u.base + alphabet_);
-      units_.resize(needed, {0, kFreeCheck});
-      return std::move(units_);
-    }
-    std::vector<CharUnit>& units() { return units_; }
-
-   private:
-    void grow(std::size_t n) {
-      if (n >= kRootCheck)
-        throw Error("SentencePiece: the vocabulary is too large for tokenlab's trie");
-      const std::size_t old = units_.size();
-      if (n <= old) return;
-      units_.resize(n, {0, kFreeCheck});
-      failures_.resize(n, 0);
-      next_free_.resize(n, -1);
-      prev_free_.resize(n, -1);
-      for (std::size_t i = old; i < n; ++i) {
-        prev_free_[i] = free_tail_;
-        if (free_tail_ >= 0)
-          next_free_[static_cast<std::size_t>(free_tail_)] = static_cast<std::int32_t>(i);
-        else
-          free_head_ = static_cast<std::int32_t>(i);
-        free_tail_ = static_cast<std::int32_t>(i);
-      }
-    }
-    void take(std::size_t slot) {
-      used_end_ = std::max(used_end_, slot + 1);
-      if (failures_[slot] != kClosed) unlink(slot);
-    }
-    void unlink(std::size_t slot) {
-      const std::int32_t prev = prev_free_[slot];
-      const std::int32_t next = next_free_[slot];
-      if (prev >= 0)
-        next_free_[static_cast<std::size_t>(prev)] = next;
-      else
-        free_head_ = next;
-      if (next >= 0)
-        prev_free_[static_cast<std::size_t>(next)] = prev;
-      else
-        free_tail_ = prev;
-    }
-    std::size_t find_base(const std::vector<Group>& groups) {
-      const std::size_t first_label = groups.front().label;
-      const auto fits = [&](std::size_t base) {
-        grow(base + 2 * alphabet_);
-        for (const Group& g : groups)
-          if (units_[base + g.label].check != kFreeCheck) return false;
-        return true;
-      };
-      int tries = 0;
-      for (std::int32_t p = free_head_; p >= 0 && tries < 512; ++tries) {
-        const auto slot = static_cast<std::size_t>(p);
-        p = next_free_[slot];
-        if (slot > first_label && fits(slot - first_label)) return slot - first_label;
-        if (++failures_[slot] == kClosed) unlink(slot);
-      }
-      const std::size_t base = std::max<std::size_t>(used_end_, 1);
-      fits(base);  // grows the array; past the last slot in use, anything fits
-      return base;
-    }
-
-    static constexpr std::uint8_t kClosed = 16;
-    std::size_t alphabet_;
-    std::vector<CharUnit> units_;
-    std::vector<std::uint8_t> failures_;
-    std::vector<std::int32_t> next_free_;
-    std::vector<std::int32_t> prev_free_;
-    std::int32_t free_head_ = -1;
-    std::int32_t free_tail_ = -1;
-    std::size_t used_end_ = 1;
-  };
-
   // The character trie of the pieces the walk may take (not UNUSED ones), from
   // the byte trie's keys in their bytewise order: keys that share a symbol
   // prefix share that byte prefix, so they lie together there too.
@@ -650,8 +544,11 @@ class SpmUnigramModel final : public SpmModel {
     const auto symbol_at = [&](std::size_t k, std::size_t depth) {
       return key_symbols[key_begin[k] + depth];
     };
-    CharacterTrieBuilder builder(next_symbol);
-    std::vector<PieceUnit> pieces;
+    // Laid out as DoubleArray::build lays out the byte trie.
+    FirstFitLayout layout(next_symbol);
+    std::vector<CharUnit> units(layout.size(), CharUnit{0, kFreeCheck});
+    units[0].check = kRootCheck;
+    std::vector<PieceUnit> pieces(layout.size(), PieceUnit{-1, 0.0f});
     struct Task {
       std::uint32_t node;
       std::size_t lo;
@@ -659,7 +556,8 @@ class SpmUnigramModel final : public SpmModel {
       std::size_t depth;
     };
     std::vector<Task> tasks{{0, 0, key_ids.size(), 0}};
-    std::vector<CharacterTrieBuilder::Group> groups;
+    std::vector<std::uint32_t> labels;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // each label's keys
     while (!tasks.empty()) {
       const Task task = tasks.back();
       tasks.pop_back();
@@ -667,27 +565,39 @@ class SpmUnigramModel final : public SpmModel {
       if (lo < task.hi && length_of(lo) == task.depth) {  // the key that ends here is first
         const std::int32_t id = key_ids[lo++];
         const Entry entry = entries_[static_cast<std::size_t>(id)];
-        if (pieces.size() <= task.node) pieces.resize(task.node + 1, PieceUnit{-1, 0.0f});
         pieces[task.node] = {entry.type == PieceType::user_defined ? id | kUserDefinedBit : id,
                              entry.score};
-        builder.units()[task.node].check |= StepUnit::kEndsPiece;
+        units[task.node].check |= StepUnit::kEndsPiece;
       }
       if (lo == task.hi) continue;
-      groups.clear();
+      labels.clear();
+      spans.clear();
       for (std::size_t i = lo; i < task.hi;) {
         const std::uint32_t label = symbol_at(i, task.depth);
         std::size_t j = i + 1;
         while (j < task.hi && symbol_at(j, task.depth) == label) ++j;
-        groups.push_back({label, i, j});
+        labels.push_back(label);
+        spans.emplace_back(i, j);
         i = j;
       }
-      // The check's piece bit stays: place() writes the children's checks only.
-      const std::uint32_t base = builder.place(task.node, groups);
-      for (const CharacterTrieBuilder::Group& g : groups)
-        tasks.push_back({base + g.label, g.lo, g.hi, task.depth + 1});
+      const std::size_t base = layout.place(labels);
+      if (units.size() < layout.size()) {
+        units.resize(layout.size(), CharUnit{0, kFreeCheck});
+        pieces.resize(layout.size(), PieceUnit{-1, 0.0f});
+      }
+      units[task.node].base = static_cast<std::uint32_t>(base);
+      for (std::size_t g = 0; g < labels.size(); ++g) {
+        const auto child = static_cast<std::uint32_t>(base + labels[g]);
+        units[child].check = task.node;
+        tasks.push_back({child, spans[g].first, spans[g].second, task.depth + 1});
+      }
     }
-    char_units_ = std::move(builder).finish();
-    pieces.resize(char_units_.size(), PieceUnit{-1, 0.0f});
+    // Every node's symbols step inside the array: base + symbol < size.
+    std::size_t needed = next_symbol + 1;
+    for (const CharUnit& u : units) needed = std::max<std::size_t>(needed, u.base + next_symbol);
+    units.resize(needed, CharUnit{0, kFreeCheck});
+    pieces.resize(needed, PieceUnit{-1, 0.0f});
+    char_units_ = std::move(units);
     char_pieces_ = std::move(pieces);
     char_symbols_ = std::move(symbols);
   }
@@ -761,18 +671,9 @@ class SpmUnigramModel final : public SpmModel {
             if ((check & ~StepUnit::kEndsPiece) != node) break;
             node = to;
             if ((check & StepUnit::kEndsPiece) == 0) continue;
-            const PieceUnit unit = pieces[to];
             const std::size_t end = ends[k];
-            const std::size_t length = end - starts_at;
-            const double score = (unit.piece & kUserDefinedBit) != 0
-                                     ? user_defined_score(length)
-                                     : static_cast<double>(unit.score);
-            const double candidate = score + here;
-            Best& target = best[end];
-            if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
-              target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit),
-                        static_cast<float>(candidate), static_cast<std::int32_t>(starts_at)};
-            if (length == start.char_length) single_character = true;
+            take(pieces[to], best, starts_at, end, here);
+            if (end - starts_at == start.char_length) single_character = true;
           }
           start.single_character = single_character;
           // The next character's first symbol: past this one's (one symbol, or
@@ -781,6 +682,21 @@ class SpmUnigramModel final : public SpmModel {
         },
         scratch);
     return true;
+  }
+
+  // The piece unit, from starts_at to end, after the best path to starts_at
+  // (whose score is here): the best path to end if it beats the one there,
+  // compared as SentencePiece compares (the candidate in double, the kept
+  // score in float).
+  void take(PieceUnit unit, Best* best, std::size_t starts_at, std::size_t end,
+            double here) const noexcept {
+    const double score = (unit.piece & kUserDefinedBit) != 0 ? user_defined_score(end - starts_at)
+                                                             : static_cast<double>(unit.score);
+    const double candidate = score + here;
+    Best& target = best[end];
+    if (target.starts_at == -1 || candidate > static_cast<double>(target.score))
+      target = {static_cast<TokenId>(unit.piece & ~kUserDefinedBit), static_cast<float>(candidate),
+                static_cast<std::int32_t>(starts_at)};
   }
 
   // User-defined symbols get a bonus "to always be selected": length in bytes
