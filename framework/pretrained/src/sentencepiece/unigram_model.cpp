@@ -468,10 +468,10 @@ class SpmUnigramModel final : public SpmModel {
 
   // ---- the character trie -----------------------------------------------------
   // The scored trie once more, over symbols instead of bytes: a three-byte
-  // character that some piece holds (every Devanagari, CJK and kana one a
-  // vocabulary has) is one symbol, so that a step of the walk is a character
-  // where the byte trie takes three dependent steps; any other byte is a
-  // symbol of its own. Built when every piece the walk may take is
+  // character that some piece holds (Devanagari, Tamil, Ethiopic, and the
+  // "▁" of every vocabulary) is one symbol, so that a step of the walk is a
+  // character where the byte trie takes three dependent steps; any other byte
+  // is a symbol of its own. Built when every piece the walk may take is
   // well-formed UTF-8 (a piece that ends inside a character has no symbols),
   // and used for a text that is well-formed: then a piece's symbols and the
   // text's are the same wherever the piece's bytes stand at a character's
