@@ -55,6 +55,19 @@ inline std::size_t one_char_len(char c) noexcept {
   return static_cast<std::size_t>(
       "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[static_cast<unsigned char>(c) >> 4]);
 }
+// The 16 payload bits of the three-byte sequence at p, of which available
+// bytes are readable: a lead byte E0-EF and two continuation bytes; else -1.
+// They are the code point when the sequence is well-formed (U+0800 on, not a
+// surrogate). Inline for the loops that take a Devanagari or CJK character at
+// a time (the walks, the normalizer's runs), where decode_sequence stayed a
+// call.
+inline std::int32_t three_byte_payload(const unsigned char* p, std::size_t available) noexcept {
+  if ((p[0] & 0xF0) != 0xE0 || available < 3 || ((p[1] & p[2]) & 0xC0) != 0x80 ||
+      ((p[1] | p[2]) & 0x40) != 0)
+    return -1;
+  return static_cast<std::int32_t>(((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu));
+}
+
 // As SentencePiece steps through normalized text: std::min(OneCharLen, rest).
 inline std::size_t char_length_at(std::string_view s, std::size_t pos) noexcept {
   return std::min(one_char_len(s[pos]), s.size() - pos);
@@ -82,7 +95,6 @@ struct SpmVocabulary {
   // The keys of the trie (the normal pieces, each with its id), sorted
   // bytewise; set by the reader, with pieces as it will stay.
   std::vector<DoubleArray::Key> trie_keys;
-  std::vector<std::int32_t> trie_order;  // the ids of trie_keys, in that order
   // The trie of trie_keys, built the first time it is asked for (by any
   // thread): a unigram model that walks its character trie encodes without it,
   // and building it was a fifth of loading a Hindi .model.

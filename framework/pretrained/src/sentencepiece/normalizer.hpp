@@ -64,15 +64,10 @@ class SpmNormalizer final : public NormalizerStep {
     const auto* p = reinterpret_cast<const unsigned char*>(input.data());
     const std::size_t n = input.size();
     while (from < n) {
-      const unsigned char lead = p[from];
-      if ((lead & 0xF0) == 0xE0 && n - from >= 3 && ((p[from + 1] & p[from + 2]) & 0xC0) == 0x80 &&
-          ((p[from + 1] | p[from + 2]) & 0x40) == 0) {
-        const std::uint32_t cp =
-            ((lead & 0x0Fu) << 12) | ((p[from + 1] & 0x3Fu) << 6) | (p[from + 2] & 0x3Fu);
-        if (((plain_three_[cp >> 6] >> (cp & 63)) & 1) != 0) {
-          from += 3;
-          continue;
-        }
+      if (const std::int32_t cp = three_byte_payload(p + from, n - from);
+          cp >= 0 && ((plain_three_[static_cast<std::uint32_t>(cp) >> 6] >> (cp & 63)) & 1) != 0) {
+        from += 3;
+        continue;
       }
       const std::size_t length = plain_length(input, from);
       if (length == 0) break;

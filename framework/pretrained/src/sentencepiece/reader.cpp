@@ -320,8 +320,6 @@ void build_tries(sentencepiece::TrainerSpec::ModelType model_type, const std::st
                     "does not reproduce that");
     }
   }
-  v.trie_order.reserve(normal_keys.size());
-  for (const DoubleArray::Key& key : normal_keys) v.trie_order.push_back(key.second);
   v.trie_keys = std::move(normal_keys);  // sorted by index_pieces; built on first use
   if (!user_keys.empty()) {
     v.user_defined.build(user_keys);

@@ -232,13 +232,9 @@ class SpmUnigramModel final : public SpmModel {
       std::size_t key_pos = starts_at;
       // A three-byte character's three steps in one load (see
       // index_three_byte_nodes); the walk goes on from there.
-      if (const unsigned char lead = text[starts_at];
-          (lead & 0xF0) == 0xE0 && size - starts_at >= 3 &&
-          ((text[starts_at + 1] & text[starts_at + 2]) & 0xC0) == 0x80 &&
-          ((text[starts_at + 1] | text[starts_at + 2]) & 0x40) == 0) {
-        const std::uint32_t skip =
-            three_byte_nodes[((lead & 0x0Fu) << 12) | ((text[starts_at + 1] & 0x3Fu) << 6) |
-                             (text[starts_at + 2] & 0x3Fu)];
+      if (const std::int32_t payload = three_byte_payload(text + starts_at, size - starts_at);
+          payload >= 0) {
+        const std::uint32_t skip = three_byte_nodes[payload];
         if (skip != 0) {
           node = skip;
           key_pos += 3;
@@ -398,7 +394,7 @@ class SpmUnigramModel final : public SpmModel {
   static constexpr std::size_t kSmallTrie = 0x7FFE;
   // Checks and node numbers are below 2^31; a free slot's or the root's
   // check (negative), masked, matches no node.
-  static constexpr std::uint32_t kEndsPiece = 0x80000000u;
+  static constexpr std::uint32_t kEndsPiece = StepUnit::kEndsPiece;
   struct PieceUnit {
     std::int32_t piece;  // the id, kUserDefinedBit set for a user-defined symbol
     float score;
@@ -502,8 +498,8 @@ class SpmUnigramModel final : public SpmModel {
     // encoded 17% slower).
     std::size_t three_byte = 0;
     std::size_t other_bytes = 0;
-    for (const std::int32_t id : v.trie_order) {
-      for (const char c : v.pieces[static_cast<std::size_t>(id)]) {
+    for (const DoubleArray::Key& key : v.trie_keys) {
+      for (const char c : key.first) {
         const auto byte = static_cast<unsigned char>(c);
         if ((byte & 0xF0) == 0xE0) ++three_byte;
         if ((byte & 0xC0) != 0x80) ++other_bytes;  // a character's first byte
@@ -515,10 +511,9 @@ class SpmUnigramModel final : public SpmModel {
     std::vector<std::uint32_t> key_symbols;
     std::vector<std::uint32_t> key_begin;
     std::vector<std::int32_t> key_ids;
-    for (const std::int32_t id : v.trie_order) {
+    for (const auto& [piece, id] : v.trie_keys) {
       const Entry entry = entries_[static_cast<std::size_t>(id)];
       if (entry.type == PieceType::unused) continue;
-      const std::string_view piece = v.pieces[static_cast<std::size_t>(id)];
       key_begin.push_back(static_cast<std::uint32_t>(key_symbols.size()));
       key_ids.push_back(id);
       for (std::size_t pos = 0; pos < piece.size();) {
@@ -567,7 +562,7 @@ class SpmUnigramModel final : public SpmModel {
         const Entry entry = entries_[static_cast<std::size_t>(id)];
         pieces[task.node] = {entry.type == PieceType::user_defined ? id | kUserDefinedBit : id,
                              entry.score};
-        units[task.node].check |= StepUnit::kEndsPiece;
+        units[task.node].check |= kEndsPiece;
       }
       if (lo == task.hi) continue;
       labels.clear();
@@ -624,31 +619,22 @@ class SpmUnigramModel final : public SpmModel {
         ends[count++] = static_cast<std::uint32_t>(++at);
         continue;
       }
-      // A three-byte character inline (decode_sequence is a call here).
-      if ((lead & 0xF0) == 0xE0 && size - at >= 3 &&
-          ((text[at + 1] & text[at + 2]) & 0xC0) == 0x80 &&
-          ((text[at + 1] | text[at + 2]) & 0x40) == 0) {
-        const std::uint32_t code_point =
-            ((lead & 0x0Fu) << 12) | ((text[at + 1] & 0x3Fu) << 6) | (text[at + 2] & 0x3Fu);
+      if (const std::int32_t code_point = three_byte_payload(text + at, size - at);
+          code_point >= 0) {
         // Pieces are well-formed, so an overlong form or a surrogate has no
         // symbol; but the text must be well-formed for the walk.
         if (code_point < 0x800 || (code_point >= 0xD800 && code_point <= 0xDFFF)) return false;
-        const std::uint32_t symbol = symbol_of[code_point];
-        if (symbol != 0) {
+        if (const std::uint32_t symbol = symbol_of[code_point]; symbol != 0) {
           symbols[count] = symbol;
           at += 3;
           ends[count++] = static_cast<std::uint32_t>(at);
           continue;
         }
       }
+      // Any other character, a three-byte one that no piece holds among
+      // them: a symbol a byte.
       const utf8::Sequence d = utf8::decode_sequence(normalized, at);
       if (d.length == 0) return false;
-      if (d.length == 3 && symbol_of[d.code_point] != 0) {
-        symbols[count] = symbol_of[d.code_point];
-        at += 3;
-        ends[count++] = static_cast<std::uint32_t>(at);
-        continue;
-      }
       for (std::size_t b = 0; b < d.length; ++b) {
         symbols[count] = text[at];
         ends[count++] = static_cast<std::uint32_t>(++at);
@@ -668,9 +654,9 @@ class SpmUnigramModel final : public SpmModel {
           for (std::size_t k = first; k < count; ++k) {
             const std::uint32_t to = units[node].base + symbols[k];
             const std::uint32_t check = units[to].check;
-            if ((check & ~StepUnit::kEndsPiece) != node) break;
+            if ((check & ~kEndsPiece) != node) break;
             node = to;
-            if ((check & StepUnit::kEndsPiece) == 0) continue;
+            if ((check & kEndsPiece) == 0) continue;
             const std::size_t end = ends[k];
             take(pieces[to], best, starts_at, end, here);
             if (end - starts_at == start.char_length) single_character = true;
