@@ -38,70 +38,15 @@ void LineBatchReader::check_line_length(std::size_t bytes, std::size_t line) con
                 line_too_long_message(kMaxLineBytes));
 }
 
-bool LineBatchReader::next_in_whole(LineBatch& batch, std::size_t max_lines,
-                                    std::size_t max_bytes) {
-  batch.lines.clear();
-  batch.text.clear();
-  batch.first_line = next_line_;
-  ByteBuffer& text = whole_;
-  const std::size_t begin = whole_start_;
-  std::size_t start = begin;    // the current line's first byte
-  std::size_t scanned = begin;  // text before this has no '\n' after start
-  const auto add_line = [&](std::size_t end) {
-    check_line_length(end - start, batch.lines.size());
-    if (end > start && text.data()[end - 1] == '\r') --end;
-    batch.lines.emplace_back(text.data() + start, end - start);
-  };
-  while (batch.lines.size() < max_lines && (batch.lines.empty() || start - begin < max_bytes)) {
-    if (const void* newline = scanned < text.size()
-                                  ? std::memchr(text.data() + scanned, '\n', text.size() - scanned)
-                                  : nullptr) {
-      const auto end = static_cast<std::size_t>(static_cast<const char*>(newline) - text.data());
-      add_line(end);
-      start = scanned = end + 1;
-      continue;
-    }
-    scanned = text.size();
-    check_line_length(scanned - start, batch.lines.size());
-    if (!at_end_ && text.size() == text.capacity()) {
-      // The file has grown since it was opened: the rest goes through
-      // batches of their own, starting with the line begun here.
-      carry_.assign(text.data() + start, text.size() - start);
-      reading_whole_ = false;
-      whole_start_ = text.size();
-      next_line_ += batch.lines.size();
-      return !batch.lines.empty() || next(batch, max_lines, max_bytes);
-    }
-    if (!at_end_) {
-      const std::size_t old = text.size();
-      const std::size_t want = std::min(text.capacity() - old, kReadBytes);
-      text.resize(old + want);  // within the capacity: never reallocated
-      in_->read(text.data() + old, static_cast<std::streamsize>(want));
-      const auto got = static_cast<std::size_t>(in_->gcount());
-      text.resize(old + got);
-      if (got == 0) at_end_ = true;
-    }
-    if (in_->bad())
-      throw Error(name_ + ":" + std::to_string(next_line_ + batch.lines.size()) +
-                  ": read error (an I/O error)");
-    if (at_end_) {
-      if (start < text.size()) add_line(text.size());  // a last line without '\n'
-      start = text.size();
-      break;
-    }
-  }
-  whole_start_ = start;
-  next_line_ += batch.lines.size();
-  return !batch.lines.empty();
-}
-
 bool LineBatchReader::read_more(ByteBuffer& text) {
   const std::size_t old = text.size();
   // Into the room reserved for a small file when there is some (a fixed 1 MiB
   // would outgrow it and copy the buffer), at most 1 MiB at a time: reading
   // all the room for a small first batch was serial time before any encoding.
+  // whole_ is never grown: its lines are the views of batches handed out.
   const std::size_t room = text.capacity() - old;
-  const std::size_t want = room >= kReadBytes / 16 ? std::min(room, kReadBytes) : kReadBytes;
+  const std::size_t want =
+      room >= kReadBytes / 16 || reading_whole_ ? std::min(room, kReadBytes) : kReadBytes;
   text.resize(old + want);
   in_->read(text.data() + old, static_cast<std::streamsize>(want));
   const auto got = static_cast<std::size_t>(in_->gcount());
@@ -110,22 +55,28 @@ bool LineBatchReader::read_more(ByteBuffer& text) {
 }
 
 bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t max_bytes) {
-  if (reading_whole_) return next_in_whole(batch, max_lines, max_bytes);
   batch.lines.clear();
   batch.text.clear();
-  batch.text.swap(carry_);  // the bytes after the last batch, in the old batch's buffer
   batch.first_line = next_line_;
-  ByteBuffer& text = batch.text;
-  if (first_capacity_ != 0) text.reserve(std::exchange(first_capacity_, 0));
+  const bool whole = reading_whole_;
+  if (!whole) {
+    batch.text.swap(carry_);  // the bytes after the last batch, in the old batch's buffer
+    if (first_capacity_ != 0) batch.text.reserve(std::exchange(first_capacity_, 0));
+  }
+  // Whole: the batch's lines are views into whole_, from where the last batch
+  // stopped; else into the batch's own buffer.
+  ByteBuffer& text = whole ? whole_ : batch.text;
+  const std::size_t begin = whole ? whole_start_ : 0;
   // Lines as [begin, end) first: the views are made once text stops growing.
   std::vector<std::pair<std::size_t, std::size_t>> spans;
-  const auto add_line = [&](std::size_t begin, std::size_t end) {
-    check_line_length(end - begin, spans.size());
-    spans.emplace_back(begin, end);
+  const auto add_line = [&](std::size_t first, std::size_t end) {
+    check_line_length(end - first, spans.size());
+    spans.emplace_back(first, end);
   };
-  std::size_t start = 0;    // the current line's first byte
-  std::size_t scanned = 0;  // text before this has no '\n' after start
-  while (spans.size() < max_lines && (spans.empty() || start < max_bytes)) {
+  std::size_t start = begin;    // the current line's first byte
+  std::size_t scanned = begin;  // text before this has no '\n' after start
+  bool outgrown = false;        // whole_ is full and the file goes on
+  while (spans.size() < max_lines && (spans.empty() || start - begin < max_bytes)) {
     // (memchr with a null pointer is undefined even for no bytes: an empty
     // buffer has none.)
     if (const void* newline = scanned < text.size()
@@ -138,6 +89,12 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t 
     }
     scanned = text.size();
     if (scanned - start > kMaxLineBytes) add_line(start, scanned);  // throws
+    // whole_ holds the file's size and one byte more, to see its end: full,
+    // the file has grown since it was opened.
+    if (!at_end_ && whole && text.size() == text.capacity()) {
+      outgrown = true;
+      break;
+    }
     if (!at_end_ && !read_more(text)) at_end_ = true;
     if (in_->bad())
       throw Error(name_ + ":" + std::to_string(next_line_ + spans.size()) +
@@ -148,14 +105,24 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t 
       break;
     }
   }
-  carry_.assign(text.data() + start, text.size() - start);
-  text.resize(start);
+  if (!whole) {
+    carry_.assign(text.data() + start, text.size() - start);
+    text.resize(start);
+  } else if (outgrown) {
+    // The rest goes through batches of their own, from the line begun here.
+    carry_.assign(text.data() + start, text.size() - start);
+    reading_whole_ = false;
+    whole_start_ = text.size();
+  } else {
+    whole_start_ = start;
+  }
   batch.lines.reserve(spans.size());
-  for (auto [begin, end] : spans) {
-    if (end > begin && text.data()[end - 1] == '\r') --end;
-    batch.lines.emplace_back(text.data() + begin, end - begin);
+  for (auto [first, end] : spans) {
+    if (end > first && text.data()[end - 1] == '\r') --end;
+    batch.lines.emplace_back(text.data() + first, end - first);
   }
   next_line_ += batch.lines.size();
+  if (batch.lines.empty() && outgrown) return next(batch, max_lines, max_bytes);
   return !batch.lines.empty();
 }
 

@@ -103,10 +103,9 @@ class LineBatchReader {
   static constexpr std::size_t kWholeFileLimit = std::size_t{8} << 20;
 
  private:
-  // Appends up to kReadBytes to text; false at the end of the input.
+  // Appends up to kReadBytes to text (whole_: within its capacity); false at
+  // the end of the input.
   bool read_more(ByteBuffer& text);
-  // next() while the file is read into whole_.
-  bool next_in_whole(LineBatch& batch, std::size_t max_lines, std::size_t max_bytes);
   // Throws Error for a line of more than kMaxLineBytes, numbered as the
   // line'th of the batch being made.
   void check_line_length(std::size_t bytes, std::size_t line) const;
