@@ -61,7 +61,7 @@ void usage(std::ostream& out) {
 
 int main(int argc, char** argv) {
   using namespace tokenlab::cli;
-  use_huge_pages_for_heap();
+  (void)tune_program_heap();
   std::ios::sync_with_stdio(false);
   // Under an MPI launcher every rank runs this program; only rank 0 speaks.
   const bool mpi_ranks = tokenlab::app::started_as_mpi_ranks();

@@ -1,23 +1,26 @@
 // A tokenizer file's bytes in memory that a reader may rewrite (the in-situ
-// JSON parse), NUL-terminated, in transparent huge pages. Internal to
-// tokenlab_pretrained: nothing here is installed.
+// JSON parse), NUL-terminated. Internal to tokenlab_pretrained: nothing here
+// is installed.
 //
 // Why not a std::string: std::string(size, '\0') faults in and zeroes every
 // 4 KiB page before read() copies the file over it; for Gemma 3's 33 MB
 // tokenizer.json that was 24 ms, a sixth of loading it. Memory straight from
-// mmap is zero already (the NUL after the last byte comes free), and in huge
-// pages (from 2 MiB on) it faults 17 times instead of 8,150.
+// mmap is zero already (the NUL after the last byte comes free). In ordinary
+// pages, not huge ones: read once, in order, the bytes gain nothing from huge
+// pages, and a lone command paid up to milliseconds for each on a virtual
+// machine whose host takes freed memory back (docs/performance.md, thirteenth
+// round).
 //
 //   FileBuffer file = FileBuffer::read(path);  // throws read_pretrained_file's errors
 //   parse_in_place(file.data(), file.size());  // data()[size()] == '\0'
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <string_view>
 #include <utility>
-
-#include "tokenlab/pretrained/huge_page_allocator.hpp"
 
 namespace tokenlab::pretrained_detail {
 
@@ -36,7 +39,7 @@ class FileBuffer {
   FileBuffer(const FileBuffer&) = delete;
   FileBuffer& operator=(const FileBuffer&) = delete;
   ~FileBuffer() {
-    if (data_ != nullptr) unmap_huge_pages(data_, mapped_);
+    if (data_ != nullptr) (void)::munmap(data_, mapped_);
   }
 
   [[nodiscard]] char* data() noexcept { return data_; }
@@ -49,7 +52,7 @@ class FileBuffer {
 
   char* data_;
   std::size_t size_;
-  std::size_t mapped_;  // bytes mapped: size_ + 1 rounded up to pages (huge from 2 MiB)
+  std::size_t mapped_;  // bytes mapped: size_ + 1 rounded up to pages
 };
 
 }  // namespace tokenlab::pretrained_detail

@@ -125,32 +125,25 @@ pretrained_detail::FileBuffer pretrained_detail::FileBuffer::read(const std::fil
   const auto size = static_cast<std::size_t>(checked_file_size(path));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path.string() + ": cannot open");
-  // Huge pages from 2 MiB on: a smaller file in one would clear 2 MiB for it.
-  const bool huge = size + 1 >= kHugePageBytes;
   constexpr std::size_t kPage = 4096;
-  const std::size_t mapped = huge ? huge_page_bytes(size + 1) : (size + kPage) / kPage * kPage;
+  const std::size_t mapped = (size + kPage) / kPage * kPage;  // room for the NUL after it
   FileBuffer buffer(nullptr, size, mapped);
-  void* memory = nullptr;
-  try {
-    if (huge) {
-      memory = map_huge_pages(mapped);
-    } else {
-      memory = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (memory == MAP_FAILED) throw std::bad_alloc();
-    }
-  } catch (...) {
+  void* memory =
+      ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
     ::close(fd);
-    throw;
+    throw std::bad_alloc();
   }
   buffer.data_ = static_cast<char*>(memory);  // zero: the NUL after the file is there
   // With a second thread, a large file is read in two halves at once: the
   // copy, and the kernel's zeroing of the pages it copies into, were 14 ms of
   // Gemma 3's 33 MB on one thread (docs/performance.md, tenth round). The
-  // halves meet at a huge page's edge, so that no page is faulted by both.
+  // halves meet at a 2 MiB boundary, so that they never share a page.
   constexpr std::size_t kTwoHalvesFrom = std::size_t{8} << 20;
   bool whole = false;
   if (threads >= 2 && size >= kTwoHalvesFrom) {
-    const std::size_t middle = size / 2 / kHugePageBytes * kHugePageBytes;
+    constexpr std::size_t kAlign = std::size_t{2} << 20;
+    const std::size_t middle = size / 2 / kAlign * kAlign;
     bool second_whole = false;
     std::thread second;
     try {

@@ -65,7 +65,7 @@ void TokenTable::reserve(std::size_t n) {
 }
 
 void TokenTable::reserve_rows(std::size_t n) {
-  // The strings' vector in huge pages that are faulted in only where rows are
+  // The strings' vector reserved, its pages faulted in only where rows are
   // written; the hash starts at 64 Ki slots and doubles (each doubling a
   // rehash of the tokens so far: about one more insertion of each, overall).
   tokens_.reserve(n);

@@ -11,9 +11,19 @@
 //   slots[i].key = key;
 //
 // Contract: T is trivially copyable and an all-zero T is its empty value.
+//
+// Only these fixed tables, which the encode loop probes at random, are placed
+// on huge pages. Everything else a load or a count touches once or in order
+// (the file's bytes, the streamed lists, TokenTable, the program's heap) is in
+// ordinary pages: on a virtual machine whose host takes freed memory back,
+// a huge page's first touch could cost milliseconds, and a lone command paid
+// that for every 2 MiB (docs/performance.md, thirteenth round).
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -21,9 +31,63 @@
 #include <type_traits>
 #include <utility>
 
-#include "tokenlab/pretrained/huge_page_allocator.hpp"
-
 namespace tokenlab::byte_level_detail {
+
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+
+/// bytes rounded up to whole huge pages.
+[[nodiscard]] inline constexpr std::size_t huge_page_bytes(std::size_t bytes) noexcept {
+  return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+}
+
+/// bytes (a multiple of kHugePageBytes) of zeroed memory aligned to a huge page,
+/// advised to use huge pages. Straight from mmap, whose pages the kernel zeroes
+/// on first touch: aligned_alloc then memset zeroed a 16 MB table twice (41% of
+/// loading o200k). Throws std::bad_alloc. Free with unmap_huge_pages.
+inline void* map_huge_pages(std::size_t bytes) {
+  const std::size_t span = bytes + kHugePageBytes;
+  void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (start + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  if (aligned > start) (void)munmap(raw, aligned - start);
+  if (const std::size_t tail = start + span - (aligned + bytes); tail > 0)
+    (void)munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+  // Advice: without it (or where the kernel refuses) the pages are small.
+  (void)madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+inline void unmap_huge_pages(void* p, std::size_t bytes) noexcept {
+  (void)munmap(p, bytes);
+}
+
+/// An allocator for a growing table probed at random in the encode loop (the
+/// BPE model's merge map, 16 MB for Gemma 3): from 2 MiB on, map_huge_pages;
+/// smaller, the heap.
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+
+  HugePageAllocator() = default;
+  template <class U>
+  explicit HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kHugePageBytes) return std::allocator<T>().allocate(n);
+    return static_cast<T*>(map_huge_pages(huge_page_bytes(bytes)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) < kHugePageBytes)
+      std::allocator<T>().deallocate(p, n);
+    else
+      unmap_huge_pages(p, huge_page_bytes(n * sizeof(T)));
+  }
+  template <class U>
+  friend bool operator==(const HugePageAllocator&, const HugePageAllocator<U>&) noexcept {
+    return true;
+  }
+};
 
 template <class T>
 class HugePageArray {

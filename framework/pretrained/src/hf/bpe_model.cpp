@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "byte_level/huge_page_array.hpp"
 #include "hf/merge_ids.hpp"
 #include "merge_cuts.hpp"
 #include "model_common.hpp"
@@ -17,7 +18,6 @@
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/pretrained/components.hpp"
-#include "tokenlab/pretrained/huge_page_allocator.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
@@ -184,7 +184,7 @@ class BpeModel final : public PretrainedModel {
   struct Tables {
     // Packed pair -> rank and merged id; in huge pages: Gemma 3's is 16 MB,
     // probed at random by every merge step.
-    PairMap<PairResult, HugePageAllocator> merges;
+    PairMap<PairResult, byte_level_detail::HugePageAllocator> merges;
     std::vector<TokenId> direct;  // plain_: BMP code point -> its one-character token
     MergeCuts cuts;               // plain_ and not ignore_merges: where a piece may be cut
   };

@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "json_numbers.hpp"
-#include "tokenlab/pretrained/huge_page_allocator.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
 
 namespace tokenlab::hf_detail {
@@ -41,16 +40,19 @@ namespace tokenlab::hf_detail {
 class ListPrefetch;
 
 struct StreamedLists {
-  // In huge pages: Gemma 3's 514,906 merges are 16 MB of rows, written while
-  // the parser runs; in 4 KiB pages that was 4,000 faults on its thread.
-  using Rows = std::vector<TokenTable::Row, HugePageAllocator<TokenTable::Row>>;
+  // Ordinary pages: Gemma 3's 514,906 merges are 16 MB of rows, written once
+  // while the parser runs. In huge pages they faulted 8 times rather than
+  // 4,000, which measured faster back to back; a lone command, on a virtual
+  // machine whose host takes freed memory back, paid far more for each huge
+  // page (docs/performance.md, thirteenth round).
+  using Rows = std::vector<TokenTable::Row>;
   bool has_vocab = false;  // vocab holds model.vocab's members, in file order
   Rows vocab;
   /// An entry of merges: [left, right], or a "left right" string still to be
   /// split, as {string, kUnsplit} (kUnsplit's data() is null; no token's is).
   using Merge = std::pair<std::string_view, std::string_view>;
   static constexpr std::string_view kUnsplit{};
-  using Merges = std::vector<Merge, HugePageAllocator<Merge>>;
+  using Merges = std::vector<Merge>;
   bool has_merges = false;  // merges holds model.merges' entries, in order
   Merges merges;
   /// A Unigram model.vocab ([[piece, score], ...], left in the document): each

@@ -32,7 +32,6 @@
 #include <vector>
 
 #include "tokenlab/pretrained/export.hpp"
-#include "tokenlab/pretrained/huge_page_allocator.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/vocabulary.hpp"  // StringHash
 
@@ -139,10 +138,12 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   std::unique_ptr<Deferred> deferred_;  // set for the table's life once deferred
   std::atomic<bool> pending_{false};    // fill has not run
 
-  // Huge pages: 200,000 tokens fill 6 MB and 4 MB, a page fault each 4 KiB.
-  std::vector<std::string, HugePageAllocator<std::string>> tokens_;
+  // Ordinary pages, not huge ones (200,000 tokens fill 6 MB and 4 MB): the
+  // table is filled once at load, and a lone command's huge pages could cost
+  // milliseconds each on a virtual machine (docs/performance.md, thirteenth round).
+  std::vector<std::string> tokens_;
   std::vector<bool> present_;
-  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> slots_;
+  std::vector<std::uint64_t> slots_;
   unsigned shift_ = 63;  // 64 - log2(slots_.size()) once there are slots
   std::size_t count_ = 0;
 };
