@@ -138,12 +138,11 @@ pretrained_detail::FileBuffer pretrained_detail::FileBuffer::read(const std::fil
   // With a second thread, a large file is read in two halves at once: the
   // copy, and the kernel's zeroing of the pages it copies into, were 14 ms of
   // Gemma 3's 33 MB on one thread (docs/performance.md, tenth round). The
-  // halves meet at a 2 MiB boundary, so that they never share a page.
+  // halves meet at a page boundary, so that they never share a page.
   constexpr std::size_t kTwoHalvesFrom = std::size_t{8} << 20;
   bool whole = false;
   if (threads >= 2 && size >= kTwoHalvesFrom) {
-    constexpr std::size_t kAlign = std::size_t{2} << 20;
-    const std::size_t middle = size / 2 / kAlign * kAlign;
+    const std::size_t middle = size / 2 / kPage * kPage;
     bool second_whole = false;
     std::thread second;
     try {

@@ -12,12 +12,13 @@
 //
 // Contract: T is trivially copyable and an all-zero T is its empty value.
 //
-// Only these fixed tables, which the encode loop probes at random, are placed
-// on huge pages. Everything else a load or a count touches once or in order
-// (the file's bytes, the streamed lists, TokenTable, the program's heap) is in
-// ordinary pages: on a virtual machine whose host takes freed memory back,
-// a huge page's first touch could cost milliseconds, and a lone command paid
-// that for every 2 MiB (docs/performance.md, thirteenth round).
+// Only these tables and the BPE model's merge map (HugePageAllocator below),
+// which the encode loop probes at random, are placed on huge pages. Everything
+// else a load or a count touches once or in order (the file's bytes, the
+// streamed lists, TokenTable, the program's heap) is in ordinary pages: on a
+// virtual machine whose host takes freed memory back, a huge page's first
+// touch could cost milliseconds, and a lone command paid that for every 2 MiB
+// (docs/performance.md, thirteenth round).
 #pragma once
 
 #include <sys/mman.h>
