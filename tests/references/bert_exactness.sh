@@ -63,4 +63,8 @@ else
   status=1
   echo "FAIL: export --format vocab.txt differs from the imported vocabulary"
 fi
+# A pass leaves only the models and vocabularies (the rest is 160 MB);
+# TOKENLAB_REFERENCE_KEEP=1 keeps everything.
+((status != 0)) || [[ ${TOKENLAB_REFERENCE_KEEP:-0} == 1 ]] ||
+  rm -f hf.*.ids tokenlab.*.ids hf.*.words tokenlab.*.words codepoints.txt ntrex.txt a b
 exit $status
