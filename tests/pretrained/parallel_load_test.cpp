@@ -1,14 +1,17 @@
 // A tokenizer.json read on two threads (read_tokenizer_json's threads; see
 // hf/list_prefetch.hpp): a second thread inserts model.vocab and resolves
 // model.merges while the parser reads on, and a BPE model's tables are built
-// on two threads. The tokenizer must be the one read on one thread, and every
-// error the same, wherever in the stream the file goes wrong.
+// on two threads. A tiktoken file (read_tiktoken's threads): a second thread
+// inserts the tokens a chunk at a time while the next are decoded. The
+// tokenizer must be the one read on one thread, and every error the same,
+// wherever in the stream the file goes wrong.
 #include <catch2/catch.hpp>
 
 #include <random>
 #include <string>
 #include <vector>
 
+#include "base64.hpp"
 #include "common/temp_files.hpp"
 #include "pretrained_support.hpp"
 
@@ -16,6 +19,7 @@ using Catch::Matchers::Contains;
 using tokenlab::PretrainedTokenizer;
 using tokenlab::TokenId;
 using tokenlab::test::error_of;
+using tokenlab::test::Ids;
 using tokenlab::test::tokenizer_json;
 
 namespace {
@@ -95,6 +99,60 @@ std::string error_on_both(const std::string& json) {
   const std::string serial = error_of([&] { (void)tokenizer_json(json, 1); });
   CHECK(error_of([&] { (void)tokenizer_json(json, 2); }) == serial);
   return serial;
+}
+
+// The "base64 rank" lines of a tiktoken rank file: every byte by its value,
+// then every two-letter and every three-letter token of "a".."z" (18,508
+// ranks, more than four of the chunks of 4,096 the second thread inserts).
+std::vector<std::string> letters_rank_lines() {
+  std::vector<std::string> lines;
+  const auto add = [&](const std::string& token) {
+    lines.push_back(tokenlab::test::base64(token) + " " + std::to_string(lines.size()));
+  };
+  for (int b = 0; b < 256; ++b) add(std::string(1, static_cast<char>(b)));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) add({x, y});
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y)
+      for (char z = 'a'; z <= 'z'; ++z) add({x, y, z});
+  return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string file;
+  for (const std::string& line : lines) file += line + "\n";
+  return file;
+}
+
+PretrainedTokenizer rank_file(const std::string& content, unsigned threads) {
+  return PretrainedTokenizer::from_bytes(content, "gpt2.tiktoken", "tiktoken:gpt2", threads);
+}
+
+std::string rank_file_error_on_both(const std::string& content) {
+  const std::string serial = error_of([&] { (void)rank_file(content, 1); });
+  CHECK(error_of([&] { (void)rank_file(content, 2); }) == serial);
+  return serial;
+}
+
+// npm tiktoken's encoder JSON of the same ranks ("! 0" then every token).
+std::string letters_encoder_json() {
+  std::string ranks = "! 0";
+  for (const std::string& line : letters_rank_lines())
+    ranks += " " + line.substr(0, line.find(' '));
+  return R"json({"pat_str":"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",)json"
+         R"json("special_tokens":{"<|endoftext|>":50256},"bpe_ranks":")json" +
+         ranks + R"("})";
+}
+
+// The tokenizer read on two threads is the one read on one: every token, and
+// the ids of every line.
+void check_same_tiktoken(const PretrainedTokenizer& one, const PretrainedTokenizer& two) {
+  REQUIRE(two.vocabulary_size() == one.vocabulary_size());
+  for (TokenId id = 0; id < one.vocabulary_size(); ++id) REQUIRE(two.token(id) == one.token(id));
+  for (const std::string& line : letter_lines()) {
+    CAPTURE(line);
+    REQUIRE(two.encode(line) == one.encode(line));
+  }
 }
 
 }  // namespace
@@ -214,4 +272,47 @@ TEST_CASE("an error deep in a streamed list is the same on two threads",
              Contains(R"(model.vocab."zzz": expected a non-negative integer, found a number)"));
   // A dropout the reader refuses, after every merge was resolved.
   CHECK_THAT(error_on_both(letters_bpe("", R"(,"dropout":0.5)")), Contains("BPE-dropout"));
+}
+
+TEST_CASE("a tiktoken file read on two threads is the one read on one",
+          "[pretrained][tiktoken][threads]") {
+  const std::string file = joined(letters_rank_lines());
+  const PretrainedTokenizer one = rank_file(file, 1);
+  const PretrainedTokenizer two = rank_file(file, 2);
+  check_same_tiktoken(one, two);
+  // Three-letter tokens merged from the last chunks' ranks.
+  CHECK(two.encode("zzz") == Ids{18507});
+  CHECK(two.encode("abc abc") == Ids{256 + 676 + 28, 32, 256 + 676 + 28});
+  const std::string json = letters_encoder_json();
+  const auto json_one = PretrainedTokenizer::from_bytes(json, "gpt2.json", "auto", 1);
+  const auto json_two = PretrainedTokenizer::from_bytes(json, "gpt2.json", "auto", 2);
+  check_same_tiktoken(json_one, json_two);
+  for (const std::string& line : letter_lines()) REQUIRE(json_two.encode(line) == one.encode(line));
+}
+
+TEST_CASE("an error deep in a tiktoken file is the same on two threads",
+          "[pretrained][tiktoken][threads][errors]") {
+  // A rank given twice in the last chunk: the second thread gives up, and the
+  // file is read again on one thread, which names the line.
+  std::vector<std::string> lines = letters_rank_lines();
+  lines[18000] = tokenlab::test::base64("ab") + " 18000";
+  CHECK_THAT(rank_file_error_on_both(joined(lines)),
+             Contains("gpt2.tiktoken: line 18001: token \"ab\" has two ids, 257 and 18000"));
+  lines = letters_rank_lines();
+  lines[18000] = lines[18000].substr(0, lines[18000].find(' ')) + " 300";
+  CHECK_THAT(rank_file_error_on_both(joined(lines)),
+             Contains("gpt2.tiktoken: line 18001: rank 300 is given twice"));
+  // Bad base64 on the parser's thread while the second is still inserting.
+  lines = letters_rank_lines();
+  lines[17000] = "a@U= 17000";
+  CHECK_THAT(rank_file_error_on_both(joined(lines)),
+             Contains("gpt2.tiktoken: line 17001: \"a@U=\" is not base64"));
+  // Both: the clash comes first in the file, so it is the error.
+  lines[9000] = tokenlab::test::base64("ab") + " 9000";
+  CHECK_THAT(rank_file_error_on_both(joined(lines)),
+             Contains("gpt2.tiktoken: line 9001: token \"ab\" has two ids, 257 and 9000"));
+  // A clash in the first chunk, found while the parser is far ahead.
+  lines = letters_rank_lines();
+  lines[300] = lines[299];
+  CHECK_THAT(rank_file_error_on_both(joined(lines)), Contains("gpt2.tiktoken: line 301:"));
 }

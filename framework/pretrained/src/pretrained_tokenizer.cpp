@@ -82,9 +82,9 @@ Reader reader_for(std::string_view content, const std::string& source, std::stri
 }
 
 // A tiktoken or SentencePiece file (a tokenizer.json is read in place by the callers).
-PretrainedPipeline read_other(const Reader& r, std::string_view content,
-                              const std::string& source) {
-  if (r.kind == "tiktoken") return read_tiktoken(content, source, r.encoding);
+PretrainedPipeline read_other(const Reader& r, std::string_view content, const std::string& source,
+                              unsigned threads) {
+  if (r.kind == "tiktoken") return read_tiktoken(content, source, r.encoding, threads);
   return read_sentencepiece(content, source);
 }
 
@@ -174,7 +174,7 @@ PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
   if (r.kind == "tokenizer.json")
     return tokenizer_of(
         hf_detail::read_tokenizer_json_in_place(file.data(), file.size(), source, threads), source);
-  return tokenizer_of(read_other(r, file.view(), source), source);
+  return tokenizer_of(read_other(r, file.view(), source, threads), source);
 }
 
 std::string resolve_pretrained_format(std::string_view content, const std::string& file_name,
@@ -193,7 +193,7 @@ PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const s
   const Reader r = reader_for(content, source, format);
   if (r.kind == "tokenizer.json")
     return tokenizer_of(read_tokenizer_json(std::move(content), source, threads), source);
-  return tokenizer_of(read_other(r, content, source), source);
+  return tokenizer_of(read_other(r, content, source, threads), source);
 }
 
 namespace {

@@ -11,8 +11,15 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
 
 #include "byte_level/byte_level_encoder.hpp"
 #include "json_value.hpp"
@@ -217,6 +224,109 @@ class FusedSink {
   std::size_t id_limit_ = 0;
 };
 
+// The fused sink's inserts on a second thread, a chunk of rows at a time,
+// while the parser decodes the next chunk (threads >= 2). Inserting into the
+// byte table (its cache misses) and decoding base64 were each about a quarter
+// of loading o200k; on one thread they took turns. The work is speculative,
+// as the tokenizer.json reader's second thread is (hf/list_prefetch.hpp):
+// the chunks are inserted in file order, so the table is the one a single
+// thread builds, and when the sink gives up (a rank or a token given twice)
+// the parser throws FusedSinkGaveUp at its next hand-off, and read_rows
+// reads the file again on one thread through the table sink, which spells
+// the error in file order.
+class ChunkInserter {
+ public:
+  using Rows = std::vector<TokenTable::Row>;
+
+  explicit ChunkInserter(FusedSink& sink) : sink_(sink), thread_([this] { run(); }) {}
+  ChunkInserter(const ChunkInserter&) = delete;
+  ChunkInserter& operator=(const ChunkInserter&) = delete;
+  ~ChunkInserter() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  /// Takes rows (left empty, with a spare vector's capacity); waits while
+  /// kDepth chunks are queued. Throws FusedSinkGaveUp once the sink has.
+  void push(Rows& rows) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return queue_.size() < kDepth || failed(); });
+    rethrow_failure();
+    queue_.push_back(std::move(rows));
+    rows = Rows();
+    if (!spare_.empty()) {
+      rows = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    lock.unlock();
+    changed_.notify_all();
+  }
+
+  /// Waits until every chunk pushed is inserted; throws FusedSinkGaveUp (or
+  /// what the insert threw) if the sink gave up.
+  void drain() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || failed(); });
+    rethrow_failure();
+  }
+
+ private:
+  static constexpr std::size_t kDepth = 4;
+
+  [[nodiscard]] bool failed() const { return gave_up_ || error_ != nullptr; }
+  void rethrow_failure() const {
+    if (error_) std::rethrow_exception(error_);
+    if (gave_up_) throw FusedSinkGaveUp{};
+  }
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+      if (stopping_) return;  // drained already, or the parser threw: abandoned
+      if (failed()) {
+        queue_.clear();  // after a failure nothing more is inserted
+        continue;
+      }
+      Rows rows = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      bool gave_up = false;
+      std::exception_ptr error;
+      try {
+        sink_.insert_new(rows);  // the whole chunk, or it throws
+      } catch (const FusedSinkGaveUp&) {
+        gave_up = true;
+      } catch (...) {
+        error = std::current_exception();
+      }
+      rows.clear();
+      lock.lock();
+      busy_ = false;
+      gave_up_ = gave_up_ || gave_up;
+      if (error && !error_) error_ = error;
+      spare_.push_back(std::move(rows));
+      changed_.notify_all();
+    }
+  }
+
+  FusedSink& sink_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Rows> queue_;
+  std::vector<Rows> spare_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  bool gave_up_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: it starts once the members it uses are made
+};
+
 // A file's tokens decoded end to end into one string and handed to the sink
 // together (TokenTable::insert_new overlaps their cache misses, a fifth of
 // loading o200k when each waited on its own; the byte table's insert does the
@@ -226,9 +336,16 @@ class FusedSink {
 template <class Sink, class Place>
 class RankRows {
  public:
-  /// place(n) names the place n (a line, a byte offset) in an error.
-  RankRows(Sink& sink, std::size_t encoded_bytes, const Place& place) : sink_(sink), place_(place) {
+  /// place(n) names the place n (a line, a byte offset) in an error. With
+  /// threads >= 2 and the fused sink, the rows are inserted on a second
+  /// thread (ChunkInserter) while the next are decoded.
+  RankRows(Sink& sink, std::size_t encoded_bytes, const Place& place, unsigned threads)
+      : sink_(sink), place_(place) {
     bytes_.reserve(encoded_bytes);  // base64 is longer than its bytes: no reallocation
+    rows_.reserve(kRows);
+    if constexpr (std::is_same_v<Sink, FusedSink>) {
+      if (threads >= 2) inserter_.emplace(sink);
+    }
   }
   /// False when field is not base64 or rank is too large (nothing added).
   bool add(std::string_view field, std::uint64_t rank, std::size_t place) {
@@ -239,12 +356,21 @@ class RankRows {
       return false;
     }
     rows_.push_back({static_cast<TokenId>(rank), std::string_view(bytes_).substr(start)});
+    if (inserter_) {  // the fused sink names no place: its refusal is to give up
+      if (rows_.size() == kRows) inserter_->push(rows_);
+      return true;
+    }
     places_.push_back(place);
     if (rows_.size() == kRows) flush();  // the rows stay in cache
     return true;
   }
-  /// Inserts the rows gathered.
+  /// Inserts the rows gathered (with a second thread, every row so far).
   void flush() {
+    if (inserter_) {
+      if (!rows_.empty()) inserter_->push(rows_);
+      inserter_->drain();
+      return;
+    }
     for (std::size_t done = 0; done < rows_.size(); ++done) {  // ++: a repeated row, skipped
       done += sink_.insert_new(std::span(rows_).subspan(done));
       if (done == rows_.size()) break;
@@ -262,6 +388,8 @@ class RankRows {
   std::string bytes_;
   std::vector<TokenTable::Row> rows_;
   std::vector<std::size_t> places_;
+  // Last: destroyed (its thread joined) first, while the rows' bytes live.
+  std::optional<ChunkInserter> inserter_;
 };
 
 // What build needs besides the tokens: the checks of the bytes and the
@@ -381,7 +509,7 @@ PretrainedPipeline read_rows(std::size_t expected, const EncodingParts& parts, c
 }
 
 PretrainedPipeline read_rank_file(std::string_view content, const std::string& source,
-                                  std::string_view encoding) {
+                                  std::string_view encoding, unsigned threads) {
   const auto named = named_encoding(encoding);
   if (!named)
     throw Error(source +
@@ -394,7 +522,7 @@ PretrainedPipeline read_rank_file(std::string_view content, const std::string& s
   const auto line_place = [&](std::size_t n) { return source + ": line " + std::to_string(n); };
   const EncodingParts parts{named->pattern, named->specials, source};
   return read_rows(lines, parts, [&](auto& sink) {
-    RankRows rows(sink, content.size(), line_place);
+    RankRows rows(sink, content.size(), line_place, threads);
     for (const auto& [line_number, raw_line] : numbered_lines(content)) {
       const std::string_view line = strip_cr(raw_line);
       if (line.empty()) continue;
@@ -462,7 +590,8 @@ std::size_t next_separator(std::string_view text, std::size_t i) noexcept {
   return i;
 }
 
-PretrainedPipeline read_encoder_json(std::string content, const std::string& source) {
+PretrainedPipeline read_encoder_json(std::string content, const std::string& source,
+                                     unsigned threads) {
   check_json_nesting(content, kMaxJsonNesting, source);  // before RapidJSON recurses
   rapidjson::Document document;
   document.ParseInsitu(content.data());
@@ -490,7 +619,7 @@ PretrainedPipeline read_encoder_json(std::string content, const std::string& sou
   };
   const EncodingParts parts{pattern, specials, source};
   return read_rows(count_separators(ranks) + 1, parts, [&](auto& sink) {
-    RankRows rows(sink, ranks.size(), byte_place);
+    RankRows rows(sink, ranks.size(), byte_place, threads);
     // "! R" sets the rank of the next token; each token after it takes the next rank.
     std::uint64_t rank = 0;
     bool expect_rank = false;
@@ -532,12 +661,12 @@ PretrainedPipeline read_encoder_json(std::string content, const std::string& sou
 }  // namespace
 
 PretrainedPipeline read_tiktoken(std::string_view content, const std::string& source,
-                                 std::string_view encoding) {
+                                 std::string_view encoding, unsigned threads) {
   std::size_t first = 0;
   while (first < content.size() && (content[first] == ' ' || content[first] == '\n')) ++first;
   if (first < content.size() && content[first] == '{')
-    return read_encoder_json(std::string(content), source);
-  return read_rank_file(content, source, encoding);
+    return read_encoder_json(std::string(content), source, threads);
+  return read_rank_file(content, source, encoding, threads);
 }
 
 std::string detect_pretrained_format(std::string_view content) {

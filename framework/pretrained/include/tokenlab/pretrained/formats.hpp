@@ -49,10 +49,13 @@ TOKENLAB_PRETRAINED_API PretrainedPipeline read_tokenizer_json(std::string conte
 /// A tiktoken rank file ("base64 rank" per line) with the pattern and special
 /// tokens of a named encoding (gpt2, r50k_base, p50k_base, p50k_edit,
 /// cl100k_base, o200k_base); or npm tiktoken's encoder JSON, which carries them
-/// (then encoding may be empty).
+/// (then encoding may be empty). With threads >= 2, a second thread inserts the
+/// tokens while the next are decoded; the pipeline and every error are the
+/// same as with one.
 TOKENLAB_PRETRAINED_API PretrainedPipeline read_tiktoken(std::string_view content,
                                                          const std::string& source,
-                                                         std::string_view encoding);
+                                                         std::string_view encoding,
+                                                         unsigned threads = 1);
 
 /// A SentencePiece ModelProto (.model).
 TOKENLAB_PRETRAINED_API PretrainedPipeline read_sentencepiece(std::string_view content,
