@@ -283,6 +283,16 @@ TEST_CASE("a tiktoken file read on two threads is the one read on one",
   // Three-letter tokens merged from the last chunks' ranks.
   CHECK(two.encode("zzz") == Ids{18507});
   CHECK(two.encode("abc abc") == Ids{256 + 676 + 28, 32, 256 + 676 + 28});
+  // A token longer than a chunk's buffer of decoded bytes (64 KiB), between
+  // the others: the chunk before it is handed over, and it gets room of its own.
+  std::vector<std::string> lines = letters_rank_lines();
+  const std::string long_token(100000, 'q');
+  lines.insert(lines.begin() + 10000, tokenlab::test::base64(long_token) + " 18508");
+  const PretrainedTokenizer long_one = rank_file(joined(lines), 1);
+  const PretrainedTokenizer long_two = rank_file(joined(lines), 2);
+  check_same_tiktoken(long_one, long_two);
+  CHECK(long_two.token(18508) == long_token);
+  CHECK(long_two.token(10000) == one.token(10000));
   const std::string json = letters_encoder_json();
   const auto json_one = PretrainedTokenizer::from_bytes(json, "gpt2.json", "auto", 1);
   const auto json_two = PretrainedTokenizer::from_bytes(json, "gpt2.json", "auto", 2);

@@ -16,6 +16,7 @@
 #include "file_buffer.hpp"
 #include "hf/internal.hpp"
 #include "sentencepiece/internal.hpp"
+#include "tiktoken/in_place.hpp"
 #include "tokenlab/alphabet.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/interruption.hpp"
@@ -174,6 +175,10 @@ PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
   if (r.kind == "tokenizer.json")
     return tokenizer_of(
         hf_detail::read_tokenizer_json_in_place(file.data(), file.size(), source, threads), source);
+  if (r.kind == "tiktoken")
+    return tokenizer_of(tiktoken_detail::read_tiktoken_in_place(file.data(), file.size(), source,
+                                                                r.encoding, threads),
+                        source);
   return tokenizer_of(read_other(r, file.view(), source, threads), source);
 }
 

@@ -23,6 +23,7 @@
 
 #include "byte_level/byte_level_encoder.hpp"
 #include "json_value.hpp"
+#include "tiktoken/in_place.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/json_nesting.hpp"
 #include "tokenlab/lines.hpp"
@@ -236,7 +237,11 @@ class FusedSink {
 // the error in file order.
 class ChunkInserter {
  public:
-  using Rows = std::vector<TokenTable::Row>;
+  /// A chunk's rows and the decoded bytes their tokens view.
+  struct Chunk {
+    std::string bytes;
+    std::vector<TokenTable::Row> rows;
+  };
 
   explicit ChunkInserter(FusedSink& sink) : sink_(sink), thread_([this] { run(); }) {}
   ChunkInserter(const ChunkInserter&) = delete;
@@ -250,16 +255,17 @@ class ChunkInserter {
     thread_.join();
   }
 
-  /// Takes rows (left empty, with a spare vector's capacity); waits while
-  /// kDepth chunks are queued. Throws FusedSinkGaveUp once the sink has.
-  void push(Rows& rows) {
+  /// Takes chunk (left empty, with a spare chunk's capacity when there is
+  /// one); waits while kDepth chunks are queued. Throws FusedSinkGaveUp once
+  /// the sink has.
+  void push(Chunk& chunk) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return queue_.size() < kDepth || failed(); });
     rethrow_failure();
-    queue_.push_back(std::move(rows));
-    rows = Rows();
+    queue_.push_back(std::move(chunk));
+    chunk = Chunk();
     if (!spare_.empty()) {
-      rows = std::move(spare_.back());
+      chunk = std::move(spare_.back());
       spare_.pop_back();
     }
     lock.unlock();
@@ -292,25 +298,26 @@ class ChunkInserter {
         queue_.clear();  // after a failure nothing more is inserted
         continue;
       }
-      Rows rows = std::move(queue_.front());
+      Chunk chunk = std::move(queue_.front());
       queue_.pop_front();
       busy_ = true;
       lock.unlock();
       bool gave_up = false;
       std::exception_ptr error;
       try {
-        sink_.insert_new(rows);  // the whole chunk, or it throws
+        sink_.insert_new(chunk.rows);  // the whole chunk, or it throws
       } catch (const FusedSinkGaveUp&) {
         gave_up = true;
       } catch (...) {
         error = std::current_exception();
       }
-      rows.clear();
+      chunk.bytes.clear();
+      chunk.rows.clear();
       lock.lock();
       busy_ = false;
       gave_up_ = gave_up_ || gave_up;
       if (error && !error_) error_ = error;
-      spare_.push_back(std::move(rows));
+      spare_.push_back(std::move(chunk));
       changed_.notify_all();
     }
   }
@@ -318,8 +325,8 @@ class ChunkInserter {
   FusedSink& sink_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Rows> queue_;
-  std::vector<Rows> spare_;
+  std::deque<Chunk> queue_;
+  std::vector<Chunk> spare_;
   bool busy_ = false;
   bool stopping_ = false;
   bool gave_up_ = false;
@@ -327,10 +334,12 @@ class ChunkInserter {
   std::thread thread_;  // last: it starts once the members it uses are made
 };
 
-// A file's tokens decoded end to end into one string and handed to the sink
-// together (TokenTable::insert_new overlaps their cache misses, a fifth of
-// loading o200k when each waited on its own; the byte table's insert does the
-// same). A row that clashes goes to the sink's insert_rank, which throws its
+// A file's tokens decoded a chunk at a time and handed to the sink together
+// (TokenTable::insert_new overlaps their cache misses, a fifth of loading
+// o200k when each waited on its own; the byte table's insert does the same).
+// A chunk's bytes are reused once its rows are in (the tables copy what they
+// keep): one buffer for the whole file's bytes was 1.7 MB of fresh pages for
+// o200k. A row that clashes goes to the sink's insert_rank, which throws its
 // error naming where it came from; flush() before throwing any other error,
 // so that errors keep file order.
 template <class Sink, class Place>
@@ -339,10 +348,8 @@ class RankRows {
   /// place(n) names the place n (a line, a byte offset) in an error. With
   /// threads >= 2 and the fused sink, the rows are inserted on a second
   /// thread (ChunkInserter) while the next are decoded.
-  RankRows(Sink& sink, std::size_t encoded_bytes, const Place& place, unsigned threads)
-      : sink_(sink), place_(place) {
-    bytes_.reserve(encoded_bytes);  // base64 is longer than its bytes: no reallocation
-    rows_.reserve(kRows);
+  RankRows(Sink& sink, const Place& place, unsigned threads) : sink_(sink), place_(place) {
+    reserve(chunk_);
     if constexpr (std::is_same_v<Sink, FusedSink>) {
       if (threads >= 2) inserter_.emplace(sink);
     }
@@ -350,45 +357,67 @@ class RankRows {
   /// False when field is not base64 or rank is too large (nothing added).
   bool add(std::string_view field, std::uint64_t rank, std::size_t place) {
     if (rank > TokenTable::kMaxId) return false;
-    const std::size_t start = bytes_.size();
-    if (!append_base64(field, bytes_)) {
-      bytes_.resize(start);
+    // Base64 is longer than its bytes: with field.size() to spare, the bytes
+    // the chunk's rows view do not move.
+    if (chunk_.bytes.capacity() - chunk_.bytes.size() < field.size()) {
+      hand_over();
+      if (chunk_.bytes.capacity() < field.size()) chunk_.bytes.reserve(field.size());
+    }
+    std::string& bytes = chunk_.bytes;
+    const std::size_t start = bytes.size();
+    if (!append_base64(field, bytes)) {
+      bytes.resize(start);
       return false;
     }
-    rows_.push_back({static_cast<TokenId>(rank), std::string_view(bytes_).substr(start)});
-    if (inserter_) {  // the fused sink names no place: its refusal is to give up
-      if (rows_.size() == kRows) inserter_->push(rows_);
-      return true;
-    }
-    places_.push_back(place);
-    if (rows_.size() == kRows) flush();  // the rows stay in cache
+    chunk_.rows.push_back({static_cast<TokenId>(rank), std::string_view(bytes).substr(start)});
+    if (!inserter_) places_.push_back(place);      // the fused sink's refusal is to give up
+    if (chunk_.rows.size() == kRows) hand_over();  // the rows stay in cache
     return true;
   }
-  /// Inserts the rows gathered (with a second thread, every row so far).
+  /// Inserts the rows gathered (with a second thread, waits for every row so far).
   void flush() {
-    if (inserter_) {
-      if (!rows_.empty()) inserter_->push(rows_);
-      inserter_->drain();
-      return;
-    }
-    for (std::size_t done = 0; done < rows_.size(); ++done) {  // ++: a repeated row, skipped
-      done += sink_.insert_new(std::span(rows_).subspan(done));
-      if (done == rows_.size()) break;
-      const TokenTable::Row& row = rows_[done];
-      sink_.insert_rank(std::string(row.token), row.id, [&] { return place_(places_[done]); });
-    }
-    rows_.clear();
-    places_.clear();
+    hand_over();
+    if (inserter_) inserter_->drain();
   }
 
  private:
   static constexpr std::size_t kRows = 4096;
+  static constexpr std::size_t kChunkBytes = std::size_t{64} << 10;  // o200k: about 28 KB a chunk
+
+  static void reserve(ChunkInserter::Chunk& chunk) {
+    chunk.bytes.reserve(kChunkBytes);
+    chunk.rows.reserve(kRows);
+  }
+
+  // The chunk's rows to the sink, or to the second thread; the chunk is then
+  // empty, with room for the next.
+  void hand_over() {
+    if (chunk_.rows.empty()) {
+      chunk_.bytes.clear();
+      return;
+    }
+    if (inserter_) {
+      inserter_->push(chunk_);  // a spare chunk back, or an empty one
+      if (chunk_.bytes.capacity() < kChunkBytes) reserve(chunk_);
+      return;
+    }
+    const std::vector<TokenTable::Row>& rows = chunk_.rows;
+    for (std::size_t done = 0; done < rows.size(); ++done) {  // ++: a repeated row, skipped
+      done += sink_.insert_new(std::span(rows).subspan(done));
+      if (done == rows.size()) break;
+      const TokenTable::Row& row = rows[done];
+      sink_.insert_rank(std::string(row.token), row.id, [&] { return place_(places_[done]); });
+    }
+    chunk_.rows.clear();
+    chunk_.bytes.clear();
+    places_.clear();
+  }
+
   Sink& sink_;
   const Place& place_;
-  std::string bytes_;
-  std::vector<TokenTable::Row> rows_;
+  ChunkInserter::Chunk chunk_;
   std::vector<std::size_t> places_;
-  // Last: destroyed (its thread joined) first, while the rows' bytes live.
+  // Last: destroyed (its thread joined) first, while the chunks it holds live.
   std::optional<ChunkInserter> inserter_;
 };
 
@@ -522,7 +551,7 @@ PretrainedPipeline read_rank_file(std::string_view content, const std::string& s
   const auto line_place = [&](std::size_t n) { return source + ": line " + std::to_string(n); };
   const EncodingParts parts{named->pattern, named->specials, source};
   return read_rows(lines, parts, [&](auto& sink) {
-    RankRows rows(sink, content.size(), line_place, threads);
+    RankRows rows(sink, line_place, threads);
     for (const auto& [line_number, raw_line] : numbered_lines(content)) {
       const std::string_view line = strip_cr(raw_line);
       if (line.empty()) continue;
@@ -590,11 +619,14 @@ std::size_t next_separator(std::string_view text, std::size_t i) noexcept {
   return i;
 }
 
-PretrainedPipeline read_encoder_json(std::string content, const std::string& source,
+// npm tiktoken's encoder JSON in text[0, size), which the in-situ parse
+// rewrites; text[size] is '\0'.
+PretrainedPipeline read_encoder_json(char* text, std::size_t size, const std::string& source,
                                      unsigned threads) {
-  check_json_nesting(content, kMaxJsonNesting, source);  // before RapidJSON recurses
+  // before RapidJSON recurses
+  check_json_nesting(std::string_view(text, size), kMaxJsonNesting, source);
   rapidjson::Document document;
-  document.ParseInsitu(content.data());
+  document.ParseInsitu(text);
   if (document.HasParseError())
     throw Error(source + ": byte " + std::to_string(document.GetErrorOffset()) +
                 ": malformed JSON: " + rapidjson::GetParseError_En(document.GetParseError()));
@@ -619,7 +651,7 @@ PretrainedPipeline read_encoder_json(std::string content, const std::string& sou
   };
   const EncodingParts parts{pattern, specials, source};
   return read_rows(count_separators(ranks) + 1, parts, [&](auto& sink) {
-    RankRows rows(sink, ranks.size(), byte_place, threads);
+    RankRows rows(sink, byte_place, threads);
     // "! R" sets the rank of the next token; each token after it takes the next rank.
     std::uint64_t rank = 0;
     bool expect_rank = false;
@@ -660,12 +692,31 @@ PretrainedPipeline read_encoder_json(std::string content, const std::string& sou
 
 }  // namespace
 
-PretrainedPipeline read_tiktoken(std::string_view content, const std::string& source,
-                                 std::string_view encoding, unsigned threads) {
+namespace {
+
+bool is_encoder_json(std::string_view content) noexcept {
   std::size_t first = 0;
   while (first < content.size() && (content[first] == ' ' || content[first] == '\n')) ++first;
-  if (first < content.size() && content[first] == '{')
-    return read_encoder_json(std::string(content), source, threads);
+  return first < content.size() && content[first] == '{';
+}
+
+}  // namespace
+
+PretrainedPipeline read_tiktoken(std::string_view content, const std::string& source,
+                                 std::string_view encoding, unsigned threads) {
+  if (is_encoder_json(content)) {
+    std::string text(content);  // parsed in situ
+    return read_encoder_json(text.data(), text.size(), source, threads);
+  }
+  return read_rank_file(content, source, encoding, threads);
+}
+
+PretrainedPipeline tiktoken_detail::read_tiktoken_in_place(char* text, std::size_t size,
+                                                           const std::string& source,
+                                                           std::string_view encoding,
+                                                           unsigned threads) {
+  const std::string_view content(text, size);
+  if (is_encoder_json(content)) return read_encoder_json(text, size, source, threads);
   return read_rank_file(content, source, encoding, threads);
 }
 
