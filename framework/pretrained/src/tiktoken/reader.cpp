@@ -18,6 +18,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 
@@ -243,7 +244,10 @@ class ChunkInserter {
     std::vector<TokenTable::Row> rows;
   };
 
-  explicit ChunkInserter(FusedSink& sink) : sink_(sink), thread_([this] { run(); }) {}
+  /// Throws std::system_error when the thread cannot be started.
+  explicit ChunkInserter(FusedSink& sink) : sink_(sink), spare_(reserved_spares()) {
+    thread_ = std::thread([this] { run(); });
+  }
   ChunkInserter(const ChunkInserter&) = delete;
   ChunkInserter& operator=(const ChunkInserter&) = delete;
   ~ChunkInserter() {
@@ -282,6 +286,14 @@ class ChunkInserter {
 
  private:
   static constexpr std::size_t kDepth = 4;
+
+  // Room for every chunk there can be (kDepth queued, one being inserted, one
+  // the parser fills), so that the thread's push_back never allocates.
+  static std::vector<Chunk> reserved_spares() {
+    std::vector<Chunk> spares;
+    spares.reserve(kDepth + 2);
+    return spares;
+  }
 
   [[nodiscard]] bool failed() const { return gave_up_ || error_ != nullptr; }
   void rethrow_failure() const {
@@ -331,7 +343,7 @@ class ChunkInserter {
   bool stopping_ = false;
   bool gave_up_ = false;
   std::exception_ptr error_;
-  std::thread thread_;  // last: it starts once the members it uses are made
+  std::thread thread_;  // started in the body, once every member is made
 };
 
 // A file's tokens decoded a chunk at a time and handed to the sink together
@@ -351,7 +363,11 @@ class RankRows {
   RankRows(Sink& sink, const Place& place, unsigned threads) : sink_(sink), place_(place) {
     reserve(chunk_);
     if constexpr (std::is_same_v<Sink, FusedSink>) {
-      if (threads >= 2) inserter_.emplace(sink);
+      try {
+        if (threads >= 2) inserter_.emplace(sink);
+      } catch (const std::system_error&) {
+        // no second thread to be had: the rows are inserted on this one
+      }
     }
   }
   /// False when field is not base64 or rank is too large (nothing added).
