@@ -148,7 +148,9 @@ for command in $commands; do
   # A documented option the command no longer has.
   awk -F'\t' -v s="$command" '$1 == "command" && $2 == s { print $3 }' "$work/doc.tsv" |
     while read -r option; do
-      if ! cut -f1 "$work/options-$command" | grep -qxF -- "$option"; then
+      # grep -F without -q reads to the end: under pipefail, -q's early exit
+      # can kill cut with SIGPIPE and fail the pipeline (paths_test.sh).
+      if ! cut -f1 "$work/options-$command" | grep -xF -- "$option" >/dev/null; then
         echo "FAIL: $doc documents '$option' under '### $command', but 'tokenlab $command --help' has no such option"
       fi
     done >>"$work/stale"

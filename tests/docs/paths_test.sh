@@ -102,8 +102,11 @@ for doc in "$@"; do
         continue
       fi
     fi
+    # Not grep -q: it stops at the first match, and under pipefail the writer
+    # it leaves behind (killed by SIGPIPE once a page's anchors pass one 4 KiB
+    # write) failed the pipeline at random.
     if [[ -n $anchor && -f $path && $path == *.md ]] &&
-      ! anchors "$path" | grep -qxF -- "$anchor"; then
+      ! anchors "$path" | grep -xF -- "$anchor" >/dev/null; then
       fail "$name: link '$target': no heading '#$anchor' in $(realpath -m --relative-to="$root" "$path")"
     fi
   done < <(grep -oE '\]\([^)[:space:]]+\)' <<<"$prose" | sed -E 's/^\]\(//; s/\)$//' | sort -u)
