@@ -29,6 +29,8 @@ struct Streamed {
   std::string text;  // the buffer the views point into
   rapidjson::Document document;
   StreamedLists lists;
+  std::size_t fast_vocab = 0;  // entries the fast paths took
+  std::size_t fast_merges = 0;
 };
 
 // fast: with the stream given to the handler (limit_nesting), whose fast
@@ -41,10 +43,14 @@ void parse_streamed(Streamed& s, bool fast) {
     rapidjson::InsituStringStream stream(s.text.data());
     ListDivertingHandler handler(out, s.lists);
     if (fast) handler.limit_nesting(128, stream, too_deep_at);
-    return !reader
-                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
-                                                                                            handler)
-                .IsError();
+    const bool parsed =
+        !reader
+             .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
+                                                                                         handler)
+             .IsError();
+    s.fast_vocab = handler.fast_vocab_entries();
+    s.fast_merges = handler.fast_merge_entries();
+    return parsed;
   };
   s.document.Populate(parse);
   REQUIRE_FALSE(reader.HasParseError());
@@ -225,5 +231,53 @@ TEST_CASE("the fast paths take many entries and stop where RapidJSON must go on"
         file("\"z\":1}", "\"a\tb\"]"), file("\"z\x01\":1}", "\"a b\"]")}) {
     CAPTURE(bad);
     CHECK(reader_error(bad) == rapidjson_error(bad));
+  }
+}
+
+TEST_CASE(
+    "strings are read alike wherever an escape, a bad byte or the end falls in a 16-byte block",
+    "[pretrained][tokenizer.json][streamed]") {
+  // The fast paths find a string's end sixteen bytes at a time with aligned
+  // loads: every offset of the special byte within a block, for strings
+  // starting at every alignment (the padding before them shifts), must read
+  // as RapidJSON reads it.
+  const std::string escapes[] = {R"(\")",     R"(\\)", R"(\n)",
+                                 R"(\u00e9)", R"(\/)", "\xc3\xa8"};  // è: no key twice
+  for (std::size_t pad = 0; pad < 16; ++pad) {
+    std::string vocab = "{" + std::string(pad, ' ');
+    std::string merges = "[" + std::string(pad, ' ');
+    int id = 0;
+    for (std::size_t before = 0; before < 34; ++before)
+      for (const std::string& escape : escapes) {
+        const std::string token = std::string(before, 'a') + escape + std::string(before % 5, 'b');
+        vocab += "\"" + token + "\":" + std::to_string(id++) + ",";
+        merges += "[\"" + token + "\",\"" + std::string(before, 'c') + "\"],\"" + token + " d\",";
+      }
+    vocab += "\"end\":" + std::to_string(id) + "}";
+    merges += "\"x y\"]";
+    const std::string json =
+        R"({"model":{"type":"BPE","vocab":)" + vocab + R"(,"merges":)" + merges + "}}";
+    check_same_as_plain(json);
+    // And the fast paths took every one of them: a string scan that stopped
+    // in the wrong place would only hand the rest to RapidJSON, as right and
+    // slower.
+    Streamed s{json, {}, {}};
+    parse_streamed(s, true);
+    CHECK(s.fast_vocab == static_cast<std::size_t>(id) + 1);
+    CHECK(s.fast_merges == 2 * static_cast<std::size_t>(id) + 1);
+  }
+  // A control character, a bad escape, or the text's end, at every offset.
+  for (std::size_t before = 0; before < 34; ++before) {
+    for (const std::string& bad :
+         {std::string("\x01"), std::string("\t"), std::string(R"(\x)"), std::string(R"(\ud800)")}) {
+      const std::string json = R"({"model":{"type":"BPE","vocab":{"ok":0,")" +
+                               std::string(before, 'a') + bad + R"(":1},"merges":[]}})";
+      CAPTURE(before, bad);
+      CHECK(reader_error(json) == rapidjson_error(json));
+    }
+    const std::string cut =
+        R"({"model":{"type":"BPE","vocab":{"ok":0,")" + std::string(before, 'a');
+    CAPTURE(before);
+    CHECK(reader_error(cut) == rapidjson_error(cut));
   }
 }

@@ -45,6 +45,10 @@ void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank
   merges_.insert_or_assign(pack_pair(left, right), Merge{rank, merged});
 }
 
+void ByteLevelEncoder::prefetch_merge(TokenId left, TokenId right) const noexcept {
+  merges_.prefetch(pack_pair(left, right));
+}
+
 void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) const {
   using Piece = PieceCache::Piece;
   PieceCache& cache = PieceCache::of_thread(identity_);
@@ -394,7 +398,10 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   // are the reader's (hf/merge_ids.hpp): a merge of tokens spelled in the
   // alphabet makes one, whose bytes are theirs end to end.
   encoder->reserve_merges(merges.size());
+  constexpr std::size_t kAhead = 16;  // merges whose slots are on their way
   for (std::size_t i = 0; i < merges.size(); ++i) {
+    if (i + kAhead < merges.size())
+      encoder->prefetch_merge(merges[i + kAhead].left, merges[i + kAhead].right);
     const std::uint8_t left = spelling[merges[i].left];
     const std::uint8_t right = spelling[merges[i].right];
     if (left == 2 || right == 2) return nullptr;

@@ -68,6 +68,9 @@ class ByteLevelEncoder {
   }
   void reserve_merges(std::size_t n) { merges_.reserve(n); }
   void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
+  /// Fetches the merge table's slot for (left, right) ahead of its add_merge:
+  /// the table is out of the cache, and the merges come in no order of it.
+  void prefetch_merge(TokenId left, TokenId right) const noexcept;
   /// Ends building (after set_byte, add_tokens and add_merge): the table of
   /// every pair of bytes.
   void finish();

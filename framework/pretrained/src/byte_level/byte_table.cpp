@@ -48,14 +48,19 @@ std::size_t ByteTable::insert(std::span<const Entry> entries) {
 
 bool ByteTable::insert_one(const ShortKey& key, TokenId id) {
   const std::uint64_t h = key.hash();
+  const std::uint8_t tag = tag_of(h);
+  // A slot is compared only where its tag matches, as find() does: the run of
+  // full slots before a free one (about 10 at 4/5 full) spans several cache
+  // lines of slots but one of tags.
   for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
-    if (tags_[i] == 0) {
-      tags_[i] = tag_of(h);
+    const std::uint8_t t = tags_[i];
+    if (t == 0) {
+      tags_[i] = tag;
       slots_[i].key = key;
       slots_[i].id = id;
       return true;
     }
-    if (slots_[i].key == key) return false;
+    if (t == tag && slots_[i].key == key) return false;
   }
 }
 

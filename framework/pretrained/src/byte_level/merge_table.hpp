@@ -40,6 +40,14 @@ class MergeTable {
     if ((size_ + 1) * 5 > capacity() * 4) rebuild(std::max<std::size_t>(64, capacity() * 2));
     put(pair, merge);
   }
+  /// Fetches pair's home tag and slot into the cache, ahead of an insert or a
+  /// find of it (a no-op before reserve()).
+  void prefetch(std::uint64_t pair) const noexcept {
+    if (capacity() == 0) return;
+    const std::size_t home = hash(pair) >> shift_;
+    __builtin_prefetch(&tags_[home]);
+    __builtin_prefetch(&slots_[home]);
+  }
   [[nodiscard]] const Merge* find(std::uint64_t pair) const noexcept {
     if (size_ == 0) return nullptr;
     const std::uint64_t h = hash(pair);
@@ -73,16 +81,20 @@ class MergeTable {
   static std::uint8_t tag_of(std::uint64_t hash) noexcept {
     return static_cast<std::uint8_t>(0x80u | (hash & 0x7Fu));
   }
+  // A slot is read only where its tag matches, as in find(): the run of full
+  // slots an insert passes spans several cache lines of slots, one of tags.
   void put(std::uint64_t pair, Merge merge) {
     const std::uint64_t h = hash(pair);
+    const std::uint8_t tag = tag_of(h);
     for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
-      if (tags_[i] == 0) {
-        tags_[i] = tag_of(h);
+      const std::uint8_t t = tags_[i];
+      if (t == 0) {
+        tags_[i] = tag;
         slots_[i] = Slot{pair, merge};
         ++size_;
         return;
       }
-      if (slots_[i].pair == pair) {
+      if (t == tag && slots_[i].pair == pair) {
         slots_[i].merge = merge;
         return;
       }

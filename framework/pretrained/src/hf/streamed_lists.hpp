@@ -114,6 +114,11 @@ class ListDivertingHandler {
     number_text_ = copy ? std::string_view() : std::string_view(s, n);
     return json::number_event(*this, {s, n});
   }
+  /// Entries of model.vocab and model.merges the fast paths took straight
+  /// from the buffer (the others came through RapidJSON's events).
+  [[nodiscard]] std::size_t fast_vocab_entries() const noexcept { return fast_vocab_; }
+  [[nodiscard]] std::size_t fast_merge_entries() const noexcept { return fast_merges_; }
+
   bool Uint(unsigned u);
   bool String(const char* s, rapidjson::SizeType n, bool copy);
   bool Key(const char* s, rapidjson::SizeType n, bool copy);
