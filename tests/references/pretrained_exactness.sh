@@ -21,6 +21,10 @@
 #   1. `tokenlab encode` gives the reference's ids on every line;
 #   2. `tokenlab decode` of the reference's ids gives the reference's decoded text on
 #      every line the reference round-trips (decoded text == input line).
+# The compiled-model cache (docs/pretrained.md) starts empty in WORK_DIR/model-cache:
+# a byte-level tokenizer.json's first encode builds its tables and writes an entry,
+# and its decode and the next text's encode read the entry back, so both ways of
+# loading are checked against the reference.
 # usage: pretrained_exactness.sh TOKENLAB SHARED_DIR WORK_DIR [GROUP]
 #   GROUP: hf, hf-trained, tiktoken, spm, all (the default), or one tokenizer's name (gpt4o,
 #   o200k_base, spm-ja-bpe, ...). PRETRAINED_TEXTS="ntrex" limits the texts.
@@ -91,6 +95,8 @@ export TOKENLAB_REFERENCES_MODULES=$modules
 mkdir -p "$work/ref" "$work/out"
 work=$(cd "$work" && pwd)
 cd "$work"
+rm -rf model-cache
+export TOKENLAB_MODEL_CACHE=$work/model-cache
 
 now() { date +%s%N; }
 seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }

@@ -166,7 +166,8 @@ pretrained_detail::FileBuffer pretrained_detail::FileBuffer::read(const std::fil
 }
 
 PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
-                                              std::string_view format, unsigned threads) {
+                                              std::string_view format, unsigned threads,
+                                              const ModelCache& cache) {
   pretrained_detail::FileBuffer file = pretrained_detail::FileBuffer::read(path, threads);
   const std::string source = path.string();
   std::string kind = resolve_pretrained_format(file.view(), source, format);
@@ -174,7 +175,8 @@ PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
   const Reader r = reader_for(file.view(), source, kind);
   if (r.kind == "tokenizer.json")
     return tokenizer_of(
-        hf_detail::read_tokenizer_json_in_place(file.data(), file.size(), source, threads), source);
+        hf_detail::read_tokenizer_json_in_place(file.data(), file.size(), source, threads, cache),
+        source);
   if (r.kind == "tiktoken")
     return tokenizer_of(tiktoken_detail::read_tiktoken_in_place(file.data(), file.size(), source,
                                                                 r.encoding, threads),
@@ -194,10 +196,11 @@ std::string resolve_pretrained_format(std::string_view content, const std::strin
 }
 
 PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const std::string& source,
-                                                    std::string_view format, unsigned threads) {
+                                                    std::string_view format, unsigned threads,
+                                                    const ModelCache& cache) {
   const Reader r = reader_for(content, source, format);
   if (r.kind == "tokenizer.json")
-    return tokenizer_of(read_tokenizer_json(std::move(content), source, threads), source);
+    return tokenizer_of(read_tokenizer_json(std::move(content), source, threads, cache), source);
   return tokenizer_of(read_other(r, content, source, threads), source);
 }
 

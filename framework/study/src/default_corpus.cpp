@@ -15,15 +15,6 @@ namespace tokenlab {
 
 namespace fs = std::filesystem;
 
-fs::path cache_directory() {
-  if (const char* dir = std::getenv("TOKENLAB_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return fs::path(xdg) / "tokenlab";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return fs::path(home) / ".cache" / "tokenlab";
-  return fs::temp_directory_path() / "tokenlab-cache";
-}
-
 fs::path default_corpus_path() {
   // The version names the cleaning rules: a change to clean_diatheke_output bumps
   // it, so a cache extracted by an older build is never used again.

@@ -41,6 +41,46 @@ ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool who
   byte_ids_.fill(ByteTable::kNone);
 }
 
+ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
+                                   ByteTable tokens)
+    : split_(std::string(pattern)),
+      rule_(rule),
+      whole_piece_first_(whole_piece_first),
+      tokens_(std::move(tokens)),
+      identity_(new_model_identity()) {}
+
+void ByteLevelEncoder::save(compiled::Writer& out) const {
+  out.string(split_.pattern());
+  out.value(static_cast<std::uint8_t>(rule_));
+  out.value(static_cast<std::uint8_t>(whole_piece_first_));
+  out.bytes(byte_ids_.data(), sizeof byte_ids_);
+  tokens_.save(out);
+  merges_.save(out);
+  out.value(static_cast<std::uint64_t>(byte_pairs_.size()));
+  out.bytes(byte_pairs_.data(), byte_pairs_.size() * sizeof(Merge));
+}
+
+std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
+  const std::string pattern = in.string();
+  const auto rule = in.value<std::uint8_t>();
+  const auto whole_piece_first = in.value<std::uint8_t>();
+  std::array<TokenId, 256> byte_ids;
+  in.read(byte_ids.data(), sizeof byte_ids);
+  if (!is_preset_pattern(pattern) || rule > 1 || whole_piece_first > 1)
+    throw compiled::Stale("byte-level encoder");
+  ByteTable tokens = ByteTable::load(in);
+  // Private constructor: not through make_shared.
+  std::shared_ptr<ByteLevelEncoder> encoder(new ByteLevelEncoder(
+      pattern, static_cast<Rule>(rule), whole_piece_first != 0, std::move(tokens)));
+  encoder->byte_ids_ = byte_ids;
+  encoder->merges_ = byte_level_detail::MergeTable::load(in);
+  const auto pairs = in.value<std::uint64_t>();
+  if (pairs != 0 && pairs != (std::uint64_t{1} << 16)) throw compiled::Stale("byte pairs");
+  encoder->byte_pairs_.resize(pairs);
+  in.read(encoder->byte_pairs_.data(), pairs * sizeof(Merge));
+  return encoder;
+}
+
 void ByteLevelEncoder::add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged) {
   merges_.insert_or_assign(pack_pair(left, right), Merge{rank, merged});
 }

@@ -75,7 +75,18 @@ class ByteLevelEncoder {
   /// every pair of bytes.
   void finish();
 
+  /// The finished encoder written to out (its tables viewed until out
+  /// commits), and read back: the compiled-model cache. load throws
+  /// compiled::Stale on an entry of another shape; nothing it read may be
+  /// trusted before the reader's finish().
+  void save(compiled::Writer& out) const;
+  static std::shared_ptr<ByteLevelEncoder> load(compiled::Reader& in);
+  /// The pattern its matcher splits by.
+  [[nodiscard]] const std::string& pattern() const noexcept { return split_.pattern(); }
+
  private:
+  ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
+                   byte_level_detail::ByteTable tokens);
   using Merge = byte_level_detail::MergeTable::Merge;
   // The rank and result of merging two adjacent parts: piece bytes [start, end)
   // made of left then right. rank UINT32_MAX: they do not merge.

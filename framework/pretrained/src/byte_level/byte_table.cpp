@@ -1,5 +1,7 @@
 #include "byte_level/byte_table.hpp"
 
+#include "byte_level/compiled_arrays.hpp"
+
 #include <algorithm>
 #include <bit>
 
@@ -62,6 +64,34 @@ bool ByteTable::insert_one(const ShortKey& key, TokenId id) {
     }
     if (t == tag && slots_[i].key == key) return false;
   }
+}
+
+void ByteTable::save(compiled::Writer& out) const {
+  save_array(out, tags_);
+  save_array(out, slots_);
+  out.value(static_cast<std::uint64_t>(long_.size()));
+  for (const auto& [bytes, id] : long_) {
+    out.value(id);
+    out.string(bytes);
+  }
+}
+
+ByteTable ByteTable::load(compiled::Reader& in) {
+  ByteTable t;
+  t.tags_ = load_array<std::uint8_t>(in);
+  t.slots_ = load_array<Slot>(in);
+  const std::size_t capacity = t.tags_.size();
+  if (capacity < 64 || !std::has_single_bit(capacity) || t.slots_.size() != capacity)
+    throw compiled::Stale("byte table");
+  t.mask_ = capacity - 1;
+  t.shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
+  const auto long_tokens = in.value<std::uint64_t>();
+  in.expect(long_tokens * 16);
+  for (std::uint64_t i = 0; i < long_tokens; ++i) {
+    const auto id = in.value<TokenId>();
+    t.long_.emplace(in.string(), id);
+  }
+  return t;
 }
 
 TokenId ByteTable::find_long(std::string_view bytes) const noexcept {

@@ -22,6 +22,7 @@
 
 #include "byte_level/huge_page_array.hpp"
 #include "byte_level/short_key.hpp"
+#include "compiled/compiled_file.hpp"
 #include "tokenlab/types.hpp"
 #include "tokenlab/vocabulary.hpp"  // StringHash
 
@@ -55,6 +56,11 @@ class ByteTable {
     for (const auto& [bytes, id] : long_) visit(std::string_view(bytes), id);
   }
 
+  /// The table written as it is to out (viewed until out commits), and read
+  /// back from in: the compiled-model cache (compiled/compiled_file.hpp).
+  void save(compiled::Writer& out) const;
+  /// Throws compiled::Stale on an entry of another shape.
+  static ByteTable load(compiled::Reader& in);
   [[nodiscard]] TokenId find(std::string_view bytes) const noexcept {
     if (bytes.size() > ShortKey::kMaxBytes) return find_long(bytes);
     return find(ShortKey::of(bytes));
@@ -75,6 +81,7 @@ class ByteTable {
   }
 
  private:
+  ByteTable() = default;
   struct Slot {
     ShortKey key;  // empty: a free slot (no key is empty: its length byte is set)
     TokenId id = kNone;

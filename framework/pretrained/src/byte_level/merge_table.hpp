@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "byte_level/compiled_arrays.hpp"
 #include "byte_level/huge_page_array.hpp"
 #include "tokenlab/types.hpp"
 
@@ -57,6 +58,27 @@ class MergeTable {
       if (t == tag && slots_[i].pair == pair) return &slots_[i].merge;
       if (t == 0) return nullptr;
     }
+  }
+  /// The table written as it is to out (viewed until out commits), and read
+  /// back: the compiled-model cache. load throws compiled::Stale on an entry
+  /// of another shape.
+  void save(compiled::Writer& out) const {
+    out.value(static_cast<std::uint64_t>(size_));
+    save_array(out, tags_);
+    save_array(out, slots_);
+  }
+  static MergeTable load(compiled::Reader& in) {
+    MergeTable t;
+    t.size_ = in.value<std::uint64_t>();
+    t.tags_ = load_array<std::uint8_t>(in);
+    t.slots_ = load_array<Slot>(in);
+    const std::size_t capacity = t.capacity();
+    if (t.slots_.size() != capacity || (capacity != 0 && !std::has_single_bit(capacity)) ||
+        t.size_ * 5 > capacity * 4)
+      throw compiled::Stale("merge table");
+    t.mask_ = capacity == 0 ? 0 : capacity - 1;
+    t.shift_ = capacity == 0 ? 64 : 64u - static_cast<unsigned>(std::countr_zero(capacity));
+    return t;
   }
   /// fn(pair, merge) for every entry, in slot order.
   template <class Fn>

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "compiled/compiled_file.hpp"
+#include "hf/compiled_json.hpp"
 #include "hf/list_prefetch.hpp"
 #include "hf/merge_ids.hpp"
 #include "hf/streamed_lists.hpp"
@@ -34,7 +36,8 @@ namespace tokenlab::hf_detail {
 // text[size] must be '\0'. PretrainedTokenizer::load reads the file into such
 // a buffer (file_buffer.hpp) rather than a std::string.
 PretrainedPipeline read_tokenizer_json_in_place(char* text, std::size_t size,
-                                                const std::string& source, unsigned threads);
+                                                const std::string& source, unsigned threads,
+                                                const ModelCache& cache);
 
 // The normalizer, pre_tokenizer and decoder members, a Sequence flattened, each
 // component checked: an unknown type or an option that would change the ids is
@@ -64,9 +67,11 @@ struct BpeParts {
 /// prefetched: what a second thread built from the streamed lists while the
 /// file was parsed (list_prefetch.hpp), taken where it is exactly what this
 /// would build; null or empty: all of it here.
+/// compiled: the file's entry in the compiled-model cache (a BPE model's
+/// tokens and merges, which the parse stepped over), moved from.
 void read_model(const json::Value& model, PretrainedPipeline& p, const std::string& file,
                 StreamedLists& streamed, BpeParts* bpe = nullptr,
-                ListPrefetch::Result* prefetched = nullptr);
+                ListPrefetch::Result* prefetched = nullptr, CompiledJson* compiled = nullptr);
 
 // The pattern of a pre_tokenizer member that a fused byte-level encoder can run
 // in its place: a Split by a regex (kept as pieces: Isolated, or Removed

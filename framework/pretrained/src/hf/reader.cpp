@@ -29,6 +29,8 @@
 #endif
 
 #include "byte_level/byte_level_encoder.hpp"
+#include "compiled/compiled_file.hpp"
+#include "hf/compiled_json.hpp"
 #include "hf/internal.hpp"
 #include "hf/list_prefetch.hpp"
 #include "hf/serde_numbers.hpp"
@@ -105,14 +107,29 @@ class NewlineBits {
 }  // namespace
 
 PretrainedPipeline read_tokenizer_json(std::string content, const std::string& source,
-                                       unsigned threads) {
-  return hf_detail::read_tokenizer_json_in_place(content.data(), content.size(), source, threads);
+                                       unsigned threads, const ModelCache& cache) {
+  return hf_detail::read_tokenizer_json_in_place(content.data(), content.size(), source, threads,
+                                                 cache);
 }
 
 PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size_t size,
                                                            const std::string& source,
-                                                           unsigned threads) {
+                                                           unsigned threads,
+                                                           const ModelCache& cache) {
   const std::string_view content(text, size);
+  // The compiled-model cache, looked up by the bytes before the in-situ parse
+  // rewrites them (hf/compiled_json.hpp).
+  // Only a file that names ByteLevel early on (HF writes the pre-tokenizer and
+  // decoder before the model) can have an entry: Gemma 3's 31 MB would
+  // otherwise be digested on every load for nothing.
+  std::optional<compiled::Digest> digest;
+  std::optional<CompiledJson> compiled;
+  constexpr std::size_t kComponentsWithin = std::size_t{1} << 20;
+  if (cache.applies_to(size) &&
+      content.substr(0, kComponentsWithin).find("\"ByteLevel\"") != std::string_view::npos) {
+    digest = compiled::digest_of(content);
+    compiled = read_compiled_json(cache, *digest);
+  }
   // In situ parsing decodes strings in place, so after an error the bytes before the
   // error offset no longer show where lines ended ("\\n" escapes become newlines).
   // Line ends are noted first, freed once the file is read.
@@ -129,7 +146,9 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   // rest of the file is parsed (list_prefetch.hpp); declared after lists, so
   // that it is joined before they go.
   std::optional<hf_detail::ListPrefetch> prefetch;
-  if (threads >= 2) prefetch.emplace();
+  if (threads >= 2 && !compiled) prefetch.emplace();
+  std::size_t fast_vocab = 0;
+  std::size_t fast_merges = 0;
   rapidjson::Reader reader;
   std::optional<std::size_t> too_deep_at;
   const auto parse = [&](rapidjson::Document& out) {
@@ -139,11 +158,16 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
     // the parse past kMaxJsonNesting, as check_json_nesting would have.
     handler.limit_nesting(kMaxJsonNesting, stream, too_deep_at);
     if (prefetch) handler.prefetch_into(*prefetch);
+    if (compiled) handler.discard_lists();
     // Numbers as text, typed by json::number_event (json_numbers.hpp says why).
-    return !reader
-                .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
-                                                                                            handler)
-                .IsError();
+    const bool ok =
+        !reader
+             .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
+                                                                                         handler)
+             .IsError();
+    fast_vocab = handler.fast_vocab_entries();
+    fast_merges = handler.fast_merge_entries();
+    return ok;
   };
   document.Populate(parse);
   hf_detail::ListPrefetch::Result prefetched;
@@ -165,16 +189,32 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   root.refuse_duplicate_members(vocab);
   root.only_members({"version", "truncation", "padding", "added_tokens", "normalizer",
                      "pre_tokenizer", "post_processor", "decoder", "model"});
+  // An entry is written for a file whose two lists the fast paths took whole
+  // (so that a hit's discard_lists steps over all of it) and whose model the
+  // fused encoder runs; the model's merges are copied before it takes them.
+  const bool lists_taken_whole = lists.has_vocab && lists.has_merges &&
+                                 fast_vocab == lists.vocab.size() &&
+                                 fast_merges == lists.merges.size() && fast_vocab > 0;
   PretrainedPipeline p;
   p.format = "tokenizer.json";
   BpeParts bpe;
-  read_model(root.member("model"), p, source, lists, &bpe, &prefetched);
+  read_model(root.member("model"), p, source, lists, &bpe, &prefetched,
+             compiled ? &*compiled : nullptr);
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
   if (const auto t = root.find("pre_tokenizer")) {
     add_pre_tokenizers(*t, p.pre_tokenizers);
-    if (bpe.read)
+    if (compiled && bpe.read && compiled->encoder->pattern() == byte_level_pattern(*t))
+      p.byte_level = compiled->encoder;
+    else if (bpe.read)
       p.byte_level = make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges, bpe.options);
   }
+  // What an entry needs beyond the pipeline (the merges, which the model
+  // takes, and the added tokens' ids), when this load writes one.
+  const bool writes_entry = digest && !compiled && bpe.read && p.byte_level && lists_taken_whole &&
+                            !bpe.options.unknown_token;
+  std::vector<MergeIds> entry_merges;
+  if (writes_entry) entry_merges = bpe.merges;
+  std::vector<TokenId> resolved_added_ids;
   if (bpe.read) {
     p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where);
     // Built now, on two threads, rather than by the first encode on one; a
@@ -208,7 +248,13 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
       // the model has takes the model's id, one added before takes that one's id,
       // and any other the next id after the model's vocabulary and the added
       // tokens so far (HF only warns when that differs from the file's id).
-      if (const auto model_id = p.tokens->find(token.content)) {
+      // A compiled entry holds the ids these rules gave: they look the model's
+      // tokens up, which would fill its deferred table.
+      if (compiled) {
+        if (resolved_added_ids.size() >= compiled->added_ids.size())
+          a.fail("internal: the compiled entry of this file has fewer added tokens");
+        token.id = compiled->added_ids[resolved_added_ids.size()];
+      } else if (const auto model_id = p.tokens->find(token.content)) {
         token.id = *model_id;
       } else if (const auto earlier = added_ids.find(token.content); earlier != added_ids.end()) {
         token.id = earlier->second;
@@ -225,11 +271,16 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
                               std::to_string(token.id) + ", which is the model's token \"" +
                               *other + "\" (the vocabulary has gaps)");
       }
+      resolved_added_ids.push_back(token.id);
       largest_added = std::max(largest_added.value_or(0), token.id);
       added_ids.emplace(token.content, token.id);
       p.added.add(std::move(token));
     }
   }
+  // Best effort: a cache that cannot be written is no error of this file's.
+  if (writes_entry)
+    (void)write_compiled_json(cache, *digest, *p.tokens, entry_merges, *p.byte_level,
+                              resolved_added_ids);
   return p;
 }
 

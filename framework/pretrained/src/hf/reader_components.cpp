@@ -370,7 +370,8 @@ std::string byte_level_pattern(const Value& pre_tokenizer) {
 }
 
 void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,
-                StreamedLists& streamed, BpeParts* bpe, ListPrefetch::Result* prefetched) {
+                StreamedLists& streamed, BpeParts* bpe, ListPrefetch::Result* prefetched,
+                CompiledJson* compiled) {
   const auto* streamed_vocab = streamed.has_vocab ? &streamed.vocab : nullptr;
   // The prefetch inserted the streamed rows as read_vocab_object would: the
   // same table, and no row of it an error.
@@ -386,11 +387,15 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
   const std::string type = type_value             ? std::string(type_value->string())
                            : model.find("merges") ? "BPE"
                                                   : "";
+  if (compiled && type != "BPE") model.fail("internal: a compiled entry for a model not BPE");
   if (type == "BPE") {
     model.only_members({"type", "vocab", "merges", "dropout", "unk_token",
                         "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
                         "byte_fallback", "ignore_merges"});
-    vocab_object();
+    if (compiled)
+      p.tokens = compiled->tokens;
+    else
+      vocab_object();
     // The prefetch resolved every streamed merge, split as merge_views splits
     // them, without a continuing prefix: taken only for a file without one.
     const auto prefix_value = model.find("continuing_subword_prefix");
@@ -400,7 +405,7 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
                                    (!prefix_value || prefix_value->is_null() ||
                                     (prefix_value->is_string() && prefix_value->string().empty()));
     StreamedLists::Merges merges;
-    if (!merges_prefetched)
+    if (!merges_prefetched && !compiled)
       merges =
           merge_views(model.member("merges"), streamed.has_merges ? &streamed.merges : nullptr);
     BpeModelOptions options;
@@ -419,7 +424,8 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
             "(sample with a trained model instead)");
     }
     const std::string where = file + ": " + model.path();
-    auto ids = merges_prefetched
+    auto ids = compiled ? std::move(compiled->merges)
+               : merges_prefetched
                    ? std::move(prefetched->merges)
                    : resolve_merges(*table, merges, options.continuing_subword_prefix, where);
     if (bpe) {

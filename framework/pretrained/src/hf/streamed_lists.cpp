@@ -209,8 +209,7 @@ void ListDivertingHandler::take_vocab() {
     const char* next = skip_space(id_end);
     const bool last = *next == '}';
     if (!last && (*next != ',' || *skip_space(next + 1) != '"')) break;
-    const std::string_view token = decode_string(base + (key - base), key_end, escaped);
-    push_vocab({id, token});
+    if (!discard_) push_vocab({id, decode_string(base + (key - base), key_end, escaped)});
     ++fast_vocab_;
     p = last ? next : skip_space(next + 1);
     if (last) break;
@@ -255,10 +254,7 @@ void ListDivertingHandler::take_merges() {
     const auto text = [&](int i) {
       return decode_string(base + (strings[i] - base), ends[i], escaped[i]);
     };
-    if (strings[1] == nullptr)
-      push_merge(text(0), StreamedLists::kUnsplit);
-    else
-      push_merge(text(0), text(1));
+    if (!discard_) push_merge(text(0), strings[1] == nullptr ? StreamedLists::kUnsplit : text(1));
     ++fast_merges_;
     p = last ? next : skip_space(next + 1);
     if (last) break;

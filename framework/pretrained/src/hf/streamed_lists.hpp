@@ -114,6 +114,10 @@ class ListDivertingHandler {
     number_text_ = copy ? std::string_view() : std::string_view(s, n);
     return json::number_event(*this, {s, n});
   }
+  /// The fast paths step over the two lists' entries without keeping them:
+  /// for a file whose model comes from the compiled-model cache
+  /// (hf/compiled_json.hpp), which holds what they would have built.
+  void discard_lists() noexcept { discard_ = true; }
   /// Entries of model.vocab and model.merges the fast paths took straight
   /// from the buffer (the others came through RapidJSON's events).
   [[nodiscard]] std::size_t fast_vocab_entries() const noexcept { return fast_vocab_; }
@@ -178,6 +182,7 @@ class ListDivertingHandler {
   bool has_pending_name_ = false;
   std::size_t fast_vocab_ = 0;     // members take_vocab took (RapidJSON never saw them)
   std::size_t fast_merges_ = 0;    // entries take_merges took
+  bool discard_ = false;           // discard_lists()
   bool vocab_forwarded_ = false;   // the vocabulary went back to the document while open
   bool merges_forwarded_ = false;  // so did the merges
   int pair_strings_ = -1;          // merges: strings of an open [left, right], or -1

@@ -6,12 +6,11 @@
 #include <filesystem>
 #include <iosfwd>
 
+#include "tokenlab/cache_directory.hpp"
 #include "tokenlab/export.hpp"
 
 namespace tokenlab {
 
-/// $TOKENLAB_CACHE_DIR, else $XDG_CACHE_HOME/tokenlab, else ~/.cache/tokenlab.
-TOKENLAB_API std::filesystem::path cache_directory();
 /// <cache>/web-bible-v2.txt
 TOKENLAB_API std::filesystem::path default_corpus_path();
 /// Returns default_corpus_path(), extracting it first if missing. Throws Error

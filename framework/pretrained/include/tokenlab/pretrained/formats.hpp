@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "tokenlab/pretrained/export.hpp"
+#include "tokenlab/pretrained/model_cache.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
 namespace tokenlab {
@@ -41,10 +42,11 @@ TOKENLAB_PRETRAINED_API std::string resolve_pretrained_format(std::string_view c
 /// Hugging Face tokenizers' tokenizer.json. With threads >= 2, a second thread
 /// takes up the vocabulary and the merges while the rest is parsed, and a BPE
 /// model's tables are built before it returns, on two threads; the pipeline and
-/// every error are the same as with one.
-TOKENLAB_PRETRAINED_API PretrainedPipeline read_tokenizer_json(std::string content,
-                                                               const std::string& source,
-                                                               unsigned threads = 1);
+/// every error are the same as with one. A large byte-level BPE file goes
+/// through cache (model_cache.hpp): the same pipeline, read back.
+TOKENLAB_PRETRAINED_API PretrainedPipeline
+read_tokenizer_json(std::string content, const std::string& source, unsigned threads = 1,
+                    const ModelCache& cache = ModelCache::from_environment());
 
 /// A tiktoken rank file ("base64 rank" per line) with the pattern and special
 /// tokens of a named encoding (gpt2, r50k_base, p50k_base, p50k_edit,

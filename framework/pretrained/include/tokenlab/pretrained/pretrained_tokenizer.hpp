@@ -26,6 +26,7 @@
 
 #include "tokenlab/pretrained/added_tokens.hpp"
 #include "tokenlab/pretrained/export.hpp"
+#include "tokenlab/pretrained/model_cache.hpp"
 #include "tokenlab/pretrained/pipeline.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
 #include "tokenlab/text_encoder.hpp"
@@ -63,13 +64,17 @@ class TOKENLAB_PRETRAINED_API PretrainedTokenizer final : public TextEncoder {
   /// Reads path in format ("auto" detects it). Throws Error naming the file and
   /// the place (JSON path, line or byte offset) of any problem. threads: how many
   /// a tokenizer.json may be read on (read_tokenizer_json); the tokenizer and
-  /// the errors do not depend on it.
+  /// the errors do not depend on it. cache: where a large byte-level BPE
+  /// tokenizer.json's tables are kept between loads (model_cache.hpp); the
+  /// tokenizer does not depend on it either.
   static PretrainedTokenizer load(const std::filesystem::path& path,
-                                  std::string_view format = "auto", unsigned threads = 1);
+                                  std::string_view format = "auto", unsigned threads = 1,
+                                  const ModelCache& cache = ModelCache::from_environment());
   /// The same from a file's bytes; source names it in messages. format may be
   /// "tiktoken:ENCODING" for a rank file.
   static PretrainedTokenizer from_bytes(std::string content, const std::string& source,
-                                        std::string_view format = "auto", unsigned threads = 1);
+                                        std::string_view format = "auto", unsigned threads = 1,
+                                        const ModelCache& cache = ModelCache::from_environment());
 
   /// Appends the ids of text (no special tokens added around it).
   void encode(std::string_view text, std::vector<TokenId>& out) const override;

@@ -90,6 +90,11 @@ class TOKENLAB_PRETRAINED_API TokenTable {
   [[nodiscard]] std::size_t id_limit() const noexcept {
     return deferred_ ? deferred_->id_limit : tokens_.size();
   }
+  /// Whether a deferred table's rows are still to be filled (nothing has looked
+  /// a row up yet): for tests of what a load and an encode leave undone.
+  [[nodiscard]] bool rows_pending() const noexcept {
+    return pending_.load(std::memory_order_acquire);
+  }
   /// The number of tokens (id_limit() minus the gaps).
   [[nodiscard]] std::size_t size() const noexcept { return deferred_ ? deferred_->size : count_; }
   /// Room for n tokens with ids below n, so that inserting them allocates nothing.

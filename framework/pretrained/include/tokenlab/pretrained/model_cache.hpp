@@ -1,0 +1,44 @@
+// File: pretrained/model_cache.hpp
+// The compiled-model cache: a large byte-level BPE tokenizer.json (GPT-4o,
+// Llama 3, Qwen, DeepSeek V3) spends most of its load building tables that
+// depend only on the file's bytes, so the first load writes them to an entry
+// named by a digest of those bytes, and later loads of the same bytes read them
+// back (docs/pretrained.md, "The compiled-model cache").
+//
+//   auto t = PretrainedTokenizer::load("tokenizer.json");              // as the environment says
+//   auto u = PretrainedTokenizer::load("tokenizer.json", "auto", 1, ModelCache::off());
+//
+// An entry belongs to one build of tokenlab and one file: any other build, or
+// a file changed by one byte, never reads it. An entry that is damaged or
+// cannot be written is a miss, never an error; the tokenizer is the same
+// either way.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+
+#include "tokenlab/pretrained/export.hpp"
+
+namespace tokenlab {
+
+struct TOKENLAB_PRETRAINED_API ModelCache {
+  /// Where the entries are; nullopt: no cache.
+  std::optional<std::filesystem::path> directory;
+  /// Files smaller than this are read as they are: they load in a few
+  /// milliseconds, and each would leave an entry of its own.
+  std::size_t min_file_bytes = std::size_t{1} << 20;
+  /// Entries kept; writing one removes the least recently written beyond it.
+  std::size_t max_entries = 16;
+
+  /// TOKENLAB_MODEL_CACHE=off (or 0): no cache; TOKENLAB_MODEL_CACHE=DIR: DIR;
+  /// unset or empty: cache_directory()/models (~/.cache/tokenlab/models). Off
+  /// in a build whose libraries carry no build id (linked without --build-id).
+  [[nodiscard]] static ModelCache from_environment();
+  [[nodiscard]] static ModelCache off() { return {}; }
+  [[nodiscard]] bool applies_to(std::size_t file_bytes) const noexcept {
+    return directory.has_value() && file_bytes >= min_file_bytes;
+  }
+};
+
+}  // namespace tokenlab

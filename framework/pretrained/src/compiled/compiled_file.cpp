@@ -1,0 +1,243 @@
+#include "compiled/compiled_file.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <system_error>
+#include <utility>
+
+#include "tokenlab/cache_directory.hpp"
+
+namespace tokenlab::compiled {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The header: 64 bytes before the first section.
+struct Header {
+  char magic[8];
+  std::uint64_t build_id;  // digest of library_build_id()
+  Digest digest;           // of the file the entry was compiled from
+  std::uint64_t payload_bytes;
+  std::uint64_t checksum;  // of the sections, chained in order
+  std::uint64_t reserved[2];
+};
+static_assert(sizeof(Header) == 64);
+constexpr char kMagic[8] = {'t', 'l', 'm', 'o', 'd', 'e', 'l', '1'};
+
+std::uint64_t build_id_digest() {
+  const std::string& id = library_build_id();
+  return digest_of(id).low;
+}
+
+// The checksum so far with one more section's bytes.
+std::uint64_t chain(std::uint64_t checksum, const void* data, std::size_t size) noexcept {
+  const Digest d = digest_of({static_cast<const char*>(data), size});
+  return std::rotl(checksum, 23) * 0x9E3779B185EBCA87ull ^ d.low ^ std::rotl(d.high, 32);
+}
+
+bool write_all(int fd, const void* data, std::size_t size) noexcept {
+  const auto* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Keeps the newest max_entries entries (by modification time) and removes
+// the rest, and any temporary a killed writer left over an hour ago.
+void prune(const fs::path& directory, std::size_t max_entries) noexcept {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& path = it->path();
+    const auto time = it->last_write_time(ec);
+    if (ec) return;
+    if (path.extension() == ".tlmodel") {
+      entries.emplace_back(time, path);
+    } else if (path.filename().string().starts_with(".tmp-") &&
+               now - time > std::chrono::hours(1)) {
+      fs::remove(path, ec);
+    }
+  }
+  if (entries.size() <= max_entries) return;
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a > b; });
+  for (std::size_t i = max_entries; i < entries.size(); ++i) fs::remove(entries[i].second, ec);
+}
+
+}  // namespace
+
+const std::string& library_build_id() {
+  static const std::string id = [] {
+    // This library's own object: the one whose code holds this function.
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<const void*>(&library_build_id), &info) == 0) return std::string();
+    struct Search {
+      const void* base;
+      std::string id;
+    } search{info.dli_fbase, {}};
+    dl_iterate_phdr(
+        [](dl_phdr_info* object, std::size_t, void* data) {
+          auto& s = *static_cast<Search*>(data);
+          // dli_fbase is where the object's first segment is mapped.
+          bool ours = false;
+          for (int i = 0; i < object->dlpi_phnum && !ours; ++i)
+            ours = object->dlpi_phdr[i].p_type == PT_LOAD &&
+                   reinterpret_cast<const void*>(object->dlpi_addr +
+                                                 object->dlpi_phdr[i].p_vaddr) == s.base;
+          if (!ours && reinterpret_cast<const void*>(object->dlpi_addr) != s.base) return 0;
+          for (int i = 0; i < object->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& segment = object->dlpi_phdr[i];
+            if (segment.p_type != PT_NOTE) continue;
+            const auto* note = reinterpret_cast<const char*>(object->dlpi_addr + segment.p_vaddr);
+            const char* const end = note + segment.p_memsz;
+            while (note + sizeof(ElfW(Nhdr)) <= end) {
+              const auto* header = reinterpret_cast<const ElfW(Nhdr)*>(note);
+              const char* name = note + sizeof(ElfW(Nhdr));
+              const char* desc = name + ((header->n_namesz + 3) & ~3u);
+              if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 &&
+                  std::memcmp(name, "GNU", 4) == 0 && desc + header->n_descsz <= end) {
+                s.id.assign(desc, header->n_descsz);
+                return 1;
+              }
+              note = desc + ((header->n_descsz + 3) & ~3u);
+            }
+          }
+          return 1;  // ours, without a build id
+        },
+        &search);
+    return search.id;
+  }();
+  return id;
+}
+
+fs::path entry_path(const ModelCache& cache, const Digest& digest) {
+  return *cache.directory / (digest.hex() + ".tlmodel");
+}
+
+}  // namespace tokenlab::compiled
+
+namespace tokenlab {
+
+ModelCache ModelCache::from_environment() {
+  ModelCache cache;
+  const char* value = std::getenv("TOKENLAB_MODEL_CACHE");
+  const std::string_view v = value ? value : "";
+  if (v == "off" || v == "0" || compiled::library_build_id().empty()) return cache;
+  cache.directory = v.empty() ? cache_directory() / "models" : std::filesystem::path(v);
+  return cache;
+}
+
+}  // namespace tokenlab
+
+namespace tokenlab::compiled {
+
+bool Writer::commit(const fs::path& path, const Digest& digest, std::size_t max_entries) const {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) return false;
+  Header header{};
+  std::memcpy(header.magic, kMagic, sizeof kMagic);
+  header.build_id = build_id_digest();
+  header.digest = digest;
+  for (const Section& s : sections_) {
+    header.payload_bytes += s.size;
+    header.checksum = chain(header.checksum, s.data, s.size);
+  }
+  std::string temporary = (path.parent_path() / ".tmp-XXXXXX").string();
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) return false;
+  (void)::fchmod(fd, 0644);  // mkstemp's 0600 would keep a shared cache to its writer
+  // Sections end to end: every byte after the header is a section's, and
+  // under the checksum.
+  bool ok = write_all(fd, &header, sizeof header);
+  for (const Section& s : sections_) {
+    if (!ok) break;
+    ok = write_all(fd, s.data, s.size);
+  }
+  // No fsync: after a crash the entry may be short or damaged, which its
+  // checksum tells; it is a cache, and syncing 20 MB doubled the first load.
+  ok = ::close(fd) == 0 && ok;
+  if (ok) ok = std::rename(temporary.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    (void)::unlink(temporary.c_str());
+    return false;
+  }
+  prune(path.parent_path(), max_entries);
+  return true;
+}
+
+std::optional<Reader> Reader::open(const fs::path& path, const Digest& digest) {
+  Reader r;
+  r.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (r.fd_ < 0) return std::nullopt;
+  Header header{};
+  struct stat st {};
+  if (::pread(r.fd_, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) ||
+      ::fstat(r.fd_, &st) != 0 || std::memcmp(header.magic, kMagic, sizeof kMagic) != 0 ||
+      header.build_id != build_id_digest() || !(header.digest == digest) ||
+      header.payload_bytes != static_cast<std::uint64_t>(st.st_size) - sizeof header)
+    return std::nullopt;
+  r.offset_ = sizeof header;
+  r.end_ = sizeof header + header.payload_bytes;
+  r.expected_checksum_ = header.checksum;
+  return r;
+}
+
+Reader::Reader(Reader&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      offset_(other.offset_),
+      end_(other.end_),
+      checksum_(other.checksum_),
+      expected_checksum_(other.expected_checksum_) {}
+
+Reader::~Reader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Reader::expect(std::size_t size) const {
+  if (offset_ > end_ || size > end_ - offset_) throw Stale("entry too short");
+}
+
+void Reader::read(void* out, std::size_t size) {
+  expect(size);
+  auto* to = static_cast<char*>(out);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd_, to + done, size - done, static_cast<off_t>(offset_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Stale("read failed");
+    done += static_cast<std::size_t>(n);
+  }
+  checksum_ = chain(checksum_, out, size);
+  offset_ += size;
+}
+
+std::string Reader::string() {
+  const auto size = value<std::uint64_t>();
+  expect(size);
+  std::string s(size, '\0');
+  read(s.data(), size);
+  return s;
+}
+
+void Reader::finish() const {
+  if (offset_ != end_ || checksum_ != expected_checksum_) throw Stale("checksum");
+}
+
+}  // namespace tokenlab::compiled

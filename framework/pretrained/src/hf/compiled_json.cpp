@@ -1,0 +1,104 @@
+#include "hf/compiled_json.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace tokenlab::hf_detail {
+
+namespace {
+
+// What the entry's first section says it holds: a tokenizer.json's byte-level
+// BPE in this layout.
+constexpr std::uint64_t kKind = 0x6a736f6e62706531ull;  // "jsonbpe1"
+
+// A vocabulary as the entry holds it, until a deferred table's fill: ids, the
+// tokens' lengths and their bytes end to end.
+struct Vocabulary {
+  std::vector<TokenId> ids;
+  std::vector<std::uint32_t> lengths;
+  std::string bytes;
+};
+
+}  // namespace
+
+std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
+                                               const compiled::Digest& digest) {
+  auto in = compiled::Reader::open(compiled::entry_path(cache, digest), digest);
+  if (!in) return std::nullopt;
+  try {
+    if (in->value<std::uint64_t>() != kKind) return std::nullopt;
+    CompiledJson c;
+    const auto size = in->value<std::uint64_t>();
+    const auto id_limit = in->value<std::uint64_t>();
+    if (size > id_limit || id_limit > std::uint64_t{TokenTable::kMaxId} + 1)
+      throw compiled::Stale("vocabulary");
+    auto vocabulary = std::make_shared<Vocabulary>();
+    in->expect(size * 8);
+    vocabulary->ids.resize(size);
+    vocabulary->lengths.resize(size);
+    in->read(vocabulary->ids.data(), size * sizeof(TokenId));
+    in->read(vocabulary->lengths.data(), size * sizeof(std::uint32_t));
+    vocabulary->bytes = in->string();
+    const auto merges = in->value<std::uint64_t>();
+    in->expect(merges * sizeof(MergeIds));
+    c.merges.resize(merges);
+    in->read(c.merges.data(), merges * sizeof(MergeIds));
+    c.encoder = ByteLevelEncoder::load(*in);
+    const auto added = in->value<std::uint64_t>();
+    in->expect(added * sizeof(TokenId));
+    c.added_ids.resize(added);
+    in->read(c.added_ids.data(), added * sizeof(TokenId));
+    in->finish();  // from here on, what was read is the entry as written
+    std::uint64_t total = 0;
+    for (const std::uint32_t length : vocabulary->lengths) total += length;
+    if (total != vocabulary->bytes.size()) throw compiled::Stale("vocabulary bytes");
+    // The rows are made when the table is filled, not on every load: 200,000
+    // of them are 4.8 MB that encoding ids never reads.
+    c.tokens = TokenTable::deferred(size, id_limit, [vocabulary](TokenTable& table) {
+      std::vector<TokenTable::Row> rows;
+      rows.reserve(vocabulary->ids.size());
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < vocabulary->ids.size(); ++i) {
+        rows.push_back({vocabulary->ids[i],
+                        std::string_view(vocabulary->bytes).substr(at, vocabulary->lengths[i])});
+        at += vocabulary->lengths[i];
+      }
+      table.reserve(table.id_limit());
+      (void)table.insert_new(rows);  // the rows of a table that took them all
+    });
+    return c;
+  } catch (const compiled::Stale&) {
+    return std::nullopt;
+  }
+}
+
+bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
+                         const TokenTable& tokens, std::span<const MergeIds> merges,
+                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids) {
+  compiled::Writer out;
+  out.value(kKind);
+  std::vector<TokenId> ids;
+  std::vector<std::uint32_t> lengths;
+  std::string bytes;
+  ids.reserve(tokens.size());
+  lengths.reserve(tokens.size());
+  for (TokenId id = 0; id < tokens.id_limit(); ++id)
+    if (const std::string* token = tokens.token(id)) {
+      ids.push_back(id);
+      lengths.push_back(static_cast<std::uint32_t>(token->size()));
+      bytes += *token;
+    }
+  out.value(static_cast<std::uint64_t>(ids.size()));
+  out.value(static_cast<std::uint64_t>(tokens.id_limit()));
+  out.bytes(ids.data(), ids.size() * sizeof(TokenId));
+  out.bytes(lengths.data(), lengths.size() * sizeof(std::uint32_t));
+  out.string(bytes);
+  out.value(static_cast<std::uint64_t>(merges.size()));
+  out.bytes(merges.data(), merges.size() * sizeof(MergeIds));
+  encoder.save(out);
+  out.value(static_cast<std::uint64_t>(added_ids.size()));
+  out.bytes(added_ids.data(), added_ids.size() * sizeof(TokenId));
+  return out.commit(compiled::entry_path(cache, digest), digest, cache.max_entries);
+}
+
+}  // namespace tokenlab::hf_detail

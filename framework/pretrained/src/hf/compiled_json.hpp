@@ -1,0 +1,47 @@
+// File: hf/compiled_json.hpp (private to tokenlab_pretrained)
+// A byte-level BPE tokenizer.json (GPT-4o, Llama 3, Qwen, DeepSeek V3, GPT-2)
+// in the compiled-model cache (compiled/compiled_file.hpp): what its 200,000
+// tokens and merges cost most of a load to build, kept for the next load of the
+// same bytes. The rest of the file (normalizer, pre-tokenizer, added tokens,
+// decoder, post-processor) is small, and is read from the file each time.
+//
+//   on a hit: the parser steps over model.vocab and model.merges
+//   (ListDivertingHandler::discard_lists), and the pipeline takes
+//     tokens   a deferred TokenTable, filled from the entry's rows only when a
+//              token's string is looked up (decoding, --pieces), as a tiktoken
+//              file's is (docs/performance.md, tenth round);
+//     merges   the merges as ids, for the BPE model beside the fused encoder;
+//     encoder  the fused encoder's tables, read into huge pages;
+//     added    each added token's id as HF's rules resolved it (those rules
+//              look tokens up, which would fill the deferred table).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "byte_level/byte_level_encoder.hpp"
+#include "compiled/compiled_file.hpp"
+#include "hf/merge_ids.hpp"
+#include "tokenlab/pretrained/token_table.hpp"
+
+namespace tokenlab::hf_detail {
+
+struct CompiledJson {
+  std::shared_ptr<TokenTable> tokens;
+  std::vector<MergeIds> merges;
+  std::shared_ptr<const ByteLevelEncoder> encoder;
+  std::vector<TokenId> added_ids;  // of the added tokens with content, in file order
+};
+
+/// The entry for digest, or nullopt (none, another build's, damaged).
+std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
+                                               const compiled::Digest& digest);
+
+/// Writes the entry for digest; false when it could not (nothing is left).
+bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
+                         const TokenTable& tokens, std::span<const MergeIds> merges,
+                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids);
+
+}  // namespace tokenlab::hf_detail

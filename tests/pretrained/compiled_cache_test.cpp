@@ -1,0 +1,307 @@
+// The compiled-model cache (framework/pretrained/src/compiled/, hf/compiled_json.hpp):
+// a byte-level BPE tokenizer.json's load-time tables written on its first load
+// and read back on the next load of the same bytes. A load from the cache must
+// be the tokenizer the file gives, its token strings built only when something
+// asks for one; an entry that is damaged, another build's or another file's is
+// never used, and a cache that cannot be written costs nothing but the write.
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/temp_files.hpp"
+#include "compiled/compiled_file.hpp"
+#include "pretrained_support.hpp"
+#include "tokenlab/pretrained/model_cache.hpp"
+#include "tokenlab/utf8.hpp"
+
+using tokenlab::ModelCache;
+using tokenlab::PretrainedTokenizer;
+using tokenlab::TokenId;
+using tokenlab::test::Ids;
+using tokenlab::test::read_bytes;
+using tokenlab::test::TempDir;
+using tokenlab::test::write_bytes;
+namespace compiled = tokenlab::compiled;
+namespace fs = std::filesystem;
+
+namespace {
+
+// GPT-2's byte alphabet: printable bytes stand for themselves, the others for
+// U+0100 upwards, in byte order.
+std::string spelled(unsigned char byte) {
+  static const std::vector<std::string> alphabet = [] {
+    std::vector<std::string> a(256);
+    unsigned next = 0x100;
+    for (unsigned b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+      std::string s;
+      tokenlab::utf8::append(s, printable ? char32_t(b) : char32_t(next++));
+      a[b] = s;
+    }
+    return a;
+  }();
+  return alphabet[byte];
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A GPT-2-shaped tokenizer.json: the 256 bytes, then every two-letter token,
+// a space before each letter and each of those ("Ġab"), 1,378 merges in all
+// (or the first merge_count of them), an added token the model has and two it
+// has not, GPT-2's pre-tokenizer and the byte-level decoder.
+std::string byte_level_json(std::size_t merge_count = 100000) {
+  std::vector<std::string> vocab;
+  for (unsigned b = 0; b < 256; ++b) vocab.push_back(spelled(static_cast<unsigned char>(b)));
+  std::vector<std::pair<std::string, std::string>> merges;
+  const auto merge = [&](const std::string& left, const std::string& right) {
+    if (merges.size() >= merge_count) return;
+    merges.emplace_back(left, right);
+    vocab.push_back(left + right);
+  };
+  const std::string space = spelled(' ');
+  for (char x = 'a'; x <= 'z'; ++x) merge(space, std::string(1, x));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) merge(std::string(1, x), std::string(1, y));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) merge(space + x, std::string(1, y));
+  std::string json = R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[)";
+  json +=
+      R"({"id":)" + std::to_string(vocab.size()) +
+      R"(,"content":"<|endoftext|>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
+  json +=
+      R"({"id":7,"content":"ab","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
+  json +=
+      R"({"id":)" + std::to_string(vocab.size() + 1) +
+      R"(,"content":"<|fim|>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],)";
+  json +=
+      R"("normalizer":null,"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true},)";
+  json +=
+      R"("post_processor":null,"decoder":{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true},)";
+  json +=
+      R"("model":{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"vocab":{)";
+  for (std::size_t id = 0; id < vocab.size(); ++id)
+    json += (id ? "," : "") + json_string(vocab[id]) + ":" + std::to_string(id);
+  json += R"(},"merges":[)";
+  for (std::size_t i = 0; i < merges.size(); ++i)
+    json += (i ? "," : "") + json_string(merges[i].first + " " + merges[i].second);
+  return json + "]}}";
+}
+
+// What the tests load through: the reader with the cache in dir, for files of
+// any size.
+ModelCache settings_in(const fs::path& dir, std::size_t max_entries = 16) {
+  ModelCache s;
+  s.directory = dir;
+  s.min_file_bytes = 0;
+  s.max_entries = max_entries;
+  return s;
+}
+
+PretrainedTokenizer load(const std::string& json, const ModelCache& settings,
+                         unsigned threads = 1) {
+  return PretrainedTokenizer::from_bytes(json, "tokenizer.json", "tokenizer.json", threads,
+                                         settings);
+}
+
+std::vector<fs::path> entries_in(const fs::path& dir) {
+  std::vector<fs::path> entries;
+  if (!fs::exists(dir)) return entries;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".tlmodel") entries.push_back(e.path());
+  return entries;
+}
+
+const std::vector<std::string> kTexts = {
+    "the quick brown fox, jumps over the lazy dog",
+    "ab<|endoftext|> ab zz<|fim|>qq",
+    "  leading spaces and trailing   ",
+    "Ünïcödé and 日本語 and emoji 🙂 and tabs\tand\nnewlines",
+    "",
+};
+
+void same_tokenizer(const PretrainedTokenizer& a, const PretrainedTokenizer& b) {
+  for (const std::string& text : kTexts) {
+    INFO(text);
+    const Ids ids = a.encode(text);
+    CHECK(b.encode(text) == ids);
+    CHECK(b.decode(ids) == a.decode(ids));
+  }
+  const auto& ta = *a.pipeline().tokens;
+  const auto& tb = *b.pipeline().tokens;
+  REQUIRE(tb.size() == ta.size());
+  REQUIRE(tb.id_limit() == ta.id_limit());
+  for (TokenId id = 0; id < ta.id_limit(); ++id) {
+    const std::string* x = ta.token(id);
+    const std::string* y = tb.token(id);
+    REQUIRE((x == nullptr) == (y == nullptr));
+    if (x) REQUIRE(*x == *y);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a byte-level tokenizer.json is compiled on its first load and read back on the next",
+          "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path() / "models");
+  const std::string json = byte_level_json();
+  const PretrainedTokenizer first = load(json, settings);
+  REQUIRE(first.pipeline().byte_level != nullptr);
+  REQUIRE(entries_in(dir.path() / "models").size() == 1);
+  CHECK_FALSE(first.pipeline().tokens->rows_pending());  // built from the file
+
+  for (const unsigned threads : {1u, 2u}) {
+    const PretrainedTokenizer again = load(json, settings, threads);
+    REQUIRE(again.pipeline().byte_level != nullptr);
+    // Loading and encoding never spelled the 1,634 tokens: the entry's rows
+    // wait for the first decode or lookup of a token's string.
+    CHECK(again.pipeline().tokens->rows_pending());
+    CHECK(again.encode(kTexts[1]) == first.encode(kTexts[1]));
+    CHECK(again.pipeline().tokens->rows_pending());
+    REQUIRE(again.pipeline().added.tokens().size() == first.pipeline().added.tokens().size());
+    for (std::size_t i = 0; i < first.pipeline().added.tokens().size(); ++i)
+      CHECK(again.pipeline().added.tokens()[i].id == first.pipeline().added.tokens()[i].id);
+    same_tokenizer(first, again);
+    CHECK_FALSE(again.pipeline().tokens->rows_pending());
+  }
+  // The special token the model has keeps the model's id, the others follow
+  // the vocabulary, as HF's rules gave them on the first load.
+  const Ids ids = load(json, settings).encode("ab<|endoftext|><|fim|>");
+  CHECK(ids == first.encode("ab<|endoftext|><|fim|>"));
+  CHECK(entries_in(dir.path() / "models").size() == 1);
+}
+
+TEST_CASE("a damaged, short or foreign entry is a miss: the file is read and the entry rewritten",
+          "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string json = byte_level_json();
+  const PretrainedTokenizer reference = load(json, settings);
+  const auto entries = entries_in(dir.path());
+  REQUIRE(entries.size() == 1);
+  const fs::path entry = entries.front();
+  const std::string good = read_bytes(entry);
+
+  struct Damage {
+    const char* what;
+    std::string bytes;
+  };
+  std::vector<Damage> damages;
+  std::string flipped = good;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x10);
+  damages.push_back({"a byte of the payload flipped", flipped});
+  damages.push_back({"cut short", good.substr(0, good.size() - 1000)});
+  damages.push_back({"only the header", good.substr(0, 64)});
+  damages.push_back({"empty", ""});
+  std::string other_build = good;
+  other_build[8] = static_cast<char>(other_build[8] ^ 1);  // the header's build id
+  damages.push_back({"another build's", other_build});
+  std::string last_byte = good;
+  last_byte.back() = static_cast<char>(last_byte.back() ^ 0x80);
+  damages.push_back({"its last byte changed", last_byte});
+  for (const Damage& d : damages) {
+    INFO(d.what);
+    write_bytes(entry, d.bytes);
+    const PretrainedTokenizer read = load(json, settings);
+    CHECK_FALSE(read.pipeline().tokens->rows_pending());  // the file's own tables
+    same_tokenizer(reference, read);
+    // Written again, whole: the next load takes it.
+    CHECK(load(json, settings).pipeline().tokens->rows_pending());
+  }
+}
+
+TEST_CASE("another file's bytes never read an entry", "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string json = byte_level_json();
+  (void)load(json, settings);
+  // One merge fewer: a file that differs by a few bytes at its end.
+  const std::string shorter = byte_level_json(1377);
+  const PretrainedTokenizer read = load(shorter, settings);
+  CHECK_FALSE(read.pipeline().tokens->rows_pending());
+  CHECK(entries_in(dir.path()).size() == 2);
+  const PretrainedTokenizer again = load(shorter, settings);
+  CHECK(again.pipeline().tokens->rows_pending());
+  same_tokenizer(read, again);
+  // The last merge (" z" + "z") is what the two files differ by.
+  CHECK(again.encode(" zz") != load(json, settings).encode(" zz"));
+}
+
+TEST_CASE("the cache keeps its newest entries", "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path(), 2);
+  for (const std::size_t merges : {1300u, 1310u, 1320u})
+    (void)load(byte_level_json(merges), settings);
+  CHECK(entries_in(dir.path()).size() == 2);
+  // The oldest went: loading it again is a miss.
+  CHECK_FALSE(load(byte_level_json(1300), settings).pipeline().tokens->rows_pending());
+  CHECK(load(byte_level_json(1320), settings).pipeline().tokens->rows_pending());
+}
+
+TEST_CASE("a cache that cannot be written costs nothing but the write", "[compiled]") {
+  TempDir dir;
+  write_bytes(dir / "not-a-directory", "x");
+  const auto settings = settings_in(dir / "not-a-directory" / "models");
+  const std::string json = byte_level_json();
+  const PretrainedTokenizer a = load(json, settings);
+  const PretrainedTokenizer b = load(json, settings);
+  CHECK_FALSE(b.pipeline().tokens->rows_pending());
+  same_tokenizer(a, b);
+  CHECK(entries_in(dir.path()).empty());
+}
+
+TEST_CASE("files the cache does not take: small ones, other models, and a cache turned off",
+          "[compiled]") {
+  TempDir dir;
+  SECTION("below the size from which loading is worth an entry") {
+    auto settings = settings_in(dir.path());
+    settings.min_file_bytes = byte_level_json().size() + 1;
+    (void)load(byte_level_json(), settings);
+    CHECK(entries_in(dir.path()).empty());
+  }
+  SECTION("a BPE model the fused encoder does not run (an unknown token)") {
+    std::string json = byte_level_json();
+    const std::string null_unk = R"("unk_token":null)";
+    json.replace(json.find(null_unk), null_unk.size(), R"("unk_token":"a")");
+    (void)load(json, settings_in(dir.path()));
+    CHECK(entries_in(dir.path()).empty());
+  }
+  SECTION("TOKENLAB_MODEL_CACHE=off, and a directory of one's own") {
+    ::setenv("TOKENLAB_MODEL_CACHE", "off", 1);
+    CHECK_FALSE(ModelCache::from_environment().directory.has_value());
+    ::setenv("TOKENLAB_MODEL_CACHE", dir.path().c_str(), 1);
+    const auto own = ModelCache::from_environment();
+    ::unsetenv("TOKENLAB_MODEL_CACHE");
+    REQUIRE(own.directory.has_value());
+    CHECK(*own.directory == dir.path());
+    CHECK(own.min_file_bytes == std::size_t{1} << 20);
+  }
+}
+
+TEST_CASE("the digest naming an entry covers every byte", "[compiled]") {
+  std::string text(1000, 'x');
+  const compiled::Digest whole = compiled::digest_of(text);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    std::string changed = text;
+    changed[i] = 'y';
+    REQUIRE_FALSE(compiled::digest_of(changed) == whole);
+  }
+  // Lengths that end inside a 32-byte block, and the empty string.
+  for (std::size_t n = 0; n < 70; ++n)
+    REQUIRE_FALSE(compiled::digest_of(text.substr(0, n)) == whole);
+  CHECK(compiled::digest_of("") == compiled::digest_of(std::string()));
+  CHECK_FALSE(compiled::digest_of(std::string(1, '\0')) == compiled::digest_of(""));
+  CHECK(whole.hex().size() == 32);
+}
