@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "byte_level/byte_level_encoder.hpp"
 #include "common/temp_files.hpp"
 #include "compiled/compiled_file.hpp"
 #include "pretrained_support.hpp"
@@ -60,8 +61,10 @@ std::string json_string(const std::string& s) {
 // A GPT-2-shaped tokenizer.json: the 256 bytes, then every two-letter token,
 // a space before each letter and each of those ("Ġab"), 1,378 merges in all
 // (or the first merge_count of them), an added token the model has and two it
-// has not, GPT-2's pre-tokenizer and the byte-level decoder.
-std::string byte_level_json(std::size_t merge_count = 100000) {
+// has not, GPT-2's pre-tokenizer and the byte-level decoder. extra: merges
+// after those.
+std::string byte_level_json(std::size_t merge_count = 100000,
+                            const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   std::vector<std::string> vocab;
   for (unsigned b = 0; b < 256; ++b) vocab.push_back(spelled(static_cast<unsigned char>(b)));
   std::vector<std::pair<std::string, std::string>> merges;
@@ -76,6 +79,7 @@ std::string byte_level_json(std::size_t merge_count = 100000) {
     for (char y = 'a'; y <= 'z'; ++y) merge(std::string(1, x), std::string(1, y));
   for (char x = 'a'; x <= 'z'; ++x)
     for (char y = 'a'; y <= 'z'; ++y) merge(space + x, std::string(1, y));
+  for (const auto& [left, right] : extra) merge(left, right);
   std::string json = R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[)";
   json +=
       R"({"id":)" + std::to_string(vocab.size()) +
@@ -181,6 +185,35 @@ TEST_CASE("a byte-level tokenizer.json is compiled on its first load and read ba
   const Ids ids = load(json, settings).encode("ab<|endoftext|><|fim|>");
   CHECK(ids == first.encode("ab<|endoftext|><|fim|>"));
   CHECK(entries_in(dir.path() / "models").size() == 1);
+}
+
+TEST_CASE("a piece that is a token is looked up whole only where every token merges into itself",
+          "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  // Every token of the plain fixture merges into itself, so its entry's
+  // encoder looks whole pieces up first, as tiktoken does; the ids cannot
+  // tell, which is the point.
+  const std::string plain = byte_level_json();
+  const PretrainedTokenizer built = load(plain, settings);
+  CHECK_FALSE(built.pipeline().byte_level->whole_piece_first());
+  const PretrainedTokenizer read = load(plain, settings);
+  REQUIRE(read.pipeline().tokens->rows_pending());
+  CHECK(read.pipeline().byte_level->whole_piece_first());
+  same_tokenizer(built, read);
+  // "abc" = "a" + "bc" is a token, but its bytes merge "a b" first (rank 27,
+  // before "b c") and then stop at "ab" "c": HF's BPE never gives "abc", and
+  // neither may the entry's encoder.
+  const std::string unreachable = byte_level_json(100000, {{"a", "bc"}});
+  const PretrainedTokenizer first = load(unreachable, settings);
+  const PretrainedTokenizer again = load(unreachable, settings);
+  REQUIRE(again.pipeline().tokens->rows_pending());
+  CHECK_FALSE(again.pipeline().byte_level->whole_piece_first());
+  const Ids abc = first.encode("abc");
+  CHECK(abc.size() == 2);
+  CHECK(again.encode("abc") == abc);
+  CHECK(again.encode(" xabc abc") == first.encode(" xabc abc"));
+  same_tokenizer(first, again);
 }
 
 TEST_CASE("a damaged, short or foreign entry is a miss: the file is read and the entry rewritten",

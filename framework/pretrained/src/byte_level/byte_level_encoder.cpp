@@ -49,10 +49,26 @@ ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool who
       tokens_(std::move(tokens)),
       identity_(new_model_identity()) {}
 
-void ByteLevelEncoder::save(compiled::Writer& out) const {
+bool ByteLevelEncoder::every_token_encodes_to_itself() const {
+  PieceCache& cache = PieceCache::of_thread(identity_);
+  std::vector<TokenId> ids;
+  bool all = true;
+  tokens_.for_each([&](std::string_view bytes, TokenId id) {
+    if (!all) return;
+    ids.clear();
+    if (bytes.size() == 1)
+      ids.push_back(byte_ids_[static_cast<unsigned char>(bytes[0])]);
+    else
+      merge_piece(bytes, ids, cache);
+    all = ids.size() == 1 && ids[0] == id;
+  });
+  return all;
+}
+
+void ByteLevelEncoder::save(compiled::Writer& out, bool whole_piece_first) const {
   out.string(split_.pattern());
   out.value(static_cast<std::uint8_t>(rule_));
-  out.value(static_cast<std::uint8_t>(whole_piece_first_));
+  out.value(static_cast<std::uint8_t>(whole_piece_first));
   out.bytes(byte_ids_.data(), sizeof byte_ids_);
   tokens_.save(out);
   merges_.save(out);
@@ -182,6 +198,11 @@ void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>
       return;
     }
   }
+  merge_piece(piece, out, cache);
+}
+
+void ByteLevelEncoder::merge_piece(std::string_view piece, std::vector<TokenId>& out,
+                                   PieceCache& cache) const {
   if (piece.size() <= kScanPiece)
     merge_scan(piece, out, cache);
   else if (piece.size() <= kShortPiece)

@@ -9,7 +9,7 @@ namespace {
 
 // What the entry's first section says it holds: a tokenizer.json's byte-level
 // BPE in this layout.
-constexpr std::uint64_t kKind = 0x6a736f6e62706531ull;  // "jsonbpe1"
+constexpr std::uint64_t kKind = 0x6a736f6e62706532ull;  // "jsonbpe2"
 
 // A vocabulary as the entry holds it, until a deferred table's fill: ids, the
 // tokens' lengths and their bytes end to end.
@@ -48,6 +48,7 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     in->expect(added * sizeof(TokenId));
     c.added_ids.resize(added);
     in->read(c.added_ids.data(), added * sizeof(TokenId));
+    c.spans = in->value<ListDivertingHandler::ListSpans>();
     in->finish();  // from here on, what was read is the entry as written
     std::uint64_t total = 0;
     for (const std::uint32_t length : vocabulary->lengths) total += length;
@@ -74,7 +75,8 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
 
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
-                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids) {
+                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids,
+                         const ListDivertingHandler::ListSpans& spans) {
   compiled::Writer out;
   out.value(kKind);
   std::vector<TokenId> ids;
@@ -95,9 +97,12 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   out.string(bytes);
   out.value(static_cast<std::uint64_t>(merges.size()));
   out.bytes(merges.data(), merges.size() * sizeof(MergeIds));
-  encoder.save(out);
+  // Proved here, once, for every later load: a piece that is a token is then
+  // looked up whole, as tiktoken does, instead of merged from its bytes.
+  encoder.save(out, encoder.whole_piece_first() || encoder.every_token_encodes_to_itself());
   out.value(static_cast<std::uint64_t>(added_ids.size()));
   out.bytes(added_ids.data(), added_ids.size() * sizeof(TokenId));
+  out.value(spans);
   return out.commit(compiled::entry_path(cache, digest), digest, cache.max_entries);
 }
 

@@ -5,8 +5,9 @@
 // same bytes. The rest of the file (normalizer, pre-tokenizer, added tokens,
 // decoder, post-processor) is small, and is read from the file each time.
 //
-//   on a hit: the parser steps over model.vocab and model.merges
-//   (ListDivertingHandler::discard_lists), and the pipeline takes
+//   on a hit: the parser jumps over model.vocab and model.merges, whose
+//   places in the file the entry holds (ListDivertingHandler::skip_lists),
+//   and the pipeline takes
 //     tokens   a deferred TokenTable, filled from the entry's rows only when a
 //              token's string is looked up (decoding, --pieces), as a tiktoken
 //              file's is (docs/performance.md, tenth round);
@@ -24,6 +25,7 @@
 #include "byte_level/byte_level_encoder.hpp"
 #include "compiled/compiled_file.hpp"
 #include "hf/merge_ids.hpp"
+#include "hf/streamed_lists.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
 
 namespace tokenlab::hf_detail {
@@ -33,6 +35,7 @@ struct CompiledJson {
   std::vector<MergeIds> merges;
   std::shared_ptr<const ByteLevelEncoder> encoder;
   std::vector<TokenId> added_ids;  // of the added tokens with content, in file order
+  ListDivertingHandler::ListSpans spans;
 };
 
 /// The entry for digest, or nullopt (none, another build's, damaged).
@@ -42,6 +45,7 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
 /// Writes the entry for digest; false when it could not (nothing is left).
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
-                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids);
+                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids,
+                         const ListDivertingHandler::ListSpans& spans);
 
 }  // namespace tokenlab::hf_detail

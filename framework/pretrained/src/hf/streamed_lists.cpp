@@ -194,6 +194,13 @@ bool scan_id(const char* p, const char*& end, TokenId& id) noexcept {
 // comma, so that RapidJSON, resuming at an entry, is where it would be after
 // the comma. Nothing is written before an entry is known to be taken.
 void ListDivertingHandler::take_vocab() {
+  spans_.vocab_begin = stream_->Tell();
+  if (discard_ && skip_.vocab_begin == spans_.vocab_begin && skip_.vocab_entries > 0) {
+    stream_->src_ = stream_->head_ + skip_.vocab_end;
+    spans_.vocab_end = skip_.vocab_end;
+    spans_.vocab_entries = fast_vocab_ = skip_.vocab_entries;
+    return;
+  }
   char* const base = stream_->src_;
   const char* p = base;
   for (;;) {
@@ -215,9 +222,18 @@ void ListDivertingHandler::take_vocab() {
     if (last) break;
   }
   stream_->src_ = base + (p - base);
+  spans_.vocab_end = stream_->Tell();
+  spans_.vocab_entries = fast_vocab_;
 }
 
 void ListDivertingHandler::take_merges() {
+  spans_.merges_begin = stream_->Tell();
+  if (discard_ && skip_.merges_begin == spans_.merges_begin && skip_.merges_entries > 0) {
+    stream_->src_ = stream_->head_ + skip_.merges_end;
+    spans_.merges_end = skip_.merges_end;
+    spans_.merges_entries = fast_merges_ = skip_.merges_entries;
+    return;
+  }
   char* const base = stream_->src_;
   // A [left, right] pair opens a level: past the nesting limit, RapidJSON's.
   const bool pairs = static_cast<std::size_t>(depth_) < max_depth_;
@@ -260,6 +276,8 @@ void ListDivertingHandler::take_merges() {
     if (last) break;
   }
   stream_->src_ = base + (p - base);
+  spans_.merges_end = stream_->Tell();
+  spans_.merges_entries = fast_merges_;
 }
 
 void ListDivertingHandler::push_vocab(TokenTable::Row row) {

@@ -114,10 +114,23 @@ class ListDivertingHandler {
     number_text_ = copy ? std::string_view() : std::string_view(s, n);
     return json::number_event(*this, {s, n});
   }
-  /// The fast paths step over the two lists' entries without keeping them:
-  /// for a file whose model comes from the compiled-model cache
-  /// (hf/compiled_json.hpp), which holds what they would have built.
-  void discard_lists() noexcept { discard_ = true; }
+  /// Where the fast paths found each list's entries (offsets in the stream,
+  /// from the first entry to the closing bracket) and how many they took.
+  struct ListSpans {
+    std::uint64_t vocab_begin = 0, vocab_end = 0, vocab_entries = 0;
+    std::uint64_t merges_begin = 0, merges_end = 0, merges_entries = 0;
+  };
+  [[nodiscard]] const ListSpans& spans() const noexcept { return spans_; }
+  /// For a file whose model comes from the compiled-model cache
+  /// (hf/compiled_json.hpp), which holds what the lists would build and where
+  /// they were: the fast paths jump from each list's start to its end without
+  /// reading it (the bytes are the ones the entry was written from: its name
+  /// is their digest), or, should a list not start where spans says, step
+  /// over its entries without keeping them.
+  void skip_lists(const ListSpans& spans) noexcept {
+    discard_ = true;
+    skip_ = spans;
+  }
   /// Entries of model.vocab and model.merges the fast paths took straight
   /// from the buffer (the others came through RapidJSON's events).
   [[nodiscard]] std::size_t fast_vocab_entries() const noexcept { return fast_vocab_; }
@@ -182,7 +195,9 @@ class ListDivertingHandler {
   bool has_pending_name_ = false;
   std::size_t fast_vocab_ = 0;     // members take_vocab took (RapidJSON never saw them)
   std::size_t fast_merges_ = 0;    // entries take_merges took
-  bool discard_ = false;           // discard_lists()
+  bool discard_ = false;           // skip_lists()
+  ListSpans skip_;                 // skip_lists()'s spans
+  ListSpans spans_;                // the spans found
   bool vocab_forwarded_ = false;   // the vocabulary went back to the document while open
   bool merges_forwarded_ = false;  // so did the merges
   int pair_strings_ = -1;          // merges: strings of an open [left, right], or -1
