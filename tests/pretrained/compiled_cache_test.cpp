@@ -187,7 +187,7 @@ TEST_CASE("a byte-level tokenizer.json is compiled on its first load and read ba
   CHECK(entries_in(dir.path() / "models").size() == 1);
 }
 
-TEST_CASE("a piece that is a token is looked up whole only where every token merges into itself",
+TEST_CASE("a piece that is a token is looked up whole unless the token's bytes merge apart",
           "[compiled]") {
   TempDir dir;
   const auto settings = settings_in(dir.path());
@@ -200,15 +200,21 @@ TEST_CASE("a piece that is a token is looked up whole only where every token mer
   const PretrainedTokenizer read = load(plain, settings);
   REQUIRE(read.pipeline().tokens->rows_pending());
   CHECK(read.pipeline().byte_level->whole_piece_first());
+  for (TokenId id = 0; id < built.pipeline().tokens->id_limit(); ++id)
+    REQUIRE_FALSE(read.pipeline().byte_level->merges_apart(id));
   same_tokenizer(built, read);
   // "abc" = "a" + "bc" is a token, but its bytes merge "a b" first (rank 27,
   // before "b c") and then stop at "ab" "c": HF's BPE never gives "abc", and
-  // neither may the entry's encoder.
+  // neither may the entry's encoder, which merges that one token's pieces.
   const std::string unreachable = byte_level_json(100000, {{"a", "bc"}});
   const PretrainedTokenizer first = load(unreachable, settings);
   const PretrainedTokenizer again = load(unreachable, settings);
   REQUIRE(again.pipeline().tokens->rows_pending());
-  CHECK_FALSE(again.pipeline().byte_level->whole_piece_first());
+  CHECK(again.pipeline().byte_level->whole_piece_first());
+  const auto abc_id = first.pipeline().tokens->find("abc");
+  REQUIRE(abc_id);
+  for (TokenId id = 0; id < first.pipeline().tokens->id_limit(); ++id)
+    REQUIRE(again.pipeline().byte_level->merges_apart(id) == (id == *abc_id));
   const Ids abc = first.encode("abc");
   CHECK(abc.size() == 2);
   CHECK(again.encode("abc") == abc);

@@ -49,27 +49,40 @@ ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool who
       tokens_(std::move(tokens)),
       identity_(new_model_identity()) {}
 
-bool ByteLevelEncoder::every_token_encodes_to_itself() const {
+std::vector<TokenId> ByteLevelEncoder::tokens_merging_apart() const {
   PieceCache& cache = PieceCache::of_thread(identity_);
+  std::vector<TokenId> apart;
   std::vector<TokenId> ids;
-  bool all = true;
   tokens_.for_each([&](std::string_view bytes, TokenId id) {
-    if (!all) return;
     ids.clear();
     if (bytes.size() == 1)
       ids.push_back(byte_ids_[static_cast<unsigned char>(bytes[0])]);
     else
       merge_piece(bytes, ids, cache);
-    all = ids.size() == 1 && ids[0] == id;
+    if (ids.size() != 1 || ids[0] != id) apart.push_back(id);
   });
-  return all;
+  std::sort(apart.begin(), apart.end());
+  return apart;
 }
 
-void ByteLevelEncoder::save(compiled::Writer& out, bool whole_piece_first) const {
+void ByteLevelEncoder::save(compiled::Writer& out,
+                            const std::vector<TokenId>* merging_apart) const {
   out.string(split_.pattern());
   out.value(static_cast<std::uint8_t>(rule_));
-  out.value(static_cast<std::uint8_t>(whole_piece_first));
+  out.value(static_cast<std::uint8_t>(whole_piece_first_ || merging_apart != nullptr));
   out.bytes(byte_ids_.data(), sizeof byte_ids_);
+  // The bitmap's words: the tokens merging apart, or this encoder's own.
+  std::vector<std::uint64_t>& words = out.owned_words();
+  if (merging_apart != nullptr) {
+    for (const TokenId id : *merging_apart) {
+      if (id / 64 >= words.size()) words.resize(id / 64 + 1, 0);
+      words[id / 64] |= std::uint64_t{1} << (id % 64);
+    }
+  } else {
+    words = merging_apart_;
+  }
+  out.value(static_cast<std::uint64_t>(words.size()));
+  out.bytes(words.data(), words.size() * sizeof(std::uint64_t));
   tokens_.save(out);
   merges_.save(out);
   out.value(static_cast<std::uint64_t>(byte_pairs_.size()));
@@ -84,11 +97,17 @@ std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
   in.read(byte_ids.data(), sizeof byte_ids);
   if (!is_preset_pattern(pattern) || rule > 1 || whole_piece_first > 1)
     throw compiled::Stale("byte-level encoder");
+  const auto apart_words = in.value<std::uint64_t>();
+  if (apart_words > (TokenTable::kMaxId + 1) / 64 + 1)
+    throw compiled::Stale("tokens merging apart");
+  std::vector<std::uint64_t> merging_apart(apart_words);
+  in.read(merging_apart.data(), apart_words * sizeof(std::uint64_t));
   ByteTable tokens = ByteTable::load(in);
   // Private constructor: not through make_shared.
   std::shared_ptr<ByteLevelEncoder> encoder(new ByteLevelEncoder(
       pattern, static_cast<Rule>(rule), whole_piece_first != 0, std::move(tokens)));
   encoder->byte_ids_ = byte_ids;
+  encoder->merging_apart_ = std::move(merging_apart);
   encoder->merges_ = byte_level_detail::MergeTable::load(in);
   const auto pairs = in.value<std::uint64_t>();
   if (pairs != 0 && pairs != (std::uint64_t{1} << 16)) throw compiled::Stale("byte pairs");
@@ -193,7 +212,7 @@ void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>
     return;
   }
   if (whole_piece_first_) {
-    if (const TokenId id = tokens_.find(piece); id != ByteTable::kNone) {
+    if (const TokenId id = tokens_.find(piece); id != ByteTable::kNone && !merges_apart(id)) {
       out.push_back(id);
       return;
     }

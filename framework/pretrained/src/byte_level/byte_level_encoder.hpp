@@ -75,21 +75,28 @@ class ByteLevelEncoder {
   /// every pair of bytes.
   void finish();
 
-  /// Whether merging each token's bytes gives that token back, for every
-  /// token: then looking a piece up whole before merging it (tiktoken's
-  /// order, whole_piece_first) gives the ids merging gives, since a piece that
-  /// is a token merges into itself. True of GPT-4o's and Qwen 3's files, whose
-  /// merges were derived from tiktoken-style ranks; checked, never assumed.
-  /// Merges every token once (tens of ms for 200,000).
-  [[nodiscard]] bool every_token_encodes_to_itself() const;
+  /// The tokens whose bytes, merged by the rule (no whole-piece lookup), do
+  /// not give the token back, in id order. Looking a piece up whole before
+  /// merging it (tiktoken's order, whole_piece_first) gives the ids merging
+  /// gives for every other token, since such a piece merges into itself: so
+  /// an encoder may look up whole all but these. None in Qwen 3's file; in
+  /// GPT-4o's, whose merges were derived from tiktoken's ranks, a few. Merges
+  /// every token once (tens of ms for 200,000).
+  [[nodiscard]] std::vector<TokenId> tokens_merging_apart() const;
 
   /// The finished encoder written to out (its tables viewed until out
-  /// commits), and read back: the compiled-model cache. whole_piece_first:
-  /// the entry's (its own, or true where every_token_encodes_to_itself()).
-  /// load throws compiled::Stale on an entry of another shape; nothing it read
-  /// may be trusted before the reader's finish().
-  void save(compiled::Writer& out, bool whole_piece_first) const;
+  /// commits), and read back: the compiled-model cache. merging_apart: when
+  /// given, the entry's encoder looks whole pieces up first except for these
+  /// tokens (tokens_merging_apart(), computed by the writer); otherwise it is
+  /// this encoder as it is. load throws compiled::Stale on an entry of another
+  /// shape; nothing it read may be trusted before the reader's finish().
+  void save(compiled::Writer& out, const std::vector<TokenId>* merging_apart) const;
   [[nodiscard]] bool whole_piece_first() const noexcept { return whole_piece_first_; }
+  /// Whether id's piece is merged although whole_piece_first: one of the
+  /// tokens merging apart.
+  [[nodiscard]] bool merges_apart(TokenId id) const noexcept {
+    return id / 64 < merging_apart_.size() && ((merging_apart_[id / 64] >> (id % 64)) & 1u) != 0;
+  }
   static std::shared_ptr<ByteLevelEncoder> load(compiled::Reader& in);
   /// The pattern its matcher splits by.
   [[nodiscard]] const std::string& pattern() const noexcept { return split_.pattern(); }
@@ -132,6 +139,8 @@ class ByteLevelEncoder {
   byte_level_detail::ByteTable tokens_;
   byte_level_detail::MergeTable merges_;
   std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
+  // A bit an id: tokens merged although whole_piece_first (merges_apart()).
+  std::vector<std::uint64_t> merging_apart_;
   const std::uint64_t identity_;
 };
 

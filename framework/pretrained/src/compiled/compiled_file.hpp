@@ -80,6 +80,8 @@ class Writer {
     std::memcpy(copy.data(), &v, sizeof(T));
     bytes(copy.data(), copy.size());
   }
+  /// Words that live until commit, for a section the caller builds.
+  std::vector<std::uint64_t>& owned_words() { return owned_words_.emplace_back(); }
   void string(std::string_view s) {
     value(static_cast<std::uint64_t>(s.size()));
     bytes(owned_.emplace_back(s).data(), s.size());
@@ -97,6 +99,7 @@ class Writer {
   };
   std::vector<Section> sections_;
   std::deque<std::string> owned_;  // a deque: growing it moves no string
+  std::deque<std::vector<std::uint64_t>> owned_words_;
 };
 
 /// Reads an entry's sections in the order they were written.

@@ -9,7 +9,7 @@ namespace {
 
 // What the entry's first section says it holds: a tokenizer.json's byte-level
 // BPE in this layout.
-constexpr std::uint64_t kKind = 0x6a736f6e62706532ull;  // "jsonbpe2"
+constexpr std::uint64_t kKind = 0x6a736f6e62706533ull;  // "jsonbpe3"
 
 // A vocabulary as the entry holds it, until a deferred table's fill: ids, the
 // tokens' lengths and their bytes end to end.
@@ -97,9 +97,12 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   out.string(bytes);
   out.value(static_cast<std::uint64_t>(merges.size()));
   out.bytes(merges.data(), merges.size() * sizeof(MergeIds));
-  // Proved here, once, for every later load: a piece that is a token is then
-  // looked up whole, as tiktoken does, instead of merged from its bytes.
-  encoder.save(out, encoder.whole_piece_first() || encoder.every_token_encodes_to_itself());
+  // Found here, once, for every later load: a piece that is a token merging
+  // into itself is then looked up whole, as tiktoken does, instead of merged
+  // from its bytes.
+  std::vector<TokenId> merging_apart;
+  if (!encoder.whole_piece_first()) merging_apart = encoder.tokens_merging_apart();
+  encoder.save(out, encoder.whole_piece_first() ? nullptr : &merging_apart);
   out.value(static_cast<std::uint64_t>(added_ids.size()));
   out.bytes(added_ids.data(), added_ids.size() * sizeof(TokenId));
   out.value(spans);
