@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +39,10 @@ constexpr char kMagic[8] = {'t', 'l', 'm', 'o', 'd', 'e', 'l', '1'};
 std::uint64_t build_id_digest() {
   const std::string& id = library_build_id();
   return digest_of(id).low;
+}
+
+constexpr std::uint64_t padded(std::uint64_t offset) noexcept {
+  return (offset + 7) & ~7ull;
 }
 
 // The checksum so far with one more section's bytes.
@@ -155,20 +160,23 @@ bool Writer::commit(const fs::path& path, const Digest& digest, std::size_t max_
   std::memcpy(header.magic, kMagic, sizeof kMagic);
   header.build_id = build_id_digest();
   header.digest = digest;
+  // A section, then the zeros that bring the next to 8 bytes, as
+  // Reader::view hashes them.
+  static constexpr char kZeros[8] = {};
   for (const Section& s : sections_) {
-    header.payload_bytes += s.size;
+    const std::size_t pad = padded(s.size) - s.size;
+    header.payload_bytes += s.size + pad;
     header.checksum = chain(header.checksum, s.data, s.size);
+    if (pad > 0) header.checksum = chain(header.checksum, kZeros, pad);
   }
   std::string temporary = (path.parent_path() / ".tmp-XXXXXX").string();
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) return false;
   (void)::fchmod(fd, 0644);  // mkstemp's 0600 would keep a shared cache to its writer
-  // Sections end to end: every byte after the header is a section's, and
-  // under the checksum.
   bool ok = write_all(fd, &header, sizeof header);
   for (const Section& s : sections_) {
     if (!ok) break;
-    ok = write_all(fd, s.data, s.size);
+    ok = write_all(fd, s.data, s.size) && write_all(fd, kZeros, padded(s.size) - s.size);
   }
   // No fsync: after a crash the entry may be short or damaged, which its
   // checksum tells; it is a cache, and syncing 20 MB doubled the first load.
@@ -183,57 +191,56 @@ bool Writer::commit(const fs::path& path, const Digest& digest, std::size_t max_
 }
 
 std::optional<Reader> Reader::open(const fs::path& path, const Digest& digest) {
-  Reader r;
-  r.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (r.fd_ < 0) return std::nullopt;
-  Header header{};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
   struct stat st {};
-  if (::pread(r.fd_, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) ||
-      ::fstat(r.fd_, &st) != 0 || std::memcmp(header.magic, kMagic, sizeof kMagic) != 0 ||
+  const bool sized = ::fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(Header));
+  void* map = sized ? ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ,
+                             MAP_PRIVATE | MAP_POPULATE, fd, 0)
+                    : MAP_FAILED;
+  ::close(fd);  // the mapping keeps the file
+  if (map == MAP_FAILED) return std::nullopt;
+  const auto bytes = static_cast<std::size_t>(st.st_size);
+  Reader r;
+  r.mapping_ = std::shared_ptr<const void>(
+      map, [bytes](const void* p) { (void)::munmap(const_cast<void*>(p), bytes); });
+  r.data_ = static_cast<const char*>(map);
+  Header header{};
+  std::memcpy(&header, r.data_, sizeof header);
+  if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0 ||
       header.build_id != build_id_digest() || !(header.digest == digest) ||
-      header.payload_bytes != static_cast<std::uint64_t>(st.st_size) - sizeof header)
+      header.payload_bytes != bytes - sizeof header)
     return std::nullopt;
   r.offset_ = sizeof header;
-  r.end_ = sizeof header + header.payload_bytes;
+  r.end_ = bytes;
   r.expected_checksum_ = header.checksum;
   return r;
-}
-
-Reader::Reader(Reader&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      offset_(other.offset_),
-      end_(other.end_),
-      checksum_(other.checksum_),
-      expected_checksum_(other.expected_checksum_) {}
-
-Reader::~Reader() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 void Reader::expect(std::size_t size) const {
   if (offset_ > end_ || size > end_ - offset_) throw Stale("entry too short");
 }
 
-void Reader::read(void* out, std::size_t size) {
+std::string_view Reader::view(std::size_t size) {
   expect(size);
-  auto* to = static_cast<char*>(out);
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::pread(fd_, to + done, size - done, static_cast<off_t>(offset_ + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Stale("read failed");
-    done += static_cast<std::size_t>(n);
-  }
-  checksum_ = chain(checksum_, out, size);
-  offset_ += size;
+  const std::string_view bytes(data_ + offset_, size);
+  // The padding after a section is under the checksum too: every byte is.
+  checksum_ = chain(checksum_, data_ + offset_, size);
+  const std::size_t next = std::min<std::uint64_t>(padded(offset_ + size), end_);
+  if (next > offset_ + size)
+    checksum_ = chain(checksum_, data_ + offset_ + size, next - offset_ - size);
+  offset_ = next;
+  return bytes;
+}
+
+void Reader::read(void* out, std::size_t size) {
+  const std::string_view bytes = view(size);
+  if (size > 0) std::memcpy(out, bytes.data(), size);
 }
 
 std::string Reader::string() {
   const auto size = value<std::uint64_t>();
-  expect(size);
-  std::string s(size, '\0');
-  read(s.data(), size);
-  return s;
+  return std::string(view(size));
 }
 
 void Reader::finish() const {

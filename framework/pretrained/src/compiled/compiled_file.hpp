@@ -30,6 +30,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -70,7 +71,8 @@ class Stale : public std::runtime_error {
 /// Collects an entry's sections and writes them in one go.
 class Writer {
  public:
-  /// A section of raw bytes, viewed (not copied) until commit.
+  /// A section of raw bytes, viewed (not copied) until commit. Each section
+  /// starts 8-byte aligned in the entry (zeros pad the one before).
   void bytes(const void* data, std::size_t size) { sections_.push_back({data, size}); }
   /// A section holding a copy of value.
   template <class T>
@@ -102,23 +104,26 @@ class Writer {
   std::deque<std::vector<std::uint64_t>> owned_words_;
 };
 
-/// Reads an entry's sections in the order they were written.
+/// Reads an entry's sections in the order they were written, from a
+/// read-only mapping of it: what is copied (read, value) goes where the caller
+/// wants it (the encoder's tables into huge pages), and what a load may never
+/// need (a vocabulary's strings) is viewed in place (view), its pages left to
+/// the page cache.
 class Reader {
  public:
   /// The entry at path when its header names this build and digest; nullopt
   /// when there is none or it is another's.
   static std::optional<Reader> open(const std::filesystem::path& path, const Digest& digest);
-  Reader(Reader&& other) noexcept;
-  Reader& operator=(Reader&&) = delete;
-  Reader(const Reader&) = delete;
-  ~Reader();
 
   /// Throws Stale unless the payload still holds size bytes: checked before
   /// anything is allocated for them, so a damaged size cannot ask for more
   /// memory than the entry's own size.
   void expect(std::size_t size) const;
-  /// The next section's bytes into out (size bytes: the section's size).
+  /// The next section's bytes copied into out (size bytes: the section's size).
   void read(void* out, std::size_t size);
+  /// The next section's bytes in the mapping, 8-byte aligned; valid while
+  /// mapping() is held.
+  std::string_view view(std::size_t size);
   template <class T>
   T value() {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -127,15 +132,18 @@ class Reader {
     return v;
   }
   std::string string();
+  /// Owns the mapping that view()s point into.
+  [[nodiscard]] std::shared_ptr<const void> mapping() const { return mapping_; }
   /// Throws Stale unless the whole payload was read and its checksum is the
-  /// header's. Nothing read may be trusted before this.
+  /// header's. Nothing read or viewed may be trusted before this.
   void finish() const;
 
  private:
   Reader() = default;
-  int fd_ = -1;
-  std::uint64_t offset_ = 0;  // of the next section, from the file's start
-  std::uint64_t end_ = 0;     // the payload's end
+  std::shared_ptr<const void> mapping_;
+  const char* data_ = nullptr;  // the mapping's first byte (the header's)
+  std::uint64_t offset_ = 0;    // of the next section, from the file's start
+  std::uint64_t end_ = 0;       // the payload's end
   std::uint64_t checksum_ = 0;
   std::uint64_t expected_checksum_ = 0;
 };

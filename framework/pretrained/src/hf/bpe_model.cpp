@@ -33,9 +33,12 @@ constexpr TokenId kNone = PretrainedModel::kNoToken;
 
 class BpeModel final : public PretrainedModel {
  public:
-  BpeModel(std::shared_ptr<const TokenTable> tokens, std::vector<hf_detail::MergeIds> merges,
+  BpeModel(std::shared_ptr<const TokenTable> tokens, hf_detail::SharedMerges merges,
            const BpeModelOptions& options, const std::string& where)
-      : tokens_(std::move(tokens)), options_(options), merge_ids_(std::move(merges)) {
+      : tokens_(std::move(tokens)),
+        options_(options),
+        merges_owner_(std::move(merges.owner)),
+        merge_ids_(merges.ids) {
     if (options.dropout && *options.dropout != 0.0 &&
         !(*options.dropout > 0.0 && *options.dropout <= 1.0))
       throw Error(where + ".dropout: " + std::to_string(*options.dropout) +
@@ -308,7 +311,8 @@ class BpeModel final : public PretrainedModel {
   TokenId unknown_ = kNone;
   bool unknown_missing_ = false;
   std::array<TokenId, 256> byte_ids_{};
-  std::vector<hf_detail::MergeIds> merge_ids_;  // as the file lists them
+  std::shared_ptr<const void> merges_owner_;        // keeps merge_ids_
+  std::span<const hf_detail::MergeIds> merge_ids_;  // as the file lists them
   static constexpr char32_t kDirect = 0x10000;
   static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
   bool plain_ = false;                           // no continuing prefix, no end-of-word suffix
@@ -326,11 +330,12 @@ std::unique_ptr<PretrainedModel> make_bpe_model(
   const std::vector<std::pair<std::string_view, std::string_view>> views(merges.begin(),
                                                                          merges.end());
   auto ids = hf_detail::resolve_merges(*tokens, views, options.continuing_subword_prefix, where);
-  return hf_detail::make_bpe_model(std::move(tokens), std::move(ids), options, where);
+  return hf_detail::make_bpe_model(std::move(tokens), hf_detail::SharedMerges::of(std::move(ids)),
+                                   options, where);
 }
 
 std::unique_ptr<PretrainedModel> hf_detail::make_bpe_model(std::shared_ptr<const TokenTable> tokens,
-                                                           std::vector<MergeIds> merges,
+                                                           SharedMerges merges,
                                                            const BpeModelOptions& options,
                                                            const std::string& where) {
   return std::make_unique<BpeModel>(std::move(tokens), std::move(merges), options, where);

@@ -11,13 +11,21 @@ namespace {
 // BPE in this layout.
 constexpr std::uint64_t kKind = 0x6a736f6e62706533ull;  // "jsonbpe3"
 
-// A vocabulary as the entry holds it, until a deferred table's fill: ids, the
-// tokens' lengths and their bytes end to end.
+// A vocabulary as the entry holds it, viewed in its mapping until a deferred
+// table's fill: ids, the tokens' lengths and their bytes end to end.
 struct Vocabulary {
-  std::vector<TokenId> ids;
-  std::vector<std::uint32_t> lengths;
-  std::string bytes;
+  std::shared_ptr<const void> mapping;
+  std::span<const TokenId> ids;
+  std::span<const std::uint32_t> lengths;
+  std::string_view bytes;
 };
+
+template <class T>
+std::span<const T> view_of(compiled::Reader& in, std::size_t count) {
+  in.expect(count * sizeof(T));
+  const std::string_view bytes = in.view(count * sizeof(T));
+  return {reinterpret_cast<const T*>(bytes.data()), count};  // 8-byte aligned
+}
 
 }  // namespace
 
@@ -33,16 +41,14 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     if (size > id_limit || id_limit > std::uint64_t{TokenTable::kMaxId} + 1)
       throw compiled::Stale("vocabulary");
     auto vocabulary = std::make_shared<Vocabulary>();
-    in->expect(size * 8);
-    vocabulary->ids.resize(size);
-    vocabulary->lengths.resize(size);
-    in->read(vocabulary->ids.data(), size * sizeof(TokenId));
-    in->read(vocabulary->lengths.data(), size * sizeof(std::uint32_t));
-    vocabulary->bytes = in->string();
+    vocabulary->mapping = in->mapping();
+    vocabulary->ids = view_of<TokenId>(*in, size);
+    vocabulary->lengths = view_of<std::uint32_t>(*in, size);
+    const auto byte_count = in->value<std::uint64_t>();
+    in->expect(byte_count);
+    vocabulary->bytes = in->view(byte_count);
     const auto merges = in->value<std::uint64_t>();
-    in->expect(merges * sizeof(MergeIds));
-    c.merges.resize(merges);
-    in->read(c.merges.data(), merges * sizeof(MergeIds));
+    c.merges = {in->mapping(), view_of<MergeIds>(*in, merges)};
     c.encoder = ByteLevelEncoder::load(*in);
     const auto added = in->value<std::uint64_t>();
     in->expect(added * sizeof(TokenId));

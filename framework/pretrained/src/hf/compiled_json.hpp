@@ -11,7 +11,8 @@
 //     tokens   a deferred TokenTable, filled from the entry's rows only when a
 //              token's string is looked up (decoding, --pieces), as a tiktoken
 //              file's is (docs/performance.md, tenth round);
-//     merges   the merges as ids, for the BPE model beside the fused encoder;
+//     merges   the merges as ids, for the BPE model beside the fused encoder,
+//              viewed in the entry's mapping (read only if that model runs);
 //     encoder  the fused encoder's tables, read into huge pages;
 //     added    each added token's id as HF's rules resolved it (those rules
 //              look tokens up, which would fill the deferred table).
@@ -32,7 +33,7 @@ namespace tokenlab::hf_detail {
 
 struct CompiledJson {
   std::shared_ptr<TokenTable> tokens;
-  std::vector<MergeIds> merges;
+  SharedMerges merges;  // viewed in the entry's mapping
   std::shared_ptr<const ByteLevelEncoder> encoder;
   std::vector<TokenId> added_ids;  // of the added tokens with content, in file order
   ListDivertingHandler::ListSpans spans;

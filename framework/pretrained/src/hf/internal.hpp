@@ -59,7 +59,7 @@ std::vector<std::string> unigram_score_digits(std::string copy);
 // null): the caller reads them (make_hf_byte_level) and then makes the model
 // with make_bpe_model, which keeps them without a copy.
 struct BpeParts {
-  std::vector<MergeIds> merges;
+  SharedMerges merges;
   BpeModelOptions options;
   std::string where;  // the file and the model's JSON path, for make_bpe_model
   bool read = false;  // the model was BPE: p.model is the caller's to make

@@ -46,13 +46,24 @@ std::size_t resolve_merges_into(
 /// exactly one.
 std::optional<std::pair<std::string_view, std::string_view>> split_merge(std::string_view s);
 
+/// Merges as ids and what keeps them: the vector a reader resolved, or the
+/// mapping of a compiled-model entry (hf/compiled_json.hpp), shared without a
+/// copy by the model and whatever else reads them.
+struct SharedMerges {
+  std::shared_ptr<const void> owner;
+  std::span<const MergeIds> ids;
+  static SharedMerges of(std::vector<MergeIds> merges) {
+    auto vector = std::make_shared<const std::vector<MergeIds>>(std::move(merges));
+    return {vector, *vector};
+  }
+};
+
 /// HF's BPE model over merges already resolved against tokens (as
 /// make_bpe_model, which resolves them itself). The merge table and the
 /// character index are built at the first encode, not here: a byte-level file's
 /// fused encoder never needs them.
 std::unique_ptr<PretrainedModel> make_bpe_model(std::shared_ptr<const TokenTable> tokens,
-                                                std::vector<MergeIds> merges,
-                                                const BpeModelOptions& options,
+                                                SharedMerges merges, const BpeModelOptions& options,
                                                 const std::string& where);
 
 }  // namespace tokenlab::hf_detail

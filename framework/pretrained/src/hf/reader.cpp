@@ -212,14 +212,14 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
     if (compiled && bpe.read && compiled->encoder->pattern() == byte_level_pattern(*t))
       p.byte_level = compiled->encoder;
     else if (bpe.read)
-      p.byte_level = make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges, bpe.options);
+      p.byte_level =
+          make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges.ids, bpe.options);
   }
-  // What an entry needs beyond the pipeline (the merges, which the model
-  // takes, and the added tokens' ids), when this load writes one.
+  // Whether this load writes an entry: then it needs the merges (shared with
+  // the model) and the added tokens' ids as well as the pipeline.
   const bool writes_entry = digest && !compiled && bpe.read && p.byte_level && lists_taken_whole &&
                             !bpe.options.unknown_token;
-  std::vector<MergeIds> entry_merges;
-  if (writes_entry) entry_merges = bpe.merges;
+  const SharedMerges entry_merges = bpe.merges;
   std::vector<TokenId> resolved_added_ids;
   if (bpe.read) {
     p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where);
@@ -285,7 +285,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   }
   // Best effort: a cache that cannot be written is no error of this file's.
   if (writes_entry)
-    (void)write_compiled_json(cache, *digest, *p.tokens, entry_merges, *p.byte_level,
+    (void)write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, *p.byte_level,
                               resolved_added_ids, spans);
   return p;
 }

@@ -424,10 +424,11 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
             "(sample with a trained model instead)");
     }
     const std::string where = file + ": " + model.path();
-    auto ids = compiled ? std::move(compiled->merges)
-               : merges_prefetched
-                   ? std::move(prefetched->merges)
-                   : resolve_merges(*table, merges, options.continuing_subword_prefix, where);
+    SharedMerges ids = compiled ? std::move(compiled->merges)
+                       : merges_prefetched
+                           ? SharedMerges::of(std::move(prefetched->merges))
+                           : SharedMerges::of(resolve_merges(
+                                 *table, merges, options.continuing_subword_prefix, where));
     if (bpe) {
       *bpe = BpeParts{std::move(ids), options, where, true};
       return;
