@@ -83,6 +83,10 @@ ByteTable ByteTable::load(compiled::Reader& in) {
   const std::size_t capacity = t.tags_.size();
   if (capacity < 64 || !std::has_single_bit(capacity) || t.slots_.size() != capacity)
     throw compiled::Stale("byte table");
+  // A probe stops at a free slot: a table without one (an entry someone else
+  // wrote into a shared cache) would never end a lookup that misses.
+  if (std::count(t.tags_.data(), t.tags_.data() + capacity, std::uint8_t{0}) == 0)
+    throw compiled::Stale("byte table without a free slot");
   t.mask_ = capacity - 1;
   t.shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
   const auto long_tokens = in.value<std::uint64_t>();

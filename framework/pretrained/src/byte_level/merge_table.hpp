@@ -73,8 +73,13 @@ class MergeTable {
     t.tags_ = load_array<std::uint8_t>(in);
     t.slots_ = load_array<Slot>(in);
     const std::size_t capacity = t.capacity();
+    // As many full slots as entries, and so (at 4/5 full at most) free ones
+    // to end every probe.
     if (t.slots_.size() != capacity || (capacity != 0 && !std::has_single_bit(capacity)) ||
-        t.size_ * 5 > capacity * 4)
+        t.size_ * 5 > capacity * 4 ||
+        static_cast<std::size_t>(std::count_if(t.tags_.data(), t.tags_.data() + capacity,
+                                               [](std::uint8_t tag) { return tag != 0; })) !=
+            t.size_)
       throw compiled::Stale("merge table");
     t.mask_ = capacity == 0 ? 0 : capacity - 1;
     t.shift_ = capacity == 0 ? 64 : 64u - static_cast<unsigned>(std::countr_zero(capacity));
