@@ -222,6 +222,20 @@ TEST_CASE("a piece that is a token is looked up whole unless the token's bytes m
   same_tokenizer(first, again);
 }
 
+TEST_CASE("an entry is the same bytes whichever thread count wrote it", "[compiled]") {
+  TempDir one;
+  TempDir two;
+  const std::string json = byte_level_json(100000, {{"a", "bc"}});
+  (void)load(json, settings_in(one.path()), 1);
+  (void)load(json, settings_in(two.path()), 2);
+  const auto a = entries_in(one.path());
+  const auto b = entries_in(two.path());
+  REQUIRE(a.size() == 1);
+  REQUIRE(b.size() == 1);
+  CHECK(a.front().filename() == b.front().filename());
+  CHECK(read_bytes(a.front()) == read_bytes(b.front()));
+}
+
 TEST_CASE("a damaged, short or foreign entry is a miss: the file is read and the entry rewritten",
           "[compiled]") {
   TempDir dir;

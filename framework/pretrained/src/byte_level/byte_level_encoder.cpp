@@ -8,6 +8,7 @@
 #include "byte_level/piece_cache.hpp"
 #include "model_common.hpp"
 #include "tokenlab/interruption.hpp"
+#include "tokenlab/parallel.hpp"
 #include "tokenlab/utf8.hpp"
 #include "tokenlab/word_cache.hpp"
 
@@ -49,20 +50,29 @@ ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool who
       tokens_(std::move(tokens)),
       identity_(new_model_identity()) {}
 
-std::vector<TokenId> ByteLevelEncoder::tokens_merging_apart() const {
-  PieceCache& cache = PieceCache::of_thread(identity_);
-  std::vector<TokenId> apart;
-  std::vector<TokenId> ids;
-  tokens_.for_each([&](std::string_view bytes, TokenId id) {
-    ids.clear();
-    if (bytes.size() == 1)
-      ids.push_back(byte_ids_[static_cast<unsigned char>(bytes[0])]);
-    else
-      merge_piece(bytes, ids, cache);
-    if (ids.size() != 1 || ids[0] != id) apart.push_back(id);
+std::vector<TokenId> ByteLevelEncoder::tokens_merging_apart(unsigned threads) const {
+  std::vector<ByteTable::Entry> tokens;
+  tokens_.for_each([&](std::string_view bytes, TokenId id) { tokens.push_back({bytes, id}); });
+  constexpr std::size_t kChunk = 4096;
+  std::vector<std::vector<TokenId>> apart((tokens.size() + kChunk - 1) / kChunk);
+  parallel_for(apart.size(), threads, [&](std::size_t chunk) {
+    PieceCache& cache = PieceCache::of_thread(identity_);  // the calling thread's
+    std::vector<TokenId> ids;
+    const std::size_t end = std::min(tokens.size(), (chunk + 1) * kChunk);
+    for (std::size_t i = chunk * kChunk; i < end; ++i) {
+      const auto& [bytes, id] = tokens[i];
+      ids.clear();
+      if (bytes.size() == 1)
+        ids.push_back(byte_ids_[static_cast<unsigned char>(bytes[0])]);
+      else
+        merge_piece(bytes, ids, cache);
+      if (ids.size() != 1 || ids[0] != id) apart[chunk].push_back(id);
+    }
   });
-  std::sort(apart.begin(), apart.end());
-  return apart;
+  std::vector<TokenId> all;
+  for (const auto& chunk : apart) all.insert(all.end(), chunk.begin(), chunk.end());
+  std::sort(all.begin(), all.end());
+  return all;
 }
 
 void ByteLevelEncoder::save(compiled::Writer& out,

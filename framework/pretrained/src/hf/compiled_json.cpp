@@ -82,7 +82,7 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
                          const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids,
-                         const ListDivertingHandler::ListSpans& spans) {
+                         const ListDivertingHandler::ListSpans& spans, unsigned threads) {
   compiled::Writer out;
   out.value(kKind);
   std::vector<TokenId> ids;
@@ -107,7 +107,7 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   // into itself is then looked up whole, as tiktoken does, instead of merged
   // from its bytes.
   std::vector<TokenId> merging_apart;
-  if (!encoder.whole_piece_first()) merging_apart = encoder.tokens_merging_apart();
+  if (!encoder.whole_piece_first()) merging_apart = encoder.tokens_merging_apart(threads);
   encoder.save(out, encoder.whole_piece_first() ? nullptr : &merging_apart);
   out.value(static_cast<std::uint64_t>(added_ids.size()));
   out.bytes(added_ids.data(), added_ids.size() * sizeof(TokenId));

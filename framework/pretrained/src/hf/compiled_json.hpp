@@ -43,10 +43,11 @@ struct CompiledJson {
 std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
                                                const compiled::Digest& digest);
 
-/// Writes the entry for digest; false when it could not (nothing is left).
+/// Writes the entry for digest, on up to threads threads; false when it could
+/// not (nothing is left).
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
                          const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids,
-                         const ListDivertingHandler::ListSpans& spans);
+                         const ListDivertingHandler::ListSpans& spans, unsigned threads);
 
 }  // namespace tokenlab::hf_detail

@@ -286,7 +286,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   // Best effort: a cache that cannot be written is no error of this file's.
   if (writes_entry)
     (void)write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, *p.byte_level,
-                              resolved_added_ids, spans);
+                              resolved_added_ids, spans, threads);
   return p;
 }
 
