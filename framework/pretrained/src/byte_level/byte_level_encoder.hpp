@@ -81,7 +81,7 @@ class ByteLevelEncoder {
   /// gives for every other token, since such a piece merges into itself: so
   /// an encoder may look up whole all but these. None in Qwen 3's file; in
   /// GPT-4o's, whose merges were derived from tiktoken's ranks, a few. Merges
-  /// every token once (about 45 ms for 200,000 on one thread), on up to
+  /// every token once (about 50 ms for 200,000 on one thread), on up to
   /// threads threads; the result does not depend on them.
   [[nodiscard]] std::vector<TokenId> tokens_merging_apart(unsigned threads) const;
 
