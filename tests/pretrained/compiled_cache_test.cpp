@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base64.hpp"
 #include "byte_level/byte_level_encoder.hpp"
 #include "common/temp_files.hpp"
 #include "compiled/compiled_file.hpp"
@@ -166,9 +167,11 @@ TEST_CASE("a byte-level tokenizer.json is compiled on its first load and read ba
   REQUIRE(entries_in(dir.path() / "models").size() == 1);
   CHECK_FALSE(first.pipeline().tokens->rows_pending());  // built from the file
 
+  CHECK(first.pipeline().compiled_entry.empty());
   for (const unsigned threads : {1u, 2u}) {
     const PretrainedTokenizer again = load(json, settings, threads);
     REQUIRE(again.pipeline().byte_level != nullptr);
+    CHECK(again.pipeline().compiled_entry == entries_in(dir.path() / "models").front().string());
     // Loading and encoding never spelled the 1,634 tokens: the entry's rows
     // wait for the first decode or lookup of a token's string.
     CHECK(again.pipeline().tokens->rows_pending());
@@ -357,4 +360,61 @@ TEST_CASE("the digest naming an entry covers every byte", "[compiled]") {
   CHECK(compiled::digest_of("") == compiled::digest_of(std::string()));
   CHECK_FALSE(compiled::digest_of(std::string(1, '\0')) == compiled::digest_of(""));
   CHECK(whole.hex().size() == 32);
+}
+
+namespace {
+
+// A tiktoken rank file ("base64 rank" a line): the 256 bytes, every two-letter
+// token, a space before each letter, and "abc" (a token the byte-pair ranks
+// reach: "ab" then "abc").
+std::string rank_file() {
+  std::string file;
+  std::size_t rank = 0;
+  const auto add = [&](const std::string& token) {
+    file += tokenlab::test::base64(token) + " " + std::to_string(rank++) + "\n";
+  };
+  for (unsigned b = 0; b < 256; ++b) add(std::string(1, static_cast<char>(b)));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) add({x, y});
+  for (char x = 'a'; x <= 'z'; ++x) add({' ', x});
+  add("abc");
+  return file;
+}
+
+PretrainedTokenizer load_tiktoken(const std::string& file, const std::string& encoding,
+                                  const ModelCache& settings) {
+  return PretrainedTokenizer::from_bytes(file, encoding + ".tiktoken", "tiktoken:" + encoding, 1,
+                                         settings);
+}
+
+}  // namespace
+
+TEST_CASE("a tiktoken file is compiled too, keyed by its bytes and its encoding", "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string file = rank_file();
+  const PretrainedTokenizer built = load_tiktoken(file, "cl100k_base", settings);
+  CHECK(built.pipeline().compiled_entry.empty());
+  REQUIRE(entries_in(dir.path()).size() == 1);
+  const PretrainedTokenizer read = load_tiktoken(file, "cl100k_base", settings);
+  CHECK(read.pipeline().compiled_entry == entries_in(dir.path()).front().string());
+  REQUIRE(read.pipeline().byte_level != nullptr);
+  CHECK(read.pipeline().tokens->rows_pending());  // deferred, as after a read
+  same_tokenizer(built, read);
+  CHECK(read.encode("abc<|endoftext|> abcabc") == built.encode("abc<|endoftext|> abcabc"));
+  REQUIRE(read.pipeline().added.tokens().size() == built.pipeline().added.tokens().size());
+  for (std::size_t i = 0; i < built.pipeline().added.tokens().size(); ++i) {
+    CHECK(read.pipeline().added.tokens()[i].content == built.pipeline().added.tokens()[i].content);
+    CHECK(read.pipeline().added.tokens()[i].id == built.pipeline().added.tokens()[i].id);
+  }
+  // The same bytes as another encoding: another pattern and other specials,
+  // so another entry, never this one.
+  const PretrainedTokenizer o200k = load_tiktoken(file, "o200k_base", settings);
+  CHECK(o200k.pipeline().compiled_entry.empty());
+  CHECK(entries_in(dir.path()).size() == 2);
+  const PretrainedTokenizer o200k_again = load_tiktoken(file, "o200k_base", settings);
+  CHECK_FALSE(o200k_again.pipeline().compiled_entry.empty());
+  CHECK(o200k_again.pipeline().compiled_entry != read.pipeline().compiled_entry);
+  same_tokenizer(o200k, o200k_again);
+  CHECK(o200k_again.pipeline().byte_level->pattern() != read.pipeline().byte_level->pattern());
 }

@@ -84,8 +84,8 @@ Reader reader_for(std::string_view content, const std::string& source, std::stri
 
 // A tiktoken or SentencePiece file (a tokenizer.json is read in place by the callers).
 PretrainedPipeline read_other(const Reader& r, std::string_view content, const std::string& source,
-                              unsigned threads) {
-  if (r.kind == "tiktoken") return read_tiktoken(content, source, r.encoding, threads);
+                              unsigned threads, const ModelCache& cache) {
+  if (r.kind == "tiktoken") return read_tiktoken(content, source, r.encoding, threads, cache);
   return read_sentencepiece(content, source);
 }
 
@@ -179,9 +179,9 @@ PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
         source);
   if (r.kind == "tiktoken")
     return tokenizer_of(tiktoken_detail::read_tiktoken_in_place(file.data(), file.size(), source,
-                                                                r.encoding, threads),
+                                                                r.encoding, threads, cache),
                         source);
-  return tokenizer_of(read_other(r, file.view(), source, threads), source);
+  return tokenizer_of(read_other(r, file.view(), source, threads, cache), source);
 }
 
 std::string resolve_pretrained_format(std::string_view content, const std::string& file_name,
@@ -201,7 +201,7 @@ PretrainedTokenizer PretrainedTokenizer::from_bytes(std::string content, const s
   const Reader r = reader_for(content, source, format);
   if (r.kind == "tokenizer.json")
     return tokenizer_of(read_tokenizer_json(std::move(content), source, threads, cache), source);
-  return tokenizer_of(read_other(r, content, source, threads), source);
+  return tokenizer_of(read_other(r, content, source, threads, cache), source);
 }
 
 namespace {

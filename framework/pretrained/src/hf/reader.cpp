@@ -203,6 +203,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
                                  fast_merges == lists.merges.size() && fast_vocab > 0;
   PretrainedPipeline p;
   p.format = "tokenizer.json";
+  if (compiled) p.compiled_entry = compiled::entry_path(cache, *digest).string();
   BpeParts bpe;
   read_model(root.member("model"), p, source, lists, &bpe, &prefetched,
              compiled ? &*compiled : nullptr);

@@ -16,6 +16,7 @@ namespace tokenlab::tiktoken_detail {
 /// read_tiktoken over text[0, size), which it may rewrite; text[size] must be
 /// '\0'.
 PretrainedPipeline read_tiktoken_in_place(char* text, std::size_t size, const std::string& source,
-                                          std::string_view encoding, unsigned threads);
+                                          std::string_view encoding, unsigned threads,
+                                          const ModelCache& cache);
 
 }  // namespace tokenlab::tiktoken_detail

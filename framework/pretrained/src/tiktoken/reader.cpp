@@ -24,6 +24,7 @@
 
 #include "byte_level/byte_level_encoder.hpp"
 #include "json_value.hpp"
+#include "tiktoken/compiled_tiktoken.hpp"
 #include "tiktoken/in_place.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/json_nesting.hpp"
@@ -718,22 +719,72 @@ bool is_encoder_json(std::string_view content) noexcept {
 
 }  // namespace
 
-PretrainedPipeline read_tiktoken(std::string_view content, const std::string& source,
-                                 std::string_view encoding, unsigned threads) {
-  if (is_encoder_json(content)) {
-    std::string text(content);  // parsed in situ
-    return read_encoder_json(text.data(), text.size(), source, threads);
+namespace {
+
+// The pipeline of a compiled-model entry (tiktoken/compiled_tiktoken.hpp), as
+// build(FusedSink&) makes it from a file.
+PretrainedPipeline build(tiktoken_detail::CompiledTiktoken compiled, std::string entry) {
+  PretrainedPipeline p;
+  p.compiled_entry = std::move(entry);
+  for (auto& [content, id] : compiled.specials) {
+    AddedToken token;
+    token.content = std::move(content);
+    token.id = id;
+    token.special = true;
+    p.added.add(std::move(token));
   }
-  return read_rank_file(content, source, encoding, threads);
+  const std::size_t id_limit = compiled.id_limit;
+  p.tokens = TokenTable::deferred(compiled.count, id_limit,
+                                  [encoder = compiled.encoder, id_limit](TokenTable& table) {
+                                    fill_from_byte_table(table, *encoder, id_limit);
+                                  });
+  add_steps(p, compiled.encoder->pattern());
+  p.byte_level = std::move(compiled.encoder);
+  return p;
+}
+
+// read(), through the compiled-model cache: an entry holds the fused
+// encoder's tables and the special tokens, keyed by the file's bytes and the
+// encoding that gives them their pattern.
+template <class Read>
+PretrainedPipeline read_through(std::string_view content, std::string_view encoding,
+                                const ModelCache& cache, const Read& read) {
+  std::optional<compiled::Digest> key;
+  if (cache.applies_to(content.size())) {
+    key = tiktoken_detail::compiled_key(content, encoding);
+    if (auto hit = tiktoken_detail::read_compiled_tiktoken(cache, *key))
+      return build(std::move(*hit), compiled::entry_path(cache, *key).string());
+  }
+  PretrainedPipeline p = read();  // before an in-situ parse rewrites content: key is made
+  // Best effort: a cache that cannot be written is no error of this file's.
+  if (key && p.byte_level) (void)tiktoken_detail::write_compiled_tiktoken(cache, *key, p);
+  return p;
+}
+
+}  // namespace
+
+PretrainedPipeline read_tiktoken(std::string_view content, const std::string& source,
+                                 std::string_view encoding, unsigned threads,
+                                 const ModelCache& cache) {
+  return read_through(content, encoding, cache, [&] {
+    if (is_encoder_json(content)) {
+      std::string text(content);  // parsed in situ
+      return read_encoder_json(text.data(), text.size(), source, threads);
+    }
+    return read_rank_file(content, source, encoding, threads);
+  });
 }
 
 PretrainedPipeline tiktoken_detail::read_tiktoken_in_place(char* text, std::size_t size,
                                                            const std::string& source,
                                                            std::string_view encoding,
-                                                           unsigned threads) {
+                                                           unsigned threads,
+                                                           const ModelCache& cache) {
   const std::string_view content(text, size);
-  if (is_encoder_json(content)) return read_encoder_json(text, size, source, threads);
-  return read_rank_file(content, source, encoding, threads);
+  return read_through(content, encoding, cache, [&] {
+    if (is_encoder_json(content)) return read_encoder_json(text, size, source, threads);
+    return read_rank_file(content, source, encoding, threads);
+  });
 }
 
 std::string detect_pretrained_format(std::string_view content) {

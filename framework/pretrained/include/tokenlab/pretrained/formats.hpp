@@ -54,10 +54,11 @@ read_tokenizer_json(std::string content, const std::string& source, unsigned thr
 /// (then encoding may be empty). With threads >= 2, a second thread inserts the
 /// tokens while the next are decoded; the pipeline and every error are the
 /// same as with one.
-TOKENLAB_PRETRAINED_API PretrainedPipeline read_tiktoken(std::string_view content,
-                                                         const std::string& source,
-                                                         std::string_view encoding,
-                                                         unsigned threads = 1);
+/// A file of at least a MiB goes through cache (model_cache.hpp), keyed by its
+/// bytes and the encoding: the same pipeline, read back.
+TOKENLAB_PRETRAINED_API PretrainedPipeline
+read_tiktoken(std::string_view content, const std::string& source, std::string_view encoding,
+              unsigned threads = 1, const ModelCache& cache = ModelCache::from_environment());
 
 /// A SentencePiece ModelProto (.model).
 TOKENLAB_PRETRAINED_API PretrainedPipeline read_sentencepiece(std::string_view content,

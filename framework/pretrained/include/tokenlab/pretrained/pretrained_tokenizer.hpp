@@ -40,6 +40,9 @@ class ByteLevelEncoder;  // internal: byte_level/byte_level_encoder.hpp
 struct PretrainedPipeline {
   std::string format;  // "tokenizer.json", "tiktoken", "sentencepiece"
   std::string source;  // the file it was read from
+  /// The compiled-model entry (model_cache.hpp) its tables were read from;
+  /// empty when they were built from the file.
+  std::string compiled_entry;
   /// The model's vocabulary (what the model can emit); shared with the model.
   std::shared_ptr<const TokenTable> tokens;
   /// Tokens cut out of the text before the model; their ids may lie beyond the
