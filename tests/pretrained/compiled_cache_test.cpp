@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -354,9 +355,14 @@ TEST_CASE("the digest naming an entry covers every byte", "[compiled]") {
     changed[i] = 'y';
     REQUIRE_FALSE(compiled::digest_of(changed) == whole);
   }
-  // Lengths that end inside a 32-byte block, and the empty string.
-  for (std::size_t n = 0; n < 70; ++n)
-    REQUIRE_FALSE(compiled::digest_of(text.substr(0, n)) == whole);
+  // Every length up to the whole, across stripes (64 bytes) and the scramble
+  // of each block of 512: no two prefixes share a digest.
+  std::set<std::pair<std::uint64_t, std::uint64_t>> prefixes;
+  for (std::size_t n = 0; n <= text.size(); ++n) {
+    const compiled::Digest d = compiled::digest_of(std::string_view(text).substr(0, n));
+    prefixes.emplace(d.low, d.high);
+  }
+  CHECK(prefixes.size() == text.size() + 1);
   CHECK(compiled::digest_of("") == compiled::digest_of(std::string()));
   CHECK_FALSE(compiled::digest_of(std::string(1, '\0')) == compiled::digest_of(""));
   CHECK(whole.hex().size() == 32);
