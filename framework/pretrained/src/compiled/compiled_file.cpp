@@ -45,10 +45,23 @@ constexpr std::uint64_t padded(std::uint64_t offset) noexcept {
   return (offset + 7) & ~7ull;
 }
 
+// The checksum goes over a section a chunk at a time, so that Reader::read can
+// hash each chunk right after copying it, while it is in the cache: hashing
+// 20 MB of an entry from memory and then copying it from memory again made
+// the digest a fifth of a hit.
+constexpr std::size_t kChunk = std::size_t{64} << 10;
+
+std::uint64_t chain_chunk(std::uint64_t checksum, const char* data, std::size_t size) noexcept {
+  const Digest d = digest_of({data, size});
+  return std::rotl(checksum, 23) * 0x9E3779B185EBCA87ull ^ d.low ^ std::rotl(d.high, 32);
+}
+
 // The checksum so far with one more section's bytes.
 std::uint64_t chain(std::uint64_t checksum, const void* data, std::size_t size) noexcept {
-  const Digest d = digest_of({static_cast<const char*>(data), size});
-  return std::rotl(checksum, 23) * 0x9E3779B185EBCA87ull ^ d.low ^ std::rotl(d.high, 32);
+  const auto* bytes = static_cast<const char*>(data);
+  for (std::size_t at = 0; at < size; at += kChunk)
+    checksum = chain_chunk(checksum, bytes + at, std::min(kChunk, size - at));
+  return checksum;
 }
 
 bool write_all(int fd, const void* data, std::size_t size) noexcept {
@@ -224,18 +237,29 @@ void Reader::expect(std::size_t size) const {
 std::string_view Reader::view(std::size_t size) {
   expect(size);
   const std::string_view bytes(data_ + offset_, size);
-  // The padding after a section is under the checksum too: every byte is.
   checksum_ = chain(checksum_, data_ + offset_, size);
-  const std::size_t next = std::min<std::uint64_t>(padded(offset_ + size), end_);
-  if (next > offset_ + size)
-    checksum_ = chain(checksum_, data_ + offset_ + size, next - offset_ - size);
-  offset_ = next;
+  skip_padding(size);
   return bytes;
 }
 
 void Reader::read(void* out, std::size_t size) {
-  const std::string_view bytes = view(size);
-  if (size > 0) std::memcpy(out, bytes.data(), size);
+  expect(size);
+  auto* to = static_cast<char*>(out);
+  const char* from = data_ + offset_;
+  for (std::size_t at = 0; at < size; at += kChunk) {
+    const std::size_t n = std::min(kChunk, size - at);
+    std::memcpy(to + at, from + at, n);
+    checksum_ = chain_chunk(checksum_, to + at, n);  // the copy, still in the cache
+  }
+  skip_padding(size);
+}
+
+void Reader::skip_padding(std::size_t size) {
+  // The padding after a section is under the checksum too: every byte is.
+  const std::size_t next = std::min<std::uint64_t>(padded(offset_ + size), end_);
+  if (next > offset_ + size)
+    checksum_ = chain(checksum_, data_ + offset_ + size, next - offset_ - size);
+  offset_ = next;
 }
 
 std::string Reader::string() {

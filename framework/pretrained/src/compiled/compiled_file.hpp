@@ -140,6 +140,8 @@ class Reader {
 
  private:
   Reader() = default;
+  // Past the zeros that pad a section of size bytes to 8.
+  void skip_padding(std::size_t size);
   std::shared_ptr<const void> mapping_;
   const char* data_ = nullptr;  // the mapping's first byte (the header's)
   std::uint64_t offset_ = 0;    // of the next section, from the file's start
