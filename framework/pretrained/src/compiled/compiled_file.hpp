@@ -42,9 +42,10 @@
 
 namespace tokenlab::compiled {
 
-/// 128 bits of a non-cryptographic hash of a file's bytes (four lanes of
-/// xxHash64's round, about 6 GB/s on a 2026 Xeon): names a cache entry. Not a defence
-/// against someone who can write to the cache directory.
+/// 128 bits of a non-cryptographic hash of a file's bytes (XXH3's eight-lane
+/// accumulation, digest.cpp; bound by memory's speed when the bytes are not in
+/// the cache): names a cache entry. Not a defence against someone who can
+/// write to the cache directory.
 struct Digest {
   std::uint64_t low = 0;
   std::uint64_t high = 0;
