@@ -281,3 +281,74 @@ TEST_CASE(
     CHECK(reader_error(cut) == rapidjson_error(cut));
   }
 }
+
+namespace {
+
+// One parse of text as the reader runs it (fast paths on), on a hit when skip
+// is given; returns whether it parsed.
+struct SpannedParse {
+  StreamedLists lists;
+  ListDivertingHandler::ListSpans spans;  // where the lists were found
+  std::size_t fast_vocab = 0;
+  bool parsed = false;
+};
+SpannedParse parse_spanned(std::string text, const ListDivertingHandler::ListSpans* skip) {
+  SpannedParse result;
+  rapidjson::Document document;
+  rapidjson::Reader reader;
+  std::optional<std::size_t> too_deep_at;
+  const auto parse = [&](rapidjson::Document& out) {
+    rapidjson::InsituStringStream stream(text.data());
+    ListDivertingHandler handler(out, result.lists);
+    handler.limit_nesting(128, stream, too_deep_at);
+    if (skip) handler.skip_lists(*skip);
+    const bool parsed =
+        !reader
+             .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
+                                                                                         handler)
+             .IsError();
+    result.spans = handler.spans();
+    result.fast_vocab = handler.fast_vocab_entries();
+    return parsed;
+  };
+  document.Populate(parse);
+  result.parsed = !reader.HasParseError();
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("a compiled entry's spans make the fast paths jump over the lists unread",
+          "[streamed][compiled]") {
+  const std::string json =
+      R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]},"decoder":null})";
+  // Where a first parse found the lists.
+  const SpannedParse first = parse_spanned(json, nullptr);
+  REQUIRE(first.parsed);
+  const auto& spans = first.spans;
+  CHECK(spans.vocab.entries == 3);
+  CHECK(spans.merges.entries == 1);
+  CHECK(json.substr(spans.vocab.begin, spans.vocab.end - spans.vocab.begin) ==
+        R"("a":0,"b":1,"ab":2)");
+  CHECK(json.substr(spans.merges.begin, spans.merges.end - spans.merges.begin) == R"("a b")");
+  // The same file with its lists' entries overwritten: read, they are no JSON
+  // at all; jumped over, the rest parses, and nothing of them is kept.
+  std::string garbled = json;
+  for (const auto& span : {spans.vocab, spans.merges})
+    for (std::uint64_t i = span.begin; i < span.end; ++i) garbled[i] = '#';
+  CHECK_FALSE(parse_spanned(garbled, nullptr).parsed);
+  const SpannedParse jumped = parse_spanned(garbled, &spans);
+  CHECK(jumped.parsed);
+  CHECK(jumped.lists.vocab.empty());
+  CHECK(jumped.lists.merges.empty());
+  CHECK(jumped.fast_vocab == 3);
+  // Spans that do not start where a list starts (another file's): the lists
+  // are read, not jumped over.
+  ListDivertingHandler::ListSpans elsewhere = spans;
+  elsewhere.vocab.begin += 1;
+  elsewhere.merges.begin += 1;
+  CHECK_FALSE(parse_spanned(garbled, &elsewhere).parsed);
+  const SpannedParse read = parse_spanned(json, &elsewhere);
+  CHECK(read.parsed);
+  CHECK(read.fast_vocab == 3);
+}

@@ -193,14 +193,17 @@ bool scan_id(const char* p, const char*& end, TokenId& id) noexcept {
 // entry followed by a comma is taken only when an entry starts after the
 // comma, so that RapidJSON, resuming at an entry, is where it would be after
 // the comma. Nothing is written before an entry is known to be taken.
+bool ListDivertingHandler::jump_over(Span& found, const Span& skip, std::size_t& fast) {
+  found.begin = stream_->Tell();
+  if (!discard_ || skip.begin != found.begin || skip.entries == 0) return false;
+  stream_->src_ = stream_->head_ + skip.end;
+  found = skip;
+  fast = skip.entries;
+  return true;
+}
+
 void ListDivertingHandler::take_vocab() {
-  spans_.vocab_begin = stream_->Tell();
-  if (discard_ && skip_.vocab_begin == spans_.vocab_begin && skip_.vocab_entries > 0) {
-    stream_->src_ = stream_->head_ + skip_.vocab_end;
-    spans_.vocab_end = skip_.vocab_end;
-    spans_.vocab_entries = fast_vocab_ = skip_.vocab_entries;
-    return;
-  }
+  if (jump_over(spans_.vocab, skip_.vocab, fast_vocab_)) return;
   char* const base = stream_->src_;
   const char* p = base;
   for (;;) {
@@ -222,18 +225,11 @@ void ListDivertingHandler::take_vocab() {
     if (last) break;
   }
   stream_->src_ = base + (p - base);
-  spans_.vocab_end = stream_->Tell();
-  spans_.vocab_entries = fast_vocab_;
+  note_end(spans_.vocab, fast_vocab_);
 }
 
 void ListDivertingHandler::take_merges() {
-  spans_.merges_begin = stream_->Tell();
-  if (discard_ && skip_.merges_begin == spans_.merges_begin && skip_.merges_entries > 0) {
-    stream_->src_ = stream_->head_ + skip_.merges_end;
-    spans_.merges_end = skip_.merges_end;
-    spans_.merges_entries = fast_merges_ = skip_.merges_entries;
-    return;
-  }
+  if (jump_over(spans_.merges, skip_.merges, fast_merges_)) return;
   char* const base = stream_->src_;
   // A [left, right] pair opens a level: past the nesting limit, RapidJSON's.
   const bool pairs = static_cast<std::size_t>(depth_) < max_depth_;
@@ -276,8 +272,7 @@ void ListDivertingHandler::take_merges() {
     if (last) break;
   }
   stream_->src_ = base + (p - base);
-  spans_.merges_end = stream_->Tell();
-  spans_.merges_entries = fast_merges_;
+  note_end(spans_.merges, fast_merges_);
 }
 
 void ListDivertingHandler::push_vocab(TokenTable::Row row) {

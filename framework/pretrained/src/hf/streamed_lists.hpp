@@ -116,9 +116,12 @@ class ListDivertingHandler {
   }
   /// Where the fast paths found each list's entries (offsets in the stream,
   /// from the first entry to the closing bracket) and how many they took.
+  struct Span {
+    std::uint64_t begin = 0, end = 0, entries = 0;
+  };
   struct ListSpans {
-    std::uint64_t vocab_begin = 0, vocab_end = 0, vocab_entries = 0;
-    std::uint64_t merges_begin = 0, merges_end = 0, merges_entries = 0;
+    Span vocab;
+    Span merges;
   };
   [[nodiscard]] const ListSpans& spans() const noexcept { return spans_; }
   /// For a file whose model comes from the compiled-model cache
@@ -171,6 +174,15 @@ class ListDivertingHandler {
   // was most of reading the two lists); when limit_nesting gave the stream.
   void take_vocab();
   void take_merges();
+  // A list's start noted in found; on a hit (skip_lists) whose span starts
+  // here, the stream moved to its end and true returned. fast: the list's
+  // count of entries the fast paths took.
+  bool jump_over(Span& found, const Span& skip, std::size_t& fast);
+  // A list's end noted in found, after the fast path took fast entries.
+  void note_end(Span& found, std::size_t fast) {
+    found.end = stream_->Tell();
+    found.entries = fast;
+  }
   // Appends a merge, telling the prefetch: the list must not move under it.
   void push_merge(std::string_view first, std::string_view second);
   void push_vocab(TokenTable::Row row);
