@@ -16,9 +16,11 @@ namespace {
 // 64-bit lanes, each adding per 8 bytes the product of the two 32-bit halves of
 // (data ^ key) and the neighbouring lane's data, so that no input bit is lost
 // when a product is zero; every 8 stripes of 64 bytes the lanes are scrambled
-// (xor-shift, key, multiply). Two SSE2 multiplies cover 32 bytes: about three
-// times the 64-bit multiply chains of the four-lane xxHash64 round this
-// replaced, which held a compiled-model hit's digests to 6 GB/s.
+// (xor-shift, key, multiply). One SSE2 multiply covers 16 bytes, where the
+// four-lane xxHash64 round this replaced took a 64-bit multiply chain each 8;
+// from memory both run at memory's speed (docs/performance.md, sixteenth
+// round); over 64 KiB in the cache this one ran 8.8 to 10.1 GB/s, that one
+// 5.5 to 6.1.
 constexpr std::size_t kStripe = 64;
 constexpr std::size_t kStripesPerBlock = 8;
 constexpr std::uint32_t kPrime32 = 0x9E3779B1u;

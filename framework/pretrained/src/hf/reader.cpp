@@ -196,8 +196,8 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   root.only_members({"version", "truncation", "padding", "added_tokens", "normalizer",
                      "pre_tokenizer", "post_processor", "decoder", "model"});
   // An entry is written for a file whose two lists the fast paths took whole
-  // (so that a hit's discard_lists steps over all of it) and whose model the
-  // fused encoder runs; the model's merges are copied before it takes them.
+  // (so that a hit's skip_lists jumps over all of each) and whose model the
+  // fused encoder runs.
   const bool lists_taken_whole = lists.has_vocab && lists.has_merges &&
                                  fast_vocab == lists.vocab.size() &&
                                  fast_merges == lists.merges.size() && fast_vocab > 0;
