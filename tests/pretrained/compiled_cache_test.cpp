@@ -19,6 +19,7 @@
 #include "common/temp_files.hpp"
 #include "compiled/compiled_file.hpp"
 #include "pretrained_support.hpp"
+#include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/pretrained/model_cache.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -34,21 +35,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// GPT-2's byte alphabet: printable bytes stand for themselves, the others for
-// U+0100 upwards, in byte order.
+// A byte as GPT-2's byte alphabet spells it in a tokenizer.json.
 std::string spelled(unsigned char byte) {
-  static const std::vector<std::string> alphabet = [] {
-    std::vector<std::string> a(256);
-    unsigned next = 0x100;
-    for (unsigned b = 0; b < 256; ++b) {
-      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
-      std::string s;
-      tokenlab::utf8::append(s, printable ? char32_t(b) : char32_t(next++));
-      a[b] = s;
-    }
-    return a;
-  }();
-  return alphabet[byte];
+  std::string s;
+  tokenlab::utf8::append(s, tokenlab::byte_level_alphabet()[byte]);
+  return s;
 }
 
 std::string json_string(const std::string& s) {

@@ -31,18 +31,22 @@ struct Streamed {
   StreamedLists lists;
   std::size_t fast_vocab = 0;  // entries the fast paths took
   std::size_t fast_merges = 0;
+  ListDivertingHandler::ListSpans spans{};  // where the fast paths found the lists
 };
 
 // fast: with the stream given to the handler (limit_nesting), whose fast
 // paths then take the common entries straight from the buffer, as the reader
-// runs it; without, every entry comes through RapidJSON's events.
-void parse_streamed(Streamed& s, bool fast) {
+// runs it; without, every entry comes through RapidJSON's events. skip: a
+// compiled entry's spans (skip_lists), for a fast parse. Returns whether the
+// text parsed.
+bool parse_into(Streamed& s, bool fast, const ListDivertingHandler::ListSpans* skip = nullptr) {
   rapidjson::Reader reader;
   std::optional<std::size_t> too_deep_at;
   const auto parse = [&](rapidjson::Document& out) {
     rapidjson::InsituStringStream stream(s.text.data());
     ListDivertingHandler handler(out, s.lists);
     if (fast) handler.limit_nesting(128, stream, too_deep_at);
+    if (skip) handler.skip_lists(*skip);
     const bool parsed =
         !reader
              .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
@@ -50,10 +54,15 @@ void parse_streamed(Streamed& s, bool fast) {
              .IsError();
     s.fast_vocab = handler.fast_vocab_entries();
     s.fast_merges = handler.fast_merge_entries();
+    s.spans = handler.spans();
     return parsed;
   };
   s.document.Populate(parse);
-  REQUIRE_FALSE(reader.HasParseError());
+  return !reader.HasParseError();
+}
+
+void parse_streamed(Streamed& s, bool fast) {
+  REQUIRE(parse_into(s, fast));
 }
 
 const rapidjson::Value& model_member(const rapidjson::Value& root, const char* name) {
@@ -282,49 +291,13 @@ TEST_CASE(
   }
 }
 
-namespace {
-
-// One parse of text as the reader runs it (fast paths on), on a hit when skip
-// is given; returns whether it parsed.
-struct SpannedParse {
-  StreamedLists lists;
-  ListDivertingHandler::ListSpans spans;  // where the lists were found
-  std::size_t fast_vocab = 0;
-  bool parsed = false;
-};
-SpannedParse parse_spanned(std::string text, const ListDivertingHandler::ListSpans* skip) {
-  SpannedParse result;
-  rapidjson::Document document;
-  rapidjson::Reader reader;
-  std::optional<std::size_t> too_deep_at;
-  const auto parse = [&](rapidjson::Document& out) {
-    rapidjson::InsituStringStream stream(text.data());
-    ListDivertingHandler handler(out, result.lists);
-    handler.limit_nesting(128, stream, too_deep_at);
-    if (skip) handler.skip_lists(*skip);
-    const bool parsed =
-        !reader
-             .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
-                                                                                         handler)
-             .IsError();
-    result.spans = handler.spans();
-    result.fast_vocab = handler.fast_vocab_entries();
-    return parsed;
-  };
-  document.Populate(parse);
-  result.parsed = !reader.HasParseError();
-  return result;
-}
-
-}  // namespace
-
 TEST_CASE("a compiled entry's spans make the fast paths jump over the lists unread",
           "[streamed][compiled]") {
   const std::string json =
       R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]},"decoder":null})";
   // Where a first parse found the lists.
-  const SpannedParse first = parse_spanned(json, nullptr);
-  REQUIRE(first.parsed);
+  Streamed first{json, {}, {}};
+  parse_streamed(first, true);
   const auto& spans = first.spans;
   CHECK(spans.vocab.entries == 3);
   CHECK(spans.merges.entries == 1);
@@ -336,9 +309,10 @@ TEST_CASE("a compiled entry's spans make the fast paths jump over the lists unre
   std::string garbled = json;
   for (const auto& span : {spans.vocab, spans.merges})
     for (std::uint64_t i = span.begin; i < span.end; ++i) garbled[i] = '#';
-  CHECK_FALSE(parse_spanned(garbled, nullptr).parsed);
-  const SpannedParse jumped = parse_spanned(garbled, &spans);
-  CHECK(jumped.parsed);
+  Streamed read_garbled{garbled, {}, {}};
+  CHECK_FALSE(parse_into(read_garbled, true));
+  Streamed jumped{garbled, {}, {}};
+  CHECK(parse_into(jumped, true, &spans));
   CHECK(jumped.lists.vocab.empty());
   CHECK(jumped.lists.merges.empty());
   CHECK(jumped.fast_vocab == 3);
@@ -347,8 +321,9 @@ TEST_CASE("a compiled entry's spans make the fast paths jump over the lists unre
   ListDivertingHandler::ListSpans elsewhere = spans;
   elsewhere.vocab.begin += 1;
   elsewhere.merges.begin += 1;
-  CHECK_FALSE(parse_spanned(garbled, &elsewhere).parsed);
-  const SpannedParse read = parse_spanned(json, &elsewhere);
-  CHECK(read.parsed);
+  Streamed garbled_elsewhere{garbled, {}, {}};
+  CHECK_FALSE(parse_into(garbled_elsewhere, true, &elsewhere));
+  Streamed read{json, {}, {}};
+  CHECK(parse_into(read, true, &elsewhere));
   CHECK(read.fast_vocab == 3);
 }
