@@ -60,6 +60,12 @@ std::vector<std::string> hostile_texts() {
       std::string(150, '!') + std::string(40, '\n'),
       "Antidisestablishmentarianism supercalifragilisticexpialidocious",
       "CamelCaseWordsAndALLCAPSWords mixedUPandDown",
+      // DeepSeek V3's splits: numbers cut in threes before anything else, the
+      // two ranges (U+3040..U+30FF, U+4E00..U+9FA5) and what in them is no
+      // letter, ASCII punctuation before ASCII letters, controls.
+      "\u4fa1\u683c\u306f12345\u5186\u3001\u30b2\u30fc\u30e0\u30fb\u30bb\u30f3\u30bf\u30fc",
+      "\u3099\u0301D \u309b\u30a0x \u9fa5\u9fa6\u3040\u30ff\u3100 \u2167\u2168x",
+      "x.com/path 'quoted' (a)b .NET \u0001\u0002y \u00adz \u20ac5 \u00a7a",
   };
   return texts;
 }
@@ -123,16 +129,26 @@ std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
   for (std::size_t i = 0; i < raw_merges().size(); ++i)
     json += std::string(i ? "," : "") + "[" + json_string(raw_merges()[i].first) + "," +
             json_string(raw_merges()[i].second) + "]";
-  std::string escaped;
-  for (const char c : pattern) {
-    if (c == '"' || c == '\\') escaped += '\\';
-    escaped += c;
+  json += R"(]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[)";
+  // A key of several patterns (kDeepSeekV3Splits) is a Split for each.
+  std::size_t start = 0;
+  while (start <= pattern.size()) {
+    const std::size_t end =
+        std::min(pattern.find(tokenlab::kSplitSeparator, start), pattern.size());
+    std::string escaped;
+    for (const char c : pattern.substr(start, end - start)) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      if (c == '\r' || c == '\n') {
+        escaped += c == '\r' ? "\\r" : "\\n";
+        continue;
+      }
+      escaped += c;
+    }
+    json += R"({"type":"Split","pattern":{"Regex":")" + escaped +
+            R"("},"behavior":"Isolated","invert":false},)";
+    start = end + 1;
   }
   json +=
-      R"(]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[)"
-      R"({"type":"Split","pattern":{"Regex":")" +
-      escaped +
-      R"("},"behavior":"Isolated","invert":false},)"
       R"({"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},)"
       R"("decoder":{"type":"ByteLevel"}})";
   return json;
@@ -190,7 +206,8 @@ TEST_CASE("fused tokenizer.json byte-level BPE gives the pipeline's ids on hosti
           "[pretrained][byte_level]") {
   const auto pattern =
       GENERATE(std::string(tokenlab::kGpt2Pattern), std::string(tokenlab::kCl100kPattern),
-               std::string(tokenlab::kQwen2Pattern), std::string(tokenlab::kO200kPattern));
+               std::string(tokenlab::kQwen2Pattern), std::string(tokenlab::kO200kPattern),
+               std::string(tokenlab::kDeepSeekV3Splits));
   const bool ignore_merges = GENERATE(false, true);
   CAPTURE(pattern, ignore_merges);
   const auto tokenizer = tokenlab::test::tokenizer_json(tokenizer_json(pattern, ignore_merges));
@@ -203,6 +220,45 @@ TEST_CASE("fused tokenizer.json byte-level BPE gives the pipeline's ids on hosti
   }
   // A token no merge reaches is taken whole only with ignore_merges, as HF does.
   CHECK(tokenizer.encode("xyz").size() == (ignore_merges ? 1u : 3u));
+}
+
+TEST_CASE("DeepSeek V3's three splits cut a text as HF's Sequence of them does",
+          "[pretrained][byte_level][regex]") {
+  const auto run = tokenlab::split_sequence_run(tokenlab::kDeepSeekV3Splits);
+  REQUIRE(run != nullptr);
+  const auto pieces = [&](std::string_view text) {
+    std::vector<std::string> out;
+    std::size_t ends[4];  // a small capacity: the runs must pick up where they stopped
+    for (std::size_t from = 0; from < text.size();) {
+      const std::size_t count = run(text, from, ends, std::size(ends));
+      REQUIRE(count > 0);
+      for (std::size_t i = 0; i < count; ++i) {
+        out.emplace_back(text.substr(from, ends[i] - from));
+        from = ends[i];
+      }
+    }
+    return out;
+  };
+  using Pieces = std::vector<std::string>;
+  // The numbers first, three at a time from the run's start: "Price: ",
+  // "123", "45", " yen, 日本語テキスト!". Then the run of the two ranges:
+  // " yen, ", "日本語テキスト", "!". Then the words in each: the space before
+  // "yen" joins it, and the space before the range's run, at its piece's end,
+  // stands alone (\s+(?!\S) sees no further than the piece).
+  CHECK(pieces("Price: 12345 yen, \u65e5\u672c\u8a9e\u30c6\u30ad\u30b9\u30c8!") ==
+        Pieces{"Price", ":", " ", "123", "45", " yen", ",", " ",
+               "\u65e5\u672c\u8a9e\u30c6\u30ad\u30b9\u30c8", "!"});
+  // ASCII punctuation takes the ASCII letters after it; before others it is
+  // punctuation of its own.
+  CHECK(pieces("x.com it's .\u00e9") == Pieces{"x", ".com", " it", "'s", " .", "\u00e9"});
+  // A kana mark (Mn, in the range) parts from an accent (Mn, outside it).
+  CHECK(pieces("\u3099\u0301D") == Pieces{"\u3099", "\u0301D"});
+  // A control before a space matches nothing: a piece of its own.
+  CHECK(pieces("a\u0001 b") == Pieces{"a", "\u0001", " b"});
+  // Ill-formed UTF-8 stops the run: the fused encoder never gets such text.
+  std::size_t ends[4];
+  CHECK(run("\xff", 0, ends, 4) == 0);
+  CHECK(tokenlab::split_sequence_run(tokenlab::kO200kPattern) == nullptr);
 }
 
 TEST_CASE("a pipeline the fused encoder does not cover keeps its own steps",

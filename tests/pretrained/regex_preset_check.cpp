@@ -1,6 +1,8 @@
 // regex_preset_check: the hand-made matchers of the GPT-style presets
 // (framework/text/src/preset_matchers.cpp) against ICU, which is what Regex runs for
-// every other pattern.
+// every other pattern; and the matcher of DeepSeek V3's sequence of three
+// Isolated splits (kDeepSeekV3Splits) against the three patterns run on ICU one
+// after another, each on the pieces of the one before, as HF's Sequence does.
 //
 // usage: tokenlab_regex_preset_check [--stress LINES] [--seed N] [--codepoints]
 //                                    [--max-bytes N] [--show N] PATH...
@@ -16,12 +18,14 @@
 // that code point in the contexts that matter (after an apostrophe, between
 // letters, digits and spaces).
 //
-// For each preset (gpt2, cl100k, qwen2, o200k) and each source, it prints
+// For each preset (gpt2, cl100k, qwen2, o200k, deepseek_v3) and each source, it prints
 //   SOURCE PRESET lines=N differing=D icu_MB/s=X preset_MB/s=Y
 // and the first N differing texts of each (--show, default 3) on stderr.
 // ICU's spans come from PretrainedRegex on the preset wrapped in (?:...), which
 // changes nothing in the matches but keeps the pattern from being recognised as
 // a preset, so both go through the same to_icu_syntax and for_each_match.
+// The sequence's matcher runs only on well-formed UTF-8 (the fused encoder's
+// input): it skips the texts that are not.
 // Exit status: 0 when nothing differs, 1 when something does, 2 on a usage or
 // I/O error, 77 when a PATH does not exist (a skipped test).
 #include <algorithm>
@@ -30,6 +34,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -79,13 +85,18 @@ const std::vector<char32_t>& stress_pool() {
     for (char c : std::string_view("abdelmrstvxzABDELMRSTVXZ019!.,-\"()/_#"))
       chars.push_back(static_cast<unsigned char>(c));
     for (int i = 0; i < 6; ++i) chars.insert(chars.end(), {U' ', U'\''});
-    chars.insert(chars.end(),
-                 {U'\r',  U'\n',  U'\n',   U'\t',   U'\v',   U'\f',   0x85,    0xA0,   0x1680,
-                  0x2000, 0x2028, 0x2029,  0x202F,  0x3000,  0x2019,  0x0301,  0x0903, 0x20DD,
-                  0xFE0F, 0x02B0, 0x3005,  0x01C5,  0x05D0,  0x0627,  0x4E2D,  0x3042, 0x00C0,
-                  0x03A3, 0x00E9, 0x00DF,  0x2160,  0x3007,  0x00B2,  0x00BD,  0x0660, 0x0966,
-                  0xFF11, 0x017F, 0x212A,  0xFB06,  0x0130,  0x1F600, 0x1F3FD, 0x200D, 0xFFFD,
-                  0x0378, 0xE000, 0x10400, 0x1D400, 0x20000, 0x0000});
+    chars.insert(
+        chars.end(),
+        {U'\r', U'\n', U'\n', U'\t', U'\v', U'\f', 0x85, 0xA0, 0x1680, 0x2000, 0x2028, 0x2029,
+         0x202F, 0x3000, 0x2019, 0x0301, 0x0903, 0x20DD, 0xFE0F, 0x02B0, 0x3005, 0x01C5, 0x05D0,
+         0x0627, 0x4E2D, 0x3042, 0x00C0, 0x03A3, 0x00E9, 0x00DF, 0x2160, 0x3007, 0x00B2, 0x00BD,
+         0x0660, 0x0966, 0xFF11, 0x017F, 0x212A, 0xFB06, 0x0130, 0x1F600, 0x1F3FD, 0x200D, 0xFFFD,
+         0x0378, 0xE000, 0x10400, 0x1D400, 0x20000, 0x0000,
+         // DeepSeek V3's: the ends of its two ranges and what lies in
+         // them that is not a letter (kana marks Mn and Sk, U+30A0 Pd,
+         // U+30FB Po), punctuation and symbols beyond ASCII, controls.
+         0x3040, 0x3041, 0x3099, 0x309B, 0x309F, 0x30A0, 0x30FB, 0x30FC, 0x30FF, 0x3100, 0x303F,
+         0x4E00, 0x9FA5, 0x9FA6, 0x00A7, 0x20AC, 0x00B4, 0x2026, 0x0001, 0x001F, 0x00AD});
     return chars;
   }();
   return pool;
@@ -144,6 +155,8 @@ Source codepoint_source() {
     put(text, "  ", c, "  ");
     tokenlab::utf8::append(text, c);
     put(text, "\r\n", c, "");
+    put(text, "\xE4\xB8\x80", c, "\xE3\x81\x82 ");  // 一 c あ
+    put(text, ".", c, "x ");
     source.bytes += text.size();
     source.texts.push_back(std::move(text));
   }
@@ -186,22 +199,88 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 struct Preset {
   const char* name;
-  std::string_view pattern;
+  std::string_view pattern;  // a sequence's key: its patterns joined by kSplitSeparator
 };
+
+// The patterns of a sequence's key, each wrapped so that ICU runs it.
+std::vector<std::unique_ptr<tokenlab::PretrainedRegex>> icu_stages(std::string_view key) {
+  std::vector<std::unique_ptr<tokenlab::PretrainedRegex>> stages;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = std::min(key.find(tokenlab::kSplitSeparator, start), key.size());
+    stages.push_back(std::make_unique<tokenlab::PretrainedRegex>(
+        "(?:" + std::string(key.substr(start, end - start)) + ")"));
+    if (end == key.size()) return stages;
+    start = end + 1;
+  }
+}
+
+// HF's Sequence of Isolated splits: each stage cuts every piece of the one
+// before into its matches and what lies between them.
+Spans sequence_spans_of(const std::vector<std::unique_ptr<tokenlab::PretrainedRegex>>& stages,
+                        std::string_view text) {
+  Spans pieces{{0, text.size()}};
+  for (const auto& stage : stages) {
+    Spans cut;
+    for (const auto& [begin, end] : pieces) {
+      std::size_t at = begin;
+      stage->for_each_match(text.substr(begin, end - begin), [&](std::size_t s, std::size_t e) {
+        if (begin + s > at) cut.emplace_back(at, begin + s);
+        cut.emplace_back(begin + s, begin + e);
+        at = begin + e;
+      });
+      if (end > at) cut.emplace_back(at, end);
+    }
+    pieces = std::move(cut);
+  }
+  return pieces;
+}
+
+Spans run_spans_of(tokenlab::SplitSequenceRun run, std::string_view text) {
+  Spans spans;
+  std::size_t ends[64];
+  std::size_t from = 0;
+  while (from < text.size()) {
+    const std::size_t count = run(text, from, ends, std::size(ends));
+    if (count == 0) break;  // ill-formed: left out of the comparison
+    for (std::size_t i = 0; i < count; ++i) {
+      spans.emplace_back(from, ends[i]);
+      from = ends[i];
+    }
+  }
+  return spans;
+}
 
 // Differing texts of one source under one preset.
 std::size_t check(const Preset& preset, const Source& source, std::size_t show) {
-  const tokenlab::PretrainedRegex fast{std::string(preset.pattern)};
-  const tokenlab::PretrainedRegex icu{"(?:" + std::string(preset.pattern) + ")"};
+  const auto sequence = tokenlab::split_sequence_run(preset.pattern);
+  const auto stages = sequence ? icu_stages(preset.pattern)
+                               : std::vector<std::unique_ptr<tokenlab::PretrainedRegex>>{};
+  std::optional<tokenlab::PretrainedRegex> fast;
+  std::optional<tokenlab::PretrainedRegex> icu;
+  if (!sequence) {
+    fast.emplace(std::string(preset.pattern));
+    icu.emplace("(?:" + std::string(preset.pattern) + ")");
+  }
+  // A sequence's matcher is for well-formed text only.
+  const auto compared = [&](const std::string& text) {
+    return !sequence || !tokenlab::utf8::find_invalid(text);
+  };
   std::vector<Spans> expected;
   expected.reserve(source.texts.size());
   auto start = std::chrono::steady_clock::now();
-  for (const auto& text : source.texts) expected.push_back(spans_of(icu, text));
+  for (const auto& text : source.texts)
+    expected.push_back(!compared(text) ? Spans{}
+                       : sequence      ? sequence_spans_of(stages, text)
+                                       : spans_of(*icu, text));
   const double icu_seconds = seconds_since(start);
   std::vector<Spans> got;
   got.reserve(source.texts.size());
   start = std::chrono::steady_clock::now();
-  for (const auto& text : source.texts) got.push_back(spans_of(fast, text));
+  for (const auto& text : source.texts)
+    got.push_back(!compared(text) ? Spans{}
+                  : sequence      ? run_spans_of(sequence, text)
+                                  : spans_of(*fast, text));
   const double fast_seconds = seconds_since(start);
   std::size_t differing = 0;
   for (std::size_t i = 0; i < source.texts.size(); ++i) {
@@ -277,7 +356,8 @@ int main(int argc, char** argv) {
     const Preset presets[] = {{"gpt2", tokenlab::kGpt2Pattern},
                               {"cl100k", tokenlab::kCl100kPattern},
                               {"qwen2", tokenlab::kQwen2Pattern},
-                              {"o200k", tokenlab::kO200kPattern}};
+                              {"o200k", tokenlab::kO200kPattern},
+                              {"deepseek_v3", tokenlab::kDeepSeekV3Splits}};
     std::size_t differing = 0;
     const auto check_all = [&](const Source& source) {
       for (const auto& preset : presets) differing += check(preset, source, show);

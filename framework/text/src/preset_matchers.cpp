@@ -25,6 +25,7 @@ enum : std::uint8_t {
   kUpper = 16,  // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
   kLower = 32,  // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
   kCrLf = 64,   // [\r\n]
+  kPS = 128,    // [\p{P}\p{S}]
 };
 
 constexpr std::array<std::uint8_t, 128> make_ascii_classes() {
@@ -36,6 +37,8 @@ constexpr std::array<std::uint8_t, 128> make_ascii_classes() {
     if (c >= '0' && c <= '9') bits |= kN;
     if ((c >= '\t' && c <= '\r') || c == ' ') bits |= kWs;
     if (c == '\r' || c == '\n') bits |= kCrLf;
+    // Every printable ASCII character that is not a letter or digit is P or S.
+    if (c > ' ' && c < 0x7F && (bits & (kL | kN)) == 0) bits |= kPS;
     classes[static_cast<std::size_t>(c)] = bits;
   }
   return classes;
@@ -51,6 +54,7 @@ std::uint8_t classify_with_icu(char32_t c) noexcept {
   if (gc & (U_GC_LU_MASK | U_GC_LT_MASK | U_GC_LM_MASK | U_GC_LO_MASK | U_GC_M_MASK))
     bits |= kUpper;
   if (gc & (U_GC_LL_MASK | U_GC_LM_MASK | U_GC_LO_MASK | U_GC_M_MASK)) bits |= kLower;
+  if (gc & (U_GC_P_MASK | U_GC_S_MASK)) bits |= kPS;
   // Every White_Space character is a separator or a control (U+0085), so the
   // property lookup, slower than the category's, runs only for those.
   if ((gc & (U_GC_Z_MASK | U_GC_CC_MASK)) && u_hasBinaryProperty(cp, UCHAR_WHITE_SPACE))
@@ -149,8 +153,8 @@ constexpr auto prefix = [](Char c) noexcept {
 };
 constexpr auto crlf_or_slash = [](Char c) noexcept { return crlf(c) || c.cp == U'/'; };
 
-template <class Pred>
-std::size_t run(Text& text, std::size_t i, Pred pred) noexcept {
+template <class TextT, class Pred>
+std::size_t run(TextT& text, std::size_t i, Pred pred) noexcept {
   for (Char c = text.at(i); pred(c); c = text.at(i)) i += c.size;
   return i;
 }
@@ -190,24 +194,27 @@ std::size_t contraction(Text& text, std::size_t i) noexcept {
 // \s*[\r\n]+ (when with_newlines), which backtracks to the last \r or \n of the
 // run; then \s+(?!\S), which gives the run's last character back unless the run
 // ends the text or has only that one; then \s+.
-template <bool kWithNewlines>
-std::size_t white_space(Text& text, std::size_t p, Char c0) noexcept {
+// The text's end is where at() gives no character: for a SegmentText (below),
+// the end of the piece an earlier split cut, which the lookahead cannot see past.
+template <bool kWithNewlines, class TextT>
+std::size_t white_space(TextT& text, std::size_t p, Char c0) noexcept {
   std::size_t last = p;
   std::size_t after_newline = 0;
   std::size_t i = p;
-  for (Char c = c0; space(c); c = text.at(i)) {
+  Char c = c0;
+  for (; space(c); c = text.at(i)) {
     last = i;
     i += c.size;
     if (kWithNewlines && crlf(c)) after_newline = i;
   }
   if (kWithNewlines && after_newline != 0) return after_newline;
-  if (i == text.size() || last == p) return i;
+  if (c.size == 0 || last == p) return i;
   return last;
 }
 
 // ` ?X+`: the optional space is taken only when X follows it. Returns p when no X.
-template <class Pred>
-std::size_t space_then_run(Text& text, std::size_t p, Char c0, Pred pred) noexcept {
+template <class TextT, class Pred>
+std::size_t space_then_run(TextT& text, std::size_t p, Char c0, Pred pred) noexcept {
   if (c0.cp == U' ') {
     const Char c1 = text.at(p + 1);
     if (pred(c1)) return run(text, p + 1 + c1.size, pred);
@@ -405,6 +412,101 @@ std::size_t match_o200k(Text& text, std::size_t p) noexcept {
   return white_space<true>(text, p, c0);
 }
 
+// DeepSeek V3's pre-tokenizer: three Splits, each Isolated, so that each cuts
+// the pieces of the one before and keeps both its matches and what lies
+// between them as pieces:
+//   1. \p{N}{1,3}: runs of numbers, three at a time from each run's start;
+//   2. [一-龥぀-ゟ゠-ヿ]+: runs of U+4E00..U+9FA5 and U+3040..U+30FF (no number
+//      lies in them, so they only cut the pieces between the numbers);
+//   3. kDeepSeekV3Words below, in each piece of the second.
+// A piece of the second split is a maximal run of characters of one kind:
+// numbers, the two ranges, or the rest. SegmentText shows the third pattern
+// only the run it starts in, by giving no character past it, as if the text
+// ended there (its lookahead \s+(?!\S) must not see past a piece's end).
+bool in_cjk_ranges(char32_t c) noexcept {
+  return (c >= 0x3040 && c <= 0x30FF) || (c >= 0x4E00 && c <= 0x9FA5);
+}
+
+class SegmentText {
+ public:
+  SegmentText(Text& text, bool cjk) noexcept : text_(text), cjk_(cjk) {}
+  [[gnu::always_inline]] Char at(std::size_t i) noexcept {
+    const Char c = text_.at(i);
+    if ((c.bits & kN) != 0) return {};
+    if (cjk_ ? !in_cjk_ranges(c.cp) : c.cp >= 0x3040 && in_cjk_ranges(c.cp)) return {};
+    return c;
+  }
+
+ private:
+  Text& text_;
+  bool cjk_;
+};
+
+constexpr auto letter_or_mark = [](Char c) noexcept {
+  return (c.bits & kL) != 0 || (c.bits & (kUpper | kLower)) == (kUpper | kLower);
+};
+constexpr auto punct_or_symbol = [](Char c) noexcept { return (c.bits & kPS) != 0; };
+// [^\r\n\p{L}\p{P}\p{S}]
+constexpr auto deepseek_prefix = [](Char c) noexcept {
+  return (c.bits & (kValid | kL | kPS | kCrLf)) == kValid;
+};
+
+// [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+|
+//  ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// at p, where c0 (a character of the segment) is: the end, or p when nothing
+// matches there.
+std::size_t match_deepseek_words(SegmentText& text, std::size_t p, Char c0) noexcept {
+  if (c0.cp < 0x80 && punct_or_symbol(c0)) {  // the bracket is all of ASCII's P and S
+    std::size_t i = p + 1;
+    for (Char c = text.at(i); c.cp < 0x80 && letter(c); c = text.at(i)) ++i;
+    if (i > p + 1) return i;
+  }
+  // The optional character is given back when no letter or mark follows it;
+  // then c0 itself must be one.
+  if (deepseek_prefix(c0)) {
+    const Char c1 = text.at(p + c0.size);
+    if (letter_or_mark(c1)) return run(text, p + c0.size + c1.size, letter_or_mark);
+  }
+  if (letter_or_mark(c0)) return run(text, p + c0.size, letter_or_mark);
+  if (std::size_t end = space_then_run(text, p, c0, punct_or_symbol); end != p)
+    return run(text, end, crlf);
+  if (space(c0)) return white_space<true>(text, p, c0);
+  return p;
+}
+
+// The next piece of DeepSeek V3's pre-tokenizer from p (a piece's start): its
+// end, or p when the text is not well-formed UTF-8 there.
+std::size_t deepseek_piece(Text& text, std::size_t p) noexcept {
+  const Char c0 = text.at(p);
+  if (c0.size == 0) return p;
+  if (number(c0)) return numbers(text, p, c0, 3);
+  SegmentText segment(text, c0.cp >= 0x3040 && in_cjk_ranges(c0.cp));
+  const std::size_t end = match_deepseek_words(segment, p, c0);
+  if (end != p) return end;
+  // No match at p: what lies before the next match (or the segment's end) is
+  // a piece of its own. Only a control, format, private-use or unassigned
+  // character not followed by a letter or mark matches nothing.
+  std::size_t i = p + c0.size;
+  for (Char c = segment.at(i); c.size != 0; c = segment.at(i)) {
+    if (match_deepseek_words(segment, i, c) != i) break;
+    i += c.size;
+  }
+  return i;
+}
+
+std::size_t deepseek_run(std::string_view text, std::size_t from, std::size_t* ends,
+                         std::size_t capacity) noexcept {
+  Text decoded(text);
+  std::size_t count = 0;
+  while (count < capacity && from < text.size()) {
+    const std::size_t end = deepseek_piece(decoded, from);
+    if (decoded.ill_formed() || end == from) break;
+    ends[count++] = end;
+    from = end;
+  }
+  return count;
+}
+
 template <std::size_t (*kMatch)(Text&, std::size_t)>
 std::size_t checked(std::string_view text, std::size_t from) noexcept {
   Text decoded(text);
@@ -469,6 +571,10 @@ PresetRun find_preset_run(std::string_view pattern) noexcept {
   if (pattern == kQwen2Pattern) return checked_run<match_cl100k<1>>;
   if (pattern == kO200kPattern) return checked_run<match_o200k>;
   return nullptr;
+}
+
+PresetRun find_split_sequence_run(std::string_view key) noexcept {
+  return key == kDeepSeekV3Splits ? deepseek_run : nullptr;
 }
 
 PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {

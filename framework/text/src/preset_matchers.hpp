@@ -34,4 +34,9 @@ using PresetRun = std::size_t (*)(std::string_view text, std::size_t from, std::
 /// or nullptr.
 PresetRun find_preset_run(std::string_view pattern) noexcept;
 
+/// The pieces of a preset sequence of Isolated splits (kDeepSeekV3Splits), as
+/// a PresetRun: consecutive pieces that tile the text from a piece's start.
+/// It stops short only at ill-formed UTF-8, which no ICU pattern stands behind.
+PresetRun find_split_sequence_run(std::string_view key) noexcept;
+
 }  // namespace tokenlab::detail

@@ -13,6 +13,10 @@
 
 namespace tokenlab {
 
+SplitSequenceRun split_sequence_run(std::string_view key) noexcept {
+  return detail::find_split_sequence_run(key);
+}
+
 std::optional<std::string_view> regex_preset(std::string_view name) {
   if (name == "gpt2" || name == "r50k" || name == "r50k_base" || name == "p50k" ||
       name == "p50k_base" || name == "p50k_edit")

@@ -77,7 +77,7 @@ std::vector<TokenId> ByteLevelEncoder::tokens_merging_apart(unsigned threads) co
 
 void ByteLevelEncoder::save(compiled::Writer& out,
                             const std::vector<TokenId>* merging_apart) const {
-  out.string(split_.pattern());
+  out.string(split_.key());
   out.value(static_cast<std::uint8_t>(rule_));
   out.value(static_cast<std::uint8_t>(whole_piece_first_ || merging_apart != nullptr));
   out.bytes(byte_ids_.data(), sizeof byte_ids_);
@@ -142,8 +142,9 @@ void ByteLevelEncoder::encode(std::string_view text, std::vector<TokenId>& out) 
   // use rather than keep it in a register, several calls a piece.
   std::vector<Piece>& pieces = cache.pieces;
   pieces.clear();
-  // The preset patterns match at every position, so the matches tile the text.
-  split_.for_each_match(text, [&](std::size_t start, std::size_t end) {
+  // The preset patterns match at every position, so the matches tile the text;
+  // a preset sequence's pieces tile it too.
+  split_.for_each_piece(text, [&](std::size_t start, std::size_t end) {
     pieces.push_back(
         {{}, 0, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start)});
   });
@@ -410,7 +411,7 @@ void ByteLevelEncoder::finish() {
 
 bool is_preset_pattern(std::string_view pattern) noexcept {
   return pattern == kGpt2Pattern || pattern == kCl100kPattern || pattern == kQwen2Pattern ||
-         pattern == kO200kPattern;
+         pattern == kO200kPattern || split_sequence_run(pattern) != nullptr;
 }
 
 std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(

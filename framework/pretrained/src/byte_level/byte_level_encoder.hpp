@@ -25,6 +25,7 @@
 #include "byte_level/byte_table.hpp"
 #include "byte_level/merge_table.hpp"
 #include "byte_level/piece_cache.hpp"
+#include "byte_level/piece_split.hpp"
 #include "hf/merge_ids.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/pretrained/components.hpp"
@@ -100,7 +101,7 @@ class ByteLevelEncoder {
   }
   static std::shared_ptr<ByteLevelEncoder> load(compiled::Reader& in);
   /// The pattern its matcher splits by.
-  [[nodiscard]] const std::string& pattern() const noexcept { return split_.pattern(); }
+  [[nodiscard]] const std::string& pattern() const noexcept { return split_.key(); }
 
  private:
   ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
@@ -133,7 +134,7 @@ class ByteLevelEncoder {
   void merge_long(std::string_view piece, std::vector<TokenId>& out,
                   byte_level_detail::PieceCache& cache) const;
 
-  Regex split_;
+  PieceSplit split_;
   Rule rule_;
   bool whole_piece_first_;
   std::array<TokenId, 256> byte_ids_{};

@@ -357,16 +357,28 @@ std::string byte_level_pattern(const Value& pre_tokenizer) {
   if (plain_byte_level(pre_tokenizer, true)) return std::string(kGpt2Pattern);
   if (!is_type(pre_tokenizer, "Sequence")) return {};
   const auto list = pre_tokenizer.find("pretokenizers");
-  if (!list || !list->is_array() || list->size() != 2) return {};
-  const Value split = list->at(0);
-  if (!is_type(split, "Split") || !plain_byte_level(list->at(1), false)) return {};
-  const auto regex = split.member("pattern").find("Regex");
-  const auto behavior = parse_split_behavior(split.member("behavior").string());
-  const bool invert = split.boolean_or("invert", false);
-  const bool keeps_matches = (behavior == SplitBehavior::isolated && !invert) ||
-                             (behavior == SplitBehavior::removed && invert);
-  if (!regex || !keeps_matches) return {};
-  return std::string(regex->string());
+  if (!list || !list->is_array() || list->size() < 2) return {};
+  const std::size_t splits = list->size() - 1;
+  if (!plain_byte_level(list->at(splits), false)) return {};
+  // One Split: its pattern. Several: their patterns joined by kSplitSeparator,
+  // a key that only a preset sequence (split_sequence_run) gets a fused encoder for.
+  std::string key;
+  for (std::size_t i = 0; i < splits; ++i) {
+    const Value split = list->at(i);
+    if (!is_type(split, "Split")) return {};
+    const auto regex = split.member("pattern").find("Regex");
+    const auto behavior = parse_split_behavior(split.member("behavior").string());
+    const bool invert = split.boolean_or("invert", false);
+    // A pattern that matches every character (the single presets) keeps the same
+    // pieces Isolated or Removed inverted; a sequence's patterns leave text
+    // between their matches, which only Isolated keeps.
+    const bool keeps_matches = (behavior == SplitBehavior::isolated && !invert) ||
+                               (splits == 1 && behavior == SplitBehavior::removed && invert);
+    if (!regex || !keeps_matches) return {};
+    if (i > 0) key += kSplitSeparator;
+    key += regex->string();
+  }
+  return key;
 }
 
 void read_model(const Value& model, PretrainedPipeline& p, const std::string& file,

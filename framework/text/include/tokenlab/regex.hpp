@@ -30,6 +30,27 @@ inline constexpr std::string_view kQwen2Pattern =
 inline constexpr std::string_view kO200kPattern =
     R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
+/// DeepSeek V3's pre-tokenizer, a Sequence of three Splits (each Isolated)
+/// before ByteLevel, as one key: the three patterns as its tokenizer.json spells
+/// them, joined by kSplitSeparator (U+001F, which no pattern here contains).
+inline constexpr char kSplitSeparator = '\x1F';
+inline constexpr std::string_view kDeepSeekV3Splits =
+    "\\p{N}{1,3}"
+    "\x1F"
+    "[\xE4\xB8\x80-\xE9\xBE\xA5\xE3\x81\x80-\xE3\x82\x9F\xE3\x82\xA0-\xE3\x83\xBF]+"  // [一-龥぀-ゟ゠-ヿ]+
+    "\x1F"
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}"
+    "\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+";
+
+/// The pieces of a preset sequence of splits (kDeepSeekV3Splits): fills ends
+/// with the ends of up to capacity consecutive pieces from `from` (a piece's
+/// start, 0 for a text's first) and returns how many. Exactly the pieces the
+/// splits, each run on ICU, cut; fewer than capacity only at the text's end or
+/// at ill-formed UTF-8. Null for any other key.
+using SplitSequenceRun = std::size_t (*)(std::string_view text, std::size_t from, std::size_t* ends,
+                                         std::size_t capacity) noexcept;
+TOKENLAB_API SplitSequenceRun split_sequence_run(std::string_view key) noexcept;
+
 /// The pattern of a preset name (gpt2, r50k, p50k, cl100k, llama3, qwen2,
 /// o200k), or nullopt.
 TOKENLAB_API std::optional<std::string_view> regex_preset(std::string_view name);
