@@ -12,6 +12,7 @@
 
 #include "common/temp_files.hpp"
 #include "fuzz_support.hpp"
+#include "presets_fuzz_support.hpp"
 #include "pretrained_fuzz_support.hpp"
 #include "tokenlab/plugin_registry.hpp"
 #include "tokenlab/wordpiece/wordpiece_model.hpp"
@@ -78,6 +79,16 @@ TEST_CASE("every fuzz seed and regression vocab.txt imports or fails cleanly", "
       segmenter.import_model(in, "vocab.txt", file.string());
       tokenlab::fuzz::exercise(segmenter);
     });
+  }
+}
+
+TEST_CASE("every fuzz seed and regression text is cut by the regex presets as ICU cuts it",
+          "[fuzz][replay]") {
+  const auto files = inputs("presets");
+  REQUIRE(!files.empty());
+  for (const fs::path& file : files) {
+    CAPTURE(file.string());
+    CHECK(tokenlab::fuzz::presets_agree_with_icu(read_bytes(file)));
   }
 }
 

@@ -222,7 +222,10 @@ Spans sequence_spans_of(const std::vector<std::unique_ptr<tokenlab::PretrainedRe
   Spans pieces{{0, text.size()}};
   for (const auto& stage : stages) {
     Spans cut;
-    for (const auto& [begin, end] : pieces) {
+    for (const auto& piece : pieces) {
+      // Named copies: clang 14 cannot capture a structured binding.
+      const std::size_t begin = piece.first;
+      const std::size_t end = piece.second;
       std::size_t at = begin;
       stage->for_each_match(text.substr(begin, end - begin), [&](std::size_t s, std::size_t e) {
         if (begin + s > at) cut.emplace_back(at, begin + s);

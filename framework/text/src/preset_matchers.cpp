@@ -418,7 +418,7 @@ std::size_t match_o200k(Text& text, std::size_t p) noexcept {
 //   1. \p{N}{1,3}: runs of numbers, three at a time from each run's start;
 //   2. [一-龥぀-ゟ゠-ヿ]+: runs of U+4E00..U+9FA5 and U+3040..U+30FF (no number
 //      lies in them, so they only cut the pieces between the numbers);
-//   3. kDeepSeekV3Words below, in each piece of the second.
+//   3. a word pattern (match_deepseek_words below), in each piece of the second.
 // A piece of the second split is a maximal run of characters of one kind:
 // numbers, the two ranges, or the rest. SegmentText shows the third pattern
 // only the run it starts in, by giving no character past it, as if the text
