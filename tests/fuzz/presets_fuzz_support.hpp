@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/icu_split_sequence.hpp"
 #include "tokenlab/regex.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -48,39 +49,6 @@ inline const std::vector<std::unique_ptr<Pair>>& pairs() {
   return all;
 }
 
-// kDeepSeekV3Splits' three patterns on ICU, one after another over the pieces.
-inline Spans sequence_on_icu(std::string_view text) {
-  static const auto stages = [] {
-    std::vector<std::unique_ptr<tokenlab::Regex>> v;
-    const std::string_view key = tokenlab::kDeepSeekV3Splits;
-    for (std::size_t start = 0; start <= key.size();) {
-      const std::size_t end = std::min(key.find(tokenlab::kSplitSeparator, start), key.size());
-      v.push_back(std::make_unique<tokenlab::Regex>(
-          "(?:" + std::string(key.substr(start, end - start)) + ")"));
-      start = end + 1;
-    }
-    return v;
-  }();
-  Spans pieces{{0, text.size()}};
-  for (const auto& stage : stages) {
-    Spans cut;
-    for (const auto& piece : pieces) {
-      // Named copies: clang 14 cannot capture a structured binding.
-      const std::size_t begin = piece.first;
-      const std::size_t end = piece.second;
-      std::size_t at = begin;
-      stage->for_each_match(text.substr(begin, end - begin), [&](std::size_t s, std::size_t e) {
-        if (begin + s > at) cut.emplace_back(at, begin + s);
-        cut.emplace_back(begin + s, begin + e);
-        at = begin + e;
-      });
-      if (end > at) cut.emplace_back(at, end);
-    }
-    pieces = std::move(cut);
-  }
-  return pieces;
-}
-
 }  // namespace tokenlab::fuzz::presets_detail
 
 namespace tokenlab::fuzz {
@@ -106,7 +74,8 @@ inline bool presets_agree_with_icu(std::string_view text) {
     }
   }
   if (invalid) return got.empty() || got.back().second <= *invalid;
-  return got == presets_detail::sequence_on_icu(text);
+  static const test::IcuSplitSequence icu(kDeepSeekV3Splits);
+  return got == icu.pieces(text);
 }
 
 }  // namespace tokenlab::fuzz

@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/icu_split_sequence.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
@@ -202,43 +203,6 @@ struct Preset {
   std::string_view pattern;  // a sequence's key: its patterns joined by kSplitSeparator
 };
 
-// The patterns of a sequence's key, each wrapped so that ICU runs it.
-std::vector<std::unique_ptr<tokenlab::PretrainedRegex>> icu_stages(std::string_view key) {
-  std::vector<std::unique_ptr<tokenlab::PretrainedRegex>> stages;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = std::min(key.find(tokenlab::kSplitSeparator, start), key.size());
-    stages.push_back(std::make_unique<tokenlab::PretrainedRegex>(
-        "(?:" + std::string(key.substr(start, end - start)) + ")"));
-    if (end == key.size()) return stages;
-    start = end + 1;
-  }
-}
-
-// HF's Sequence of Isolated splits: each stage cuts every piece of the one
-// before into its matches and what lies between them.
-Spans sequence_spans_of(const std::vector<std::unique_ptr<tokenlab::PretrainedRegex>>& stages,
-                        std::string_view text) {
-  Spans pieces{{0, text.size()}};
-  for (const auto& stage : stages) {
-    Spans cut;
-    for (const auto& piece : pieces) {
-      // Named copies: clang 14 cannot capture a structured binding.
-      const std::size_t begin = piece.first;
-      const std::size_t end = piece.second;
-      std::size_t at = begin;
-      stage->for_each_match(text.substr(begin, end - begin), [&](std::size_t s, std::size_t e) {
-        if (begin + s > at) cut.emplace_back(at, begin + s);
-        cut.emplace_back(begin + s, begin + e);
-        at = begin + e;
-      });
-      if (end > at) cut.emplace_back(at, end);
-    }
-    pieces = std::move(cut);
-  }
-  return pieces;
-}
-
 Spans run_spans_of(tokenlab::SplitSequenceRun run, std::string_view text) {
   Spans spans;
   std::size_t ends[64];
@@ -257,8 +221,8 @@ Spans run_spans_of(tokenlab::SplitSequenceRun run, std::string_view text) {
 // Differing texts of one source under one preset.
 std::size_t check(const Preset& preset, const Source& source, std::size_t show) {
   const auto sequence = tokenlab::split_sequence_run(preset.pattern);
-  const auto stages = sequence ? icu_stages(preset.pattern)
-                               : std::vector<std::unique_ptr<tokenlab::PretrainedRegex>>{};
+  std::optional<tokenlab::test::IcuSplitSequence> stages;
+  if (sequence) stages.emplace(preset.pattern);
   std::optional<tokenlab::PretrainedRegex> fast;
   std::optional<tokenlab::PretrainedRegex> icu;
   if (!sequence) {
@@ -274,7 +238,7 @@ std::size_t check(const Preset& preset, const Source& source, std::size_t show) 
   auto start = std::chrono::steady_clock::now();
   for (const auto& text : source.texts)
     expected.push_back(!compared(text) ? Spans{}
-                       : sequence      ? sequence_spans_of(stages, text)
+                       : sequence      ? stages->pieces(text)
                                        : spans_of(*icu, text));
   const double icu_seconds = seconds_since(start);
   std::vector<Spans> got;

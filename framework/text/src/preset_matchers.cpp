@@ -494,19 +494,6 @@ std::size_t deepseek_piece(Text& text, std::size_t p) noexcept {
   return i;
 }
 
-std::size_t deepseek_run(std::string_view text, std::size_t from, std::size_t* ends,
-                         std::size_t capacity) noexcept {
-  Text decoded(text);
-  std::size_t count = 0;
-  while (count < capacity && from < text.size()) {
-    const std::size_t end = deepseek_piece(decoded, from);
-    if (decoded.ill_formed() || end == from) break;
-    ends[count++] = end;
-    from = end;
-  }
-  return count;
-}
-
 template <std::size_t (*kMatch)(Text&, std::size_t)>
 std::size_t checked(std::string_view text, std::size_t from) noexcept {
   Text decoded(text);
@@ -574,7 +561,7 @@ PresetRun find_preset_run(std::string_view pattern) noexcept {
 }
 
 PresetRun find_split_sequence_run(std::string_view key) noexcept {
-  return key == kDeepSeekV3Splits ? deepseek_run : nullptr;
+  return key == kDeepSeekV3Splits ? checked_run<deepseek_piece> : nullptr;
 }
 
 PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {
