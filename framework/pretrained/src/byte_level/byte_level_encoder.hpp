@@ -100,7 +100,7 @@ class ByteLevelEncoder {
     return id / 64 < merging_apart_.size() && ((merging_apart_[id / 64] >> (id % 64)) & 1u) != 0;
   }
   static std::shared_ptr<ByteLevelEncoder> load(compiled::Reader& in);
-  /// The pattern its matcher splits by.
+  /// The pattern (or preset sequence's key, PieceSplit) that cuts its pieces.
   [[nodiscard]] const std::string& pattern() const noexcept { return split_.key(); }
 
  private:
@@ -156,7 +156,8 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
     std::string_view pattern, const TokenTable& tokens, std::span<const hf_detail::MergeIds> merges,
     const BpeModelOptions& options);
 
-/// Whether pattern has a hand-written matcher (tokenlab/regex.hpp's presets).
+/// Whether pattern has a hand-written matcher (tokenlab/regex.hpp's presets,
+/// or a preset sequence of splits' key, kDeepSeekV3Splits).
 bool is_preset_pattern(std::string_view pattern) noexcept;
 
 }  // namespace tokenlab

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "tokenlab/error.hpp"
 #include "tokenlab/regex.hpp"
