@@ -7,29 +7,16 @@
 // byte.
 #pragma once
 
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
-#include "common/icu_split_sequence.hpp"
+#include "common/regex_spans.hpp"
 #include "tokenlab/regex.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab::fuzz::presets_detail {
-
-using Spans = std::vector<std::pair<std::size_t, std::size_t>>;
-
-inline Spans matches(const tokenlab::Regex& regex, std::string_view text) {
-  Spans spans;
-  regex.for_each_match(text, [&](std::size_t s, std::size_t e) { spans.emplace_back(s, e); });
-  return spans;
-}
 
 struct Pair {
   tokenlab::Regex preset;
@@ -55,24 +42,14 @@ namespace tokenlab::fuzz {
 
 /// Whether every preset matcher cuts text as ICU does (and DeepSeek V3's
 /// sequence, on ill-formed text, stops before the first ill-formed byte).
-/// text should end where its allocation does, so that a read past it is caught.
+/// A run whose piece does not move forward throws (test::run_pieces). text
+/// should end where its allocation does, so that a read past it is caught.
 inline bool presets_agree_with_icu(std::string_view text) {
-  using presets_detail::matches;
   for (const auto& pair : presets_detail::pairs())
-    if (matches(pair->preset, text) != matches(pair->icu, text)) return false;
+    if (test::spans_of(pair->preset, text) != test::spans_of(pair->icu, text)) return false;
   const auto run = tokenlab::split_sequence_run(tokenlab::kDeepSeekV3Splits);
   const auto invalid = tokenlab::utf8::find_invalid(text);
-  presets_detail::Spans got;
-  std::size_t ends[8];
-  for (std::size_t from = 0; from < text.size();) {
-    const std::size_t count = run(text, from, ends, std::size(ends));
-    if (count == 0) break;
-    for (std::size_t i = 0; i < count; ++i) {
-      if (ends[i] <= from || ends[i] > text.size()) return false;
-      got.emplace_back(from, ends[i]);
-      from = ends[i];
-    }
-  }
+  const test::Spans got = test::run_pieces(run, text, 8);
   if (invalid) return got.empty() || got.back().second <= *invalid;
   static const test::IcuSplitSequence icu(kDeepSeekV3Splits);
   return got == icu.pieces(text);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base64.hpp"
+#include "common/regex_spans.hpp"
 #include "pretrained_support.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
@@ -21,6 +22,8 @@ using tokenlab::PretrainedTokenizer;
 using tokenlab::Regex;
 using tokenlab::test::base64;
 using tokenlab::test::Ids;
+using tokenlab::test::Spans;
+using tokenlab::test::spans_of;
 
 namespace {
 
@@ -131,12 +134,9 @@ std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
             json_string(raw_merges()[i].second) + "]";
   json += R"(]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[)";
   // A key of several patterns (kDeepSeekV3Splits) is a Split for each.
-  std::size_t start = 0;
-  while (start <= pattern.size()) {
-    const std::size_t end =
-        std::min(pattern.find(tokenlab::kSplitSeparator, start), pattern.size());
+  for (const std::string_view split : tokenlab::test::patterns_of(pattern)) {
     std::string escaped;
-    for (const char c : pattern.substr(start, end - start)) {
+    for (const char c : split) {
       if (c == '"' || c == '\\') escaped += '\\';
       if (c == '\r' || c == '\n') {
         escaped += c == '\r' ? "\\r" : "\\n";
@@ -146,7 +146,6 @@ std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
     }
     json += R"({"type":"Split","pattern":{"Regex":")" + escaped +
             R"("},"behavior":"Isolated","invert":false},)";
-    start = end + 1;
   }
   json +=
       R"({"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":false}]},)"
@@ -161,14 +160,6 @@ Ids unfused(const PretrainedTokenizer& tokenizer, std::string_view text) {
   tokenizer.for_each_piece(
       text, [&](std::string_view piece, bool) { tokenizer.pipeline().model->encode(piece, ids); });
   return ids;
-}
-
-using Spans = std::vector<std::pair<std::size_t, std::size_t>>;
-
-Spans spans_of(const Regex& regex, std::string_view text) {
-  Spans spans;
-  regex.for_each_match(text, [&](std::size_t s, std::size_t e) { spans.emplace_back(s, e); });
-  return spans;
 }
 
 }  // namespace
@@ -227,16 +218,12 @@ TEST_CASE("DeepSeek V3's three splits cut a text as HF's Sequence of them does",
   const auto run = tokenlab::split_sequence_run(tokenlab::kDeepSeekV3Splits);
   REQUIRE(run != nullptr);
   const auto pieces = [&](std::string_view text) {
+    // A small capacity: the runs must pick up where they stopped.
+    const Spans spans = tokenlab::test::run_pieces(run, text, 4);
+    REQUIRE(!spans.empty());
+    REQUIRE(spans.back().second == text.size());  // no run stopped short
     std::vector<std::string> out;
-    std::size_t ends[4];  // a small capacity: the runs must pick up where they stopped
-    for (std::size_t from = 0; from < text.size();) {
-      const std::size_t count = run(text, from, ends, std::size(ends));
-      REQUIRE(count > 0);
-      for (std::size_t i = 0; i < count; ++i) {
-        out.emplace_back(text.substr(from, ends[i] - from));
-        from = ends[i];
-      }
-    }
+    for (const auto& [start, end] : spans) out.emplace_back(text.substr(start, end - start));
     return out;
   };
   using Pieces = std::vector<std::string>;

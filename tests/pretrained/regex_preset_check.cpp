@@ -42,7 +42,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/icu_split_sequence.hpp"
+#include "common/regex_spans.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
@@ -50,7 +50,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using Spans = std::vector<std::pair<std::size_t, std::size_t>>;
+using tokenlab::test::Spans;
+using tokenlab::test::spans_of;
 
 struct Source {
   std::string name;
@@ -164,13 +165,6 @@ Source codepoint_source() {
   return source;
 }
 
-Spans spans_of(const tokenlab::PretrainedRegex& regex, std::string_view text) {
-  Spans spans;
-  regex.for_each_match(text,
-                       [&](std::size_t start, std::size_t end) { spans.emplace_back(start, end); });
-  return spans;
-}
-
 std::string escaped(std::string_view text) {
   std::string out;
   for (unsigned char c : text) {
@@ -203,21 +197,6 @@ struct Preset {
   std::string_view pattern;  // a sequence's key: its patterns joined by kSplitSeparator
 };
 
-Spans run_spans_of(tokenlab::SplitSequenceRun run, std::string_view text) {
-  Spans spans;
-  std::size_t ends[64];
-  std::size_t from = 0;
-  while (from < text.size()) {
-    const std::size_t count = run(text, from, ends, std::size(ends));
-    if (count == 0) break;  // ill-formed: left out of the comparison
-    for (std::size_t i = 0; i < count; ++i) {
-      spans.emplace_back(from, ends[i]);
-      from = ends[i];
-    }
-  }
-  return spans;
-}
-
 // Differing texts of one source under one preset.
 std::size_t check(const Preset& preset, const Source& source, std::size_t show) {
   const auto sequence = tokenlab::split_sequence_run(preset.pattern);
@@ -246,7 +225,7 @@ std::size_t check(const Preset& preset, const Source& source, std::size_t show) 
   start = std::chrono::steady_clock::now();
   for (const auto& text : source.texts)
     got.push_back(!compared(text) ? Spans{}
-                  : sequence      ? run_spans_of(sequence, text)
+                  : sequence      ? tokenlab::test::run_pieces(sequence, text)
                                   : spans_of(*fast, text));
   const double fast_seconds = seconds_since(start);
   std::size_t differing = 0;
