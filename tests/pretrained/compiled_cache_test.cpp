@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -96,6 +97,70 @@ std::string byte_level_json(std::size_t merge_count = 100000,
   return json + "]}}";
 }
 
+// A whole-line BPE tokenizer.json shaped like Gemma 3's: spaces become "▁"
+// and the line is one piece; an unknown token, fused; byte fallback through
+// the 256 "<0xXX>" tokens; the letters, "▁", a character outside the BMP
+// (U+1F642) and "é", then every "▁" + letter, every two letters and every "▁"
+// + two letters, merged in that order (or the first merge_count merges); two
+// added tokens the model has and one it has not. Its model has no fused
+// encoder, so its entry keeps the BPE model's tables (hf/bpe_tables.hpp).
+std::string whole_line_json(std::size_t merge_count = 100000) {
+  std::vector<std::string> vocab = {"<unk>", "<s>", "</s>"};
+  for (unsigned b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    vocab.emplace_back(name);
+  }
+  const std::string space = "▁";
+  vocab.push_back(space);
+  for (char x = 'a'; x <= 'z'; ++x) vocab.emplace_back(1, x);
+  vocab.emplace_back("🙂");
+  vocab.emplace_back("é");
+  std::vector<std::pair<std::string, std::string>> merges;
+  const auto merge = [&](const std::string& left, const std::string& right) {
+    if (merges.size() >= merge_count) return;
+    merges.emplace_back(left, right);
+    vocab.push_back(left + right);
+  };
+  for (char x = 'a'; x <= 'z'; ++x) merge(space, std::string(1, x));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) merge(std::string(1, x), std::string(1, y));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) merge(space + x, std::string(1, y));
+  std::string json = R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[)";
+  json +=
+      R"({"id":1,"content":"<s>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
+  json +=
+      R"({"id":2,"content":"</s>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
+  json +=
+      R"({"id":)" + std::to_string(vocab.size()) +
+      R"(,"content":"<start_of_turn>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],)";
+  json += R"("normalizer":{"type":"Replace","pattern":{"String":" "},"content":"▁"},)";
+  json +=
+      R"("pre_tokenizer":{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false},)";
+  json += R"("post_processor":null,"decoder":{"type":"Sequence","decoders":[)";
+  json += R"({"type":"Replace","pattern":{"String":"▁"},"content":" "},)";
+  json += R"({"type":"ByteFallback"},{"type":"Fuse"}]},)";
+  json +=
+      R"("model":{"type":"BPE","dropout":null,"unk_token":"<unk>","continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":true,"byte_fallback":true,"ignore_merges":false,"vocab":{)";
+  for (std::size_t id = 0; id < vocab.size(); ++id)
+    json += (id ? "," : "") + json_string(vocab[id]) + ":" + std::to_string(id);
+  json += R"(},"merges":[)";
+  for (std::size_t i = 0; i < merges.size(); ++i)
+    json += (i ? "," : "") + json_string(merges[i].first + " " + merges[i].second);
+  return json + "]}}";
+}
+
+// The two kinds of entry, by the fixture that makes each.
+struct Fixture {
+  const char* name;
+  std::string (*json)(std::size_t);
+};
+std::string byte_level_fixture(std::size_t merges) {
+  return byte_level_json(merges);
+}
+const Fixture kFixtures[] = {{"byte-level", byte_level_fixture}, {"whole-line", whole_line_json}};
+
 // What the tests load through: the reader with the cache in dir, for files of
 // any size.
 ModelCache settings_in(const fs::path& dir, std::size_t max_entries = 16) {
@@ -126,6 +191,7 @@ const std::vector<std::string> kTexts = {
     "  leading spaces and trailing   ",
     "Ünïcödé and 日本語 and emoji 🙂 and tabs\tand\nnewlines",
     "",
+    "<s>ab</s> cd<start_of_turn>é ééxx\u00A0 ü—",
 };
 
 void same_tokenizer(const PretrainedTokenizer& a, const PretrainedTokenizer& b) {
@@ -149,25 +215,38 @@ void same_tokenizer(const PretrainedTokenizer& a, const PretrainedTokenizer& b) 
 
 }  // namespace
 
-TEST_CASE("a byte-level tokenizer.json is compiled on its first load and read back on the next",
+TEST_CASE("a BPE tokenizer.json is compiled on its first load and read back on the next",
           "[compiled]") {
+  const Fixture& fixture = GENERATE(as<Fixture>{}, kFixtures[0], kFixtures[1]);
+  INFO(fixture.name);
+  const bool byte_level = std::string(fixture.name) == "byte-level";
   TempDir dir;
   const auto settings = settings_in(dir.path() / "models");
-  const std::string json = byte_level_json();
+  const std::string json = fixture.json(100000);
   const PretrainedTokenizer first = load(json, settings);
-  REQUIRE(first.pipeline().byte_level != nullptr);
+  REQUIRE((first.pipeline().byte_level != nullptr) == byte_level);
   REQUIRE(entries_in(dir.path() / "models").size() == 1);
   CHECK_FALSE(first.pipeline().tokens->rows_pending());  // built from the file
 
   CHECK(first.pipeline().compiled_entry.empty());
   for (const unsigned threads : {1u, 2u}) {
     const PretrainedTokenizer again = load(json, settings, threads);
-    REQUIRE(again.pipeline().byte_level != nullptr);
+    REQUIRE((again.pipeline().byte_level != nullptr) == byte_level);
     CHECK(again.pipeline().compiled_entry == entries_in(dir.path() / "models").front().string());
-    // Loading and encoding never spelled the 1,634 tokens: the entry's rows
-    // wait for the first decode or lookup of a token's string.
+    // Loading and encoding never spelled the tokens: the entry's rows wait
+    // for the first decode or lookup of a token's string.
     CHECK(again.pipeline().tokens->rows_pending());
-    CHECK(again.encode(kTexts[1]) == first.encode(kTexts[1]));
+    for (const std::size_t t : {0u, 1u, 2u, 5u})
+      CHECK(again.encode(kTexts[t]) == first.encode(kTexts[t]));
+    if (!byte_level) {
+      // Every character of those is in the BMP, which the model's character
+      // index covers; one beyond it is looked up in the vocabulary, whose
+      // rows that fills.
+      CHECK(again.pipeline().tokens->rows_pending());
+      CHECK(again.encode("a\U0001F642b") == first.encode("a\U0001F642b"));
+      CHECK_FALSE(again.pipeline().tokens->rows_pending());
+      continue;
+    }
     CHECK(again.pipeline().tokens->rows_pending());
     REQUIRE(again.pipeline().added.tokens().size() == first.pipeline().added.tokens().size());
     for (std::size_t i = 0; i < first.pipeline().added.tokens().size(); ++i)
@@ -175,11 +254,33 @@ TEST_CASE("a byte-level tokenizer.json is compiled on its first load and read ba
     same_tokenizer(first, again);
     CHECK_FALSE(again.pipeline().tokens->rows_pending());
   }
-  // The special token the model has keeps the model's id, the others follow
+  // The special tokens the model has keep the model's ids, the others follow
   // the vocabulary, as HF's rules gave them on the first load.
-  const Ids ids = load(json, settings).encode("ab<|endoftext|><|fim|>");
-  CHECK(ids == first.encode("ab<|endoftext|><|fim|>"));
+  const std::string specials = "ab<|endoftext|><|fim|><s></s><start_of_turn>";
+  CHECK(load(json, settings).encode(specials) == first.encode(specials));
   CHECK(entries_in(dir.path() / "models").size() == 1);
+}
+
+TEST_CASE("a whole-line entry gives HF's ids: merges, byte fallback and added tokens",
+          "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string json = whole_line_json();
+  const PretrainedTokenizer built = load(json, settings);
+  const PretrainedTokenizer read = load(json, settings);
+  REQUIRE_FALSE(read.pipeline().compiled_entry.empty());
+  const auto id = [&](const std::string& token) { return *built.pipeline().tokens->find(token); };
+  // " ab" is "▁ab" (the "▁" + two letters merge), "é" a token of its own, "ü"
+  // and "—" (U+2014) not, so their bytes' tokens; "xx" merges; "<s>" is the
+  // added token's id, which the model has.
+  const Ids expected = {id("\u2581ab"), id("\u00E9"), id("<0xC3>"),
+                        id("<0xBC>"),   id("xx"),     id("<0xE2>"),
+                        id("<0x80>"),   id("<0x94>"), 1};
+  CHECK(built.encode(" ab\u00E9\u00FCxx\u2014<s>") == expected);
+  CHECK(read.encode(" ab\u00E9\u00FCxx\u2014<s>") == expected);
+  CHECK(read.pipeline().tokens->rows_pending());
+  CHECK(read.decode(expected) == " ab\u00E9\u00FCxx\u2014<s>");
+  same_tokenizer(built, read);
 }
 
 TEST_CASE("a piece that is a token is looked up whole unless the token's bytes merge apart",
@@ -218,9 +319,13 @@ TEST_CASE("a piece that is a token is looked up whole unless the token's bytes m
 }
 
 TEST_CASE("an entry is the same bytes whichever thread count wrote it", "[compiled]") {
+  const Fixture& fixture = GENERATE(as<Fixture>{}, kFixtures[0], kFixtures[1]);
+  INFO(fixture.name);
   TempDir one;
   TempDir two;
-  const std::string json = byte_level_json(100000, {{"a", "bc"}});
+  const std::string json = std::string(fixture.name) == "byte-level"
+                               ? byte_level_json(100000, {{"a", "bc"}})
+                               : whole_line_json();
   (void)load(json, settings_in(one.path()), 1);
   (void)load(json, settings_in(two.path()), 2);
   const auto a = entries_in(one.path());
@@ -233,9 +338,11 @@ TEST_CASE("an entry is the same bytes whichever thread count wrote it", "[compil
 
 TEST_CASE("a damaged, short or foreign entry is a miss: the file is read and the entry rewritten",
           "[compiled]") {
+  const Fixture& fixture = GENERATE(as<Fixture>{}, kFixtures[0], kFixtures[1]);
+  INFO(fixture.name);
   TempDir dir;
   const auto settings = settings_in(dir.path());
-  const std::string json = byte_level_json();
+  const std::string json = fixture.json(100000);
   const PretrainedTokenizer reference = load(json, settings);
   const auto entries = entries_in(dir.path());
   REQUIRE(entries.size() == 1);
@@ -324,6 +431,12 @@ TEST_CASE("files the cache does not take: small ones, other models, and a cache 
     const std::string null_unk = R"("unk_token":null)";
     json.replace(json.find(null_unk), null_unk.size(), R"("unk_token":"a")");
     (void)load(json, settings_in(dir.path()));
+    CHECK(entries_in(dir.path()).empty());
+  }
+  SECTION("a model that is not BPE, however large") {
+    std::string json = R"({"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0)";
+    for (int i = 1; i < 5000; ++i) json += ",\"w" + std::to_string(i) + "\":" + std::to_string(i);
+    (void)load(json + "}}}", settings_in(dir.path()));
     CHECK(entries_in(dir.path()).empty());
   }
   SECTION("TOKENLAB_MODEL_CACHE=off, and a directory of one's own") {

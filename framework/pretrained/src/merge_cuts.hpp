@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiled/compiled_file.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -72,6 +73,42 @@ class MergeCuts {
   }
 
   [[nodiscard]] bool empty() const noexcept { return own_.empty(); }
+
+  /// Writes the cuts to a compiled-model entry (compiled/compiled_file.hpp);
+  /// out views them until its commit. load reads them back, and throws
+  /// compiled::Stale on an entry of another shape.
+  void save(compiled::Writer& out) const {
+    out.value(static_cast<std::uint64_t>(own_.size()));
+    out.bytes(own_.data(), own_.size() * sizeof(std::uint64_t));
+    out.bytes(ascii_joined_, sizeof ascii_joined_);
+    // The pairs, not the map's slots: 30,000 of them (Gemma 3) insert in well
+    // under a millisecond, and a slot of a one-byte value has padding.
+    std::vector<std::uint64_t>& pairs = out.owned_words();
+    pairs.reserve(joined_.size());
+    joined_.for_each([&](std::uint64_t pair, std::uint8_t) { pairs.push_back(pair); });
+    out.value(static_cast<std::uint64_t>(pairs.size()));
+    out.bytes(pairs.data(), pairs.size() * sizeof(std::uint64_t));
+  }
+  static MergeCuts load(compiled::Reader& in) {
+    MergeCuts cuts;
+    const auto own_words = in.value<std::uint64_t>();
+    if (own_words != 0 && own_words != kCodePoints / 64) throw compiled::Stale("merge cuts");
+    cuts.own_.resize(own_words);
+    in.read(cuts.own_.data(), own_words * sizeof(std::uint64_t));
+    in.read(cuts.ascii_joined_, sizeof cuts.ascii_joined_);
+    const auto pairs = in.value<std::uint64_t>();
+    if (pairs > (std::uint64_t{1} << 40)) throw compiled::Stale("merge cuts");
+    in.expect(pairs * sizeof(std::uint64_t));
+    std::vector<std::uint64_t> keys(pairs);
+    in.read(keys.data(), pairs * sizeof(std::uint64_t));
+    cuts.joined_.reserve(pairs);
+    bool inserted = false;
+    for (const std::uint64_t key : keys) {
+      if (key == decltype(joined_)::kEmptyKey) throw compiled::Stale("merge cuts");
+      cuts.joined_.insert(key, 1, inserted);
+    }
+    return cuts;
+  }
 
  private:
   static constexpr char32_t kCodePoints = 0x110000;

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "tokenlab/types.hpp"
@@ -123,6 +124,41 @@ class PairMap {
     }
     slots_[hole].key = kEmptyKey;
     --size_;
+  }
+
+  /// The slots as they lie in memory, capacity() of slot_bytes() each: for a
+  /// cache that keeps the map for this build (the slot layout and the hash are
+  /// the build's). Valid until the next insertion.
+  [[nodiscard]] const void* slot_data() const noexcept {
+    static_assert(std::has_unique_object_representations_v<Slot>,
+                  "a slot with padding would save bytes never written");
+    return slots_.data();
+  }
+  [[nodiscard]] std::size_t capacity() const noexcept { return slots_.size(); }
+  static constexpr std::size_t slot_bytes() noexcept { return sizeof(Slot); }
+
+  /// Replaces the map by capacity slots whose bytes fill(void* to, bytes)
+  /// writes, as slot_data() gave them from a map of this build holding size
+  /// entries. False, and the map empty, unless they make a table whose probes
+  /// all end: capacity a power of two of at least 16, size slots full, at most
+  /// three quarters of them.
+  template <class Fill>
+  bool assign_slots(std::size_t capacity, std::size_t size, Fill&& fill) {
+    if (capacity < 16 || (capacity & (capacity - 1)) != 0 || size * 4 > capacity * 3) {
+      reset(16);
+      return false;
+    }
+    slots_.assign(capacity, Slot{kEmptyKey, Value{}});
+    fill(static_cast<void*>(slots_.data()), capacity * sizeof(Slot));
+    mask_ = capacity - 1;
+    size_ = size;
+    std::size_t full = 0;
+    for (const Slot& s : slots_) full += s.key != kEmptyKey ? 1 : 0;
+    if (full != size) {
+      reset(16);
+      return false;
+    }
+    return true;
   }
 
   /// Calls fn(key, value) for every entry, in slot order.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "byte_level/huge_page_array.hpp"
+#include "hf/bpe_tables.hpp"
 #include "hf/merge_ids.hpp"
 #include "merge_cuts.hpp"
 #include "model_common.hpp"
@@ -21,6 +22,23 @@
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
+
+// What encoding needs beyond the vocabulary, built at the first encode
+// (thread-safe): a fused byte-level encoder stands in for this model on a
+// byte-level file, and building them for nothing was a third of its loading.
+// With the ids the model looks up when it is made, they are what a compiled
+// entry keeps (hf/bpe_tables.hpp).
+struct hf_detail::BpeTables {
+  // Packed pair -> rank and merged id; in huge pages: Gemma 3's is 16 MB,
+  // probed at random by every merge step.
+  PairMap<pretrained_detail::PairResult, byte_level_detail::HugePageAllocator> merges;
+  std::vector<TokenId> direct;        // plain: BMP code point -> its one-character token
+  pretrained_detail::MergeCuts cuts;  // plain and not ignore_merges: where a piece may be cut
+  TokenId unknown = PretrainedModel::kNoToken;
+  bool unknown_missing = false;
+  std::array<TokenId, 256> byte_ids{};  // byte fallback: <0xXX>'s id, or kNoToken
+};
+
 namespace {
 
 using pretrained_detail::merge_all;
@@ -39,10 +57,7 @@ class BpeModel final : public PretrainedModel {
         options_(options),
         merges_owner_(std::move(merges.owner)),
         merge_ids_(merges.ids) {
-    if (options.dropout && *options.dropout != 0.0 &&
-        !(*options.dropout > 0.0 && *options.dropout <= 1.0))
-      throw Error(where + ".dropout: " + std::to_string(*options.dropout) +
-                  " is not a probability in (0, 1]");
+    check_dropout(where);
     // HF loads a model whose unk_token is not in its vocabulary (an untrained
     // template, or a file its trainer wrote without that special token) and fails
     // only on a piece that needs the token: so does this.
@@ -53,6 +68,7 @@ class BpeModel final : public PretrainedModel {
       else
         unknown_missing_ = true;
     }
+    byte_ids_.fill(kNone);
     if (options.byte_fallback) {
       for (int b = 0; b < 256; ++b) {
         const auto id = tokens_->find(byte_fallback_piece(static_cast<unsigned>(b)));
@@ -60,6 +76,32 @@ class BpeModel final : public PretrainedModel {
       }
     }
     plain_ = options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty();
+  }
+
+  // With the tables a compiled entry kept for the same file: nothing is looked
+  // up in tokens (a deferred table stays unfilled) and nothing is built.
+  BpeModel(std::shared_ptr<const TokenTable> tokens, hf_detail::SharedMerges merges,
+           const BpeModelOptions& options, const std::string& where, hf_detail::BpeTables&& tables)
+      : tokens_(std::move(tokens)),
+        options_(options),
+        merges_owner_(std::move(merges.owner)),
+        merge_ids_(merges.ids) {
+    check_dropout(where);
+    unknown_ = tables.unknown;
+    unknown_missing_ = tables.unknown_missing;
+    byte_ids_ = tables.byte_ids;
+    plain_ = options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty();
+    tables_ = std::move(tables);
+    std::call_once(built_, [] {});
+  }
+
+  // The tables and ids save_bpe_tables writes, built first if need be.
+  const hf_detail::BpeTables& prepared(unsigned threads) const {
+    prepare(threads);
+    tables_.unknown = unknown_;
+    tables_.unknown_missing = unknown_missing_;
+    tables_.byte_ids = byte_ids_;
+    return tables_;
   }
 
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
@@ -114,6 +156,13 @@ class BpeModel final : public PretrainedModel {
   }
 
  private:
+  void check_dropout(const std::string& where) const {
+    if (options_.dropout && *options_.dropout != 0.0 &&
+        !(*options_.dropout > 0.0 && *options_.dropout <= 1.0))
+      throw Error(where + ".dropout: " + std::to_string(*options_.dropout) +
+                  " is not a probability in (0, 1]");
+  }
+
   // HF's ignore_merges: a piece that is a token is that token, merges unasked.
   bool whole_token(std::string_view piece, std::vector<TokenId>& out) const {
     if (!options_.ignore_merges) return false;
@@ -181,16 +230,7 @@ class BpeModel final : public PretrainedModel {
     return id ? *id : kNone;
   }
 
-  // What encoding needs beyond the vocabulary, built at the first encode
-  // (thread-safe): a fused byte-level encoder stands in for this model on a
-  // byte-level file, and building them for nothing was a third of its loading.
-  struct Tables {
-    // Packed pair -> rank and merged id; in huge pages: Gemma 3's is 16 MB,
-    // probed at random by every merge step.
-    PairMap<PairResult, byte_level_detail::HugePageAllocator> merges;
-    std::vector<TokenId> direct;  // plain_: BMP code point -> its one-character token
-    MergeCuts cuts;               // plain_ and not ignore_merges: where a piece may be cut
-  };
+  using Tables = hf_detail::BpeTables;
   const Tables& tables() const {
     std::call_once(built_, [this] { build_tables(1); });
     return tables_;
@@ -258,9 +298,11 @@ class BpeModel final : public PretrainedModel {
     };
     for (std::size_t i = 0; i < piece.size();) {
       std::size_t length = utf8::sequence_length(piece, i);
+      const bool well_formed = length != 0;
       if (length == 0) length = 1;
       const auto start = static_cast<std::uint32_t>(i);
       const auto end = static_cast<std::uint32_t>(i + length);
+      bool not_a_token = false;
       if (plain_) {
         if (const TokenId id = character_id(piece, i, length); id != kNone) {
           i += length;
@@ -268,6 +310,10 @@ class BpeModel final : public PretrainedModel {
           push(id, start, end);
           continue;
         }
+        // The index holds every one-character token of the BMP, so a character
+        // there without one needs no lookup (which would also fill a deferred
+        // vocabulary: a compiled entry's, for each unknown character's sake).
+        not_a_token = well_formed && utf8::decode_at(piece, i) < kDirect;
       }
       const bool first = i == 0;
       const bool last = i + length == piece.size();
@@ -276,7 +322,7 @@ class BpeModel final : public PretrainedModel {
       unit.append(piece.substr(i, length));
       if (last) unit += options_.end_of_word_suffix;
       i += length;
-      if (const auto id = tokens_->find(unit)) {
+      if (const auto id = not_a_token ? std::nullopt : tokens_->find(unit)) {
         flush_unknown();
         push(*id, start, end);
         continue;
@@ -339,6 +385,64 @@ std::unique_ptr<PretrainedModel> hf_detail::make_bpe_model(std::shared_ptr<const
                                                            const BpeModelOptions& options,
                                                            const std::string& where) {
   return std::make_unique<BpeModel>(std::move(tokens), std::move(merges), options, where);
+}
+
+std::unique_ptr<PretrainedModel> hf_detail::make_bpe_model(std::shared_ptr<const TokenTable> tokens,
+                                                           SharedMerges merges,
+                                                           const BpeModelOptions& options,
+                                                           const std::string& where,
+                                                           std::shared_ptr<BpeTables> tables) {
+  return std::make_unique<BpeModel>(std::move(tokens), std::move(merges), options, where,
+                                    std::move(*tables));
+}
+
+namespace {
+// Validated by load_bpe_tables, so that a damaged entry reads as stale
+// rather than encoding with ids past the vocabulary.
+constexpr std::uint64_t kDirectSize = 0x10000;
+}  // namespace
+
+bool hf_detail::save_bpe_tables(const PretrainedModel& model, compiled::Writer& out,
+                                unsigned threads) {
+  const auto* bpe = dynamic_cast<const BpeModel*>(&model);
+  if (bpe == nullptr) return false;
+  const BpeTables& t = bpe->prepared(threads);
+  out.value(static_cast<std::uint64_t>(t.merges.capacity()));
+  out.value(static_cast<std::uint64_t>(t.merges.size()));
+  out.bytes(t.merges.slot_data(), t.merges.capacity() * decltype(t.merges)::slot_bytes());
+  out.value(static_cast<std::uint64_t>(t.direct.size()));
+  out.bytes(t.direct.data(), t.direct.size() * sizeof(TokenId));
+  out.value(static_cast<std::uint8_t>(t.cuts.empty() ? 0 : 1));
+  if (!t.cuts.empty()) t.cuts.save(out);
+  out.value(t.unknown);
+  out.value(static_cast<std::uint8_t>(t.unknown_missing));
+  out.bytes(t.byte_ids.data(), sizeof t.byte_ids);
+  return true;
+}
+
+std::shared_ptr<hf_detail::BpeTables> hf_detail::load_bpe_tables(compiled::Reader& in) {
+  auto t = std::make_shared<BpeTables>();
+  const auto capacity = in.value<std::uint64_t>();
+  const auto size = in.value<std::uint64_t>();
+  constexpr std::size_t kSlot = decltype(t->merges)::slot_bytes();
+  if (capacity > (std::uint64_t{1} << 36) / kSlot) throw compiled::Stale("merge table");
+  in.expect(capacity * kSlot);
+  if (!t->merges.assign_slots(capacity, size,
+                              [&](void* to, std::size_t bytes) { in.read(to, bytes); }))
+    throw compiled::Stale("merge table");
+  const auto direct = in.value<std::uint64_t>();
+  if (direct != 0 && direct != kDirectSize) throw compiled::Stale("character index");
+  t->direct.resize(direct);
+  in.read(t->direct.data(), direct * sizeof(TokenId));
+  const auto has_cuts = in.value<std::uint8_t>();
+  if (has_cuts > 1) throw compiled::Stale("merge cuts");
+  if (has_cuts == 1) t->cuts = MergeCuts::load(in);
+  t->unknown = in.value<TokenId>();
+  const auto missing = in.value<std::uint8_t>();
+  if (missing > 1) throw compiled::Stale("unknown token");
+  t->unknown_missing = missing == 1;
+  in.read(t->byte_ids.data(), sizeof t->byte_ids);
+  return t;
 }
 
 }  // namespace tokenlab

@@ -7,9 +7,10 @@ namespace tokenlab::hf_detail {
 
 namespace {
 
-// What the entry's first section says it holds: a tokenizer.json's byte-level
-// BPE in this layout.
-constexpr std::uint64_t kKind = 0x6a736f6e62706533ull;  // "jsonbpe3"
+// What the entry's first section says it holds, in this layout: a
+// tokenizer.json's byte-level BPE, or another BPE (whole-line) by its model's tables.
+constexpr std::uint64_t kByteLevel = 0x6a736f6e62706533ull;  // "jsonbpe3"
+constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d31ull;   // "jsonbpm1"
 
 // A vocabulary as the entry holds it, viewed in its mapping until a deferred
 // table's fill: ids, the tokens' lengths and their bytes end to end.
@@ -34,7 +35,8 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
   auto in = compiled::Reader::open(compiled::entry_path(cache, digest), digest);
   if (!in) return std::nullopt;
   try {
-    if (in->value<std::uint64_t>() != kKind) return std::nullopt;
+    const auto kind = in->value<std::uint64_t>();
+    if (kind != kByteLevel && kind != kBpeModel) return std::nullopt;
     CompiledJson c;
     const auto size = in->value<std::uint64_t>();
     const auto id_limit = in->value<std::uint64_t>();
@@ -49,7 +51,10 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     vocabulary->bytes = in->view(byte_count);
     const auto merges = in->value<std::uint64_t>();
     c.merges = {in->mapping(), view_of<MergeIds>(*in, merges)};
-    c.encoder = ByteLevelEncoder::load(*in);
+    if (kind == kByteLevel)
+      c.encoder = ByteLevelEncoder::load(*in);
+    else
+      c.model = load_bpe_tables(*in);
     const auto added = in->value<std::uint64_t>();
     in->expect(added * sizeof(TokenId));
     c.added_ids.resize(added);
@@ -81,10 +86,11 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
 
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
-                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids,
+                         const ByteLevelEncoder* encoder, const PretrainedModel& model,
+                         std::span<const TokenId> added_ids,
                          const ListDivertingHandler::ListSpans& spans, unsigned threads) {
   compiled::Writer out;
-  out.value(kKind);
+  out.value(encoder != nullptr ? kByteLevel : kBpeModel);
   std::vector<TokenId> ids;
   std::vector<std::uint32_t> lengths;
   std::string bytes;
@@ -107,8 +113,12 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   // into itself is then looked up whole, as tiktoken does, instead of merged
   // from its bytes.
   std::vector<TokenId> merging_apart;
-  if (!encoder.whole_piece_first()) merging_apart = encoder.tokens_merging_apart(threads);
-  encoder.save(out, encoder.whole_piece_first() ? nullptr : &merging_apart);
+  if (encoder != nullptr) {
+    if (!encoder->whole_piece_first()) merging_apart = encoder->tokens_merging_apart(threads);
+    encoder->save(out, encoder->whole_piece_first() ? nullptr : &merging_apart);
+  } else if (!save_bpe_tables(model, out, threads)) {
+    return false;
+  }
   out.value(static_cast<std::uint64_t>(added_ids.size()));
   out.bytes(added_ids.data(), added_ids.size() * sizeof(TokenId));
   out.value(spans);

@@ -1,9 +1,11 @@
 // File: hf/compiled_json.hpp (private to tokenlab_pretrained)
-// A byte-level BPE tokenizer.json (GPT-4o, Llama 3, Qwen, DeepSeek V3, GPT-2)
-// in the compiled-model cache (compiled/compiled_file.hpp): what its 200,000
-// tokens and merges cost most of a load to build, kept for the next load of the
-// same bytes. The rest of the file (normalizer, pre-tokenizer, added tokens,
-// decoder, post-processor) is small, and is read from the file each time.
+// A BPE tokenizer.json in the compiled-model cache (compiled/compiled_file.hpp):
+// what its 200,000 tokens and merges cost most of a load to build, kept for the
+// next load of the same bytes. Two kinds: a byte-level file (GPT-4o, Llama 3,
+// Qwen, DeepSeek V3, GPT-2) keeps its fused encoder's tables, a whole-line one
+// (Gemma 3, Llama 2, Mistral) the BPE model's (hf/bpe_tables.hpp). The rest of the file
+// (normalizer, pre-tokenizer, added tokens, decoder, post-processor) is small, and is read from the
+// file each time.
 //
 //   on a hit: the parser jumps over model.vocab and model.merges, whose
 //   places in the file the entry holds (ListDivertingHandler::skip_lists),
@@ -13,7 +15,8 @@
 //              file's is (docs/performance.md, tenth round);
 //     merges   the merges as ids, for the BPE model beside the fused encoder,
 //              viewed in the entry's mapping (read only if that model runs);
-//     encoder  the fused encoder's tables, read into huge pages;
+//     encoder  the fused encoder's tables, read into huge pages; or
+//     model    the BPE model's tables, its merge table in huge pages;
 //     added    each added token's id as HF's rules resolved it (those rules
 //              look tokens up, which would fill the deferred table).
 #pragma once
@@ -25,6 +28,7 @@
 
 #include "byte_level/byte_level_encoder.hpp"
 #include "compiled/compiled_file.hpp"
+#include "hf/bpe_tables.hpp"
 #include "hf/merge_ids.hpp"
 #include "hf/streamed_lists.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
@@ -33,8 +37,9 @@ namespace tokenlab::hf_detail {
 
 struct CompiledJson {
   std::shared_ptr<TokenTable> tokens;
-  SharedMerges merges;  // viewed in the entry's mapping
-  std::shared_ptr<const ByteLevelEncoder> encoder;
+  SharedMerges merges;                              // viewed in the entry's mapping
+  std::shared_ptr<const ByteLevelEncoder> encoder;  // a byte-level file's, else null
+  std::shared_ptr<BpeTables> model;                 // a whole-line file's, else null
   std::vector<TokenId> added_ids;  // of the added tokens with content, in file order
   ListDivertingHandler::ListSpans spans;
 };
@@ -43,11 +48,14 @@ struct CompiledJson {
 std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
                                                const compiled::Digest& digest);
 
-/// Writes the entry for digest, on up to threads threads; false when it could
-/// not (nothing is left).
+/// Writes the entry for digest, on up to threads threads: the fused encoder's
+/// tables when encoder is given, else those of model (a BPE model of
+/// make_bpe_model, whose tables this builds if no encode has). False when it
+/// could not (nothing is left).
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
-                         const ByteLevelEncoder& encoder, std::span<const TokenId> added_ids,
+                         const ByteLevelEncoder* encoder, const PretrainedModel& model,
+                         std::span<const TokenId> added_ids,
                          const ListDivertingHandler::ListSpans& spans, unsigned threads);
 
 }  // namespace tokenlab::hf_detail

@@ -67,6 +67,33 @@ bool names_unigram(std::string_view content) {
          content.end();
 }
 
+// Whether the file's model is BPE, the one kind with compiled entries, told
+// without parsing: HF writes "model" after the other members and its "type"
+// first ("model": {"type": "BPE", ...), so the first "model" key that opens an
+// object says it (a token or added token "model" is no key: a comma or a colon
+// and a number follow it). Gemma 3's is 1.2 MB in, after its added tokens. A
+// wrong guess costs a digest for nothing or a load without the cache, never a
+// different result.
+bool may_have_entry(std::string_view content) {
+  constexpr std::string_view kKey = "\"model\"";
+  const std::boyer_moore_horspool_searcher searcher(kKey.begin(), kKey.end());
+  for (auto from = content.begin();;) {
+    const auto found = std::search(from, content.end(), searcher);
+    if (found == content.end()) return false;
+    std::size_t i = static_cast<std::size_t>(found - content.begin()) + kKey.size();
+    const auto take = [&](std::string_view token) {
+      while (i < content.size() &&
+             (content[i] == ' ' || content[i] == '\n' || content[i] == '\r' || content[i] == '\t'))
+        ++i;
+      if (content.substr(i, token.size()) != token) return false;
+      i += token.size();
+      return true;
+    };
+    if (take(":") && take("{")) return take("\"type\"") && take(":") && take("\"BPE\"");
+    from = found + 1;
+  }
+}
+
 // Where text's newlines are, a bit a byte: in situ parsing rewrites strings
 // with escapes, so an error's line is counted here, in the bits noted before.
 // A bitmap rather than a list of offsets: Gemma 3's file has 2.4 million
@@ -118,15 +145,11 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
                                                            const ModelCache& cache) {
   const std::string_view content(text, size);
   // The compiled-model cache, looked up by the bytes before the in-situ parse
-  // rewrites them (hf/compiled_json.hpp).
-  // Only a file that names ByteLevel early on (HF writes the pre-tokenizer and
-  // decoder before the model) can have an entry: Gemma 3's 31 MB would
-  // otherwise be digested on every load for nothing.
+  // rewrites them (hf/compiled_json.hpp). Only a BPE model can have an entry:
+  // a WordPiece or unigram file is not digested for nothing.
   std::optional<compiled::Digest> digest;
   std::optional<CompiledJson> compiled;
-  constexpr std::size_t kComponentsWithin = std::size_t{1} << 20;
-  if (cache.applies_to(size) &&
-      content.substr(0, kComponentsWithin).find("\"ByteLevel\"") != std::string_view::npos) {
+  if (cache.applies_to(size) && may_have_entry(content)) {
     digest = compiled::digest_of(content);
     compiled = read_compiled_json(cache, *digest);
   }
@@ -210,20 +233,26 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   if (const auto n = root.find("normalizer")) add_normalizers(*n, p.normalizers);
   if (const auto t = root.find("pre_tokenizer")) {
     add_pre_tokenizers(*t, p.pre_tokenizers);
-    if (compiled && bpe.read && compiled->encoder->pattern() == byte_level_pattern(*t))
+    if (compiled && compiled->encoder && bpe.read &&
+        compiled->encoder->pattern() == byte_level_pattern(*t))
       p.byte_level = compiled->encoder;
     else if (bpe.read)
       p.byte_level =
           make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges.ids, bpe.options);
   }
   // Whether this load writes an entry: then it needs the merges (shared with
-  // the model) and the added tokens' ids as well as the pipeline.
-  const bool writes_entry = digest && !compiled && bpe.read && p.byte_level && lists_taken_whole &&
-                            !bpe.options.unknown_token;
+  // the model) and the added tokens' ids as well as the pipeline. A byte-level
+  // file's entry keeps its fused encoder, another's the model's tables.
+  const bool writes_entry = digest && !compiled && bpe.read && lists_taken_whole &&
+                            (!p.byte_level || !bpe.options.unknown_token);
   const SharedMerges entry_merges = bpe.merges;
   std::vector<TokenId> resolved_added_ids;
   if (bpe.read) {
-    p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where);
+    if (compiled && compiled->model)
+      p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where,
+                                          std::move(compiled->model));
+    else
+      p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where);
     // Built now, on two threads, rather than by the first encode on one; a
     // fused byte-level encoder stands in for the model, which then needs none.
     if (threads >= 2 && !p.byte_level) p.model->prepare(threads);
@@ -286,8 +315,8 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   }
   // Best effort: a cache that cannot be written is no error of this file's.
   if (writes_entry)
-    (void)write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, *p.byte_level,
-                              resolved_added_ids, spans, threads);
+    (void)write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, p.byte_level.get(),
+                              *p.model, resolved_added_ids, spans, threads);
   return p;
 }
 
