@@ -52,6 +52,29 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+// The fixtures' merges, in this order: space + each letter, every two letters,
+// then space + letter + letter (1,378 in all).
+template <class Merge>
+void two_letter_merges(const std::string& space, Merge&& merge) {
+  for (char x = 'a'; x <= 'z'; ++x) merge(space, std::string(1, x));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) merge(std::string(1, x), std::string(1, y));
+  for (char x = 'a'; x <= 'z'; ++x)
+    for (char y = 'a'; y <= 'z'; ++y) merge(space + x, std::string(1, y));
+}
+
+// The end of a model member: its vocabulary (ids in order) and merges.
+std::string lists_json(const std::vector<std::string>& vocab,
+                       const std::vector<std::pair<std::string, std::string>>& merges) {
+  std::string json;
+  for (std::size_t id = 0; id < vocab.size(); ++id)
+    json += (id ? "," : "") + json_string(vocab[id]) + ":" + std::to_string(id);
+  json += R"(},"merges":[)";
+  for (std::size_t i = 0; i < merges.size(); ++i)
+    json += (i ? "," : "") + json_string(merges[i].first + " " + merges[i].second);
+  return json + "]}}";
+}
+
 // A GPT-2-shaped tokenizer.json: the 256 bytes, then every two-letter token,
 // a space before each letter and each of those ("Ġab"), 1,378 merges in all
 // (or the first merge_count of them), an added token the model has and two it
@@ -67,12 +90,7 @@ std::string byte_level_json(std::size_t merge_count = 100000,
     merges.emplace_back(left, right);
     vocab.push_back(left + right);
   };
-  const std::string space = spelled(' ');
-  for (char x = 'a'; x <= 'z'; ++x) merge(space, std::string(1, x));
-  for (char x = 'a'; x <= 'z'; ++x)
-    for (char y = 'a'; y <= 'z'; ++y) merge(std::string(1, x), std::string(1, y));
-  for (char x = 'a'; x <= 'z'; ++x)
-    for (char y = 'a'; y <= 'z'; ++y) merge(space + x, std::string(1, y));
+  two_letter_merges(spelled(' '), merge);
   for (const auto& [left, right] : extra) merge(left, right);
   std::string json = R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[)";
   json +=
@@ -89,12 +107,7 @@ std::string byte_level_json(std::size_t merge_count = 100000,
       R"("post_processor":null,"decoder":{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true},)";
   json +=
       R"("model":{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"vocab":{)";
-  for (std::size_t id = 0; id < vocab.size(); ++id)
-    json += (id ? "," : "") + json_string(vocab[id]) + ":" + std::to_string(id);
-  json += R"(},"merges":[)";
-  for (std::size_t i = 0; i < merges.size(); ++i)
-    json += (i ? "," : "") + json_string(merges[i].first + " " + merges[i].second);
-  return json + "]}}";
+  return json + lists_json(vocab, merges);
 }
 
 // A whole-line BPE tokenizer.json shaped like Gemma 3's: spaces become "▁"
@@ -122,11 +135,7 @@ std::string whole_line_json(std::size_t merge_count = 100000) {
     merges.emplace_back(left, right);
     vocab.push_back(left + right);
   };
-  for (char x = 'a'; x <= 'z'; ++x) merge(space, std::string(1, x));
-  for (char x = 'a'; x <= 'z'; ++x)
-    for (char y = 'a'; y <= 'z'; ++y) merge(std::string(1, x), std::string(1, y));
-  for (char x = 'a'; x <= 'z'; ++x)
-    for (char y = 'a'; y <= 'z'; ++y) merge(space + x, std::string(1, y));
+  two_letter_merges(space, merge);
   std::string json = R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[)";
   json +=
       R"({"id":1,"content":"<s>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
@@ -143,12 +152,7 @@ std::string whole_line_json(std::size_t merge_count = 100000) {
   json += R"({"type":"ByteFallback"},{"type":"Fuse"}]},)";
   json +=
       R"("model":{"type":"BPE","dropout":null,"unk_token":"<unk>","continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":true,"byte_fallback":true,"ignore_merges":false,"vocab":{)";
-  for (std::size_t id = 0; id < vocab.size(); ++id)
-    json += (id ? "," : "") + json_string(vocab[id]) + ":" + std::to_string(id);
-  json += R"(},"merges":[)";
-  for (std::size_t i = 0; i < merges.size(); ++i)
-    json += (i ? "," : "") + json_string(merges[i].first + " " + merges[i].second);
-  return json + "]}}";
+  return json + lists_json(vocab, merges);
 }
 
 // The two kinds of entry, by the fixture that makes each.
