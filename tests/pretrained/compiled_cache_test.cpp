@@ -243,11 +243,21 @@ TEST_CASE("a BPE tokenizer.json is compiled on its first load and read back on t
     for (const std::size_t t : {0u, 1u, 2u, 5u})
       CHECK(again.encode(kTexts[t]) == first.encode(kTexts[t]));
     if (!byte_level) {
-      // Every character of those is in the BMP, which the model's character
-      // index covers; one beyond it is looked up in the vocabulary, whose
-      // rows that fills.
+      // The model's character index covers every one-character token, in the
+      // BMP and beyond it: an emoji that is a token (U+1F642) and one that is
+      // not (U+1F643, its bytes) are not looked up in the vocabulary either.
       CHECK(again.pipeline().tokens->rows_pending());
-      CHECK(again.encode("a\U0001F642b") == first.encode("a\U0001F642b"));
+      const std::string emoji = "a\U0001F642b\U0001F643 \U0001F642";
+      CHECK(again.encode(emoji) == first.encode(emoji));
+      const auto id = [&](const std::string& token) {
+        return *first.pipeline().tokens->find(token);
+      };
+      // No merge joins an emoji: a, U+1F642, b, U+1F643's four bytes, "▁", U+1F642.
+      CHECK(again.encode(emoji) == Ids{id("a"), id("\U0001F642"), id("b"), id("<0xF0>"),
+                                       id("<0x9F>"), id("<0x99>"), id("<0x83>"), id("\u2581"),
+                                       id("\U0001F642")});
+      CHECK(again.pipeline().tokens->rows_pending());
+      same_tokenizer(first, again);  // decoding fills it
       CHECK_FALSE(again.pipeline().tokens->rows_pending());
       continue;
     }

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -28,11 +29,18 @@ namespace tokenlab {
 // byte-level file, and building them for nothing was a third of its loading.
 // With the ids the model looks up when it is made, they are what a compiled
 // entry keeps (hf/bpe_tables.hpp).
+// A one-character token beyond the BMP (an emoji, a rare CJK ideograph).
+struct AstralToken {
+  char32_t code_point;
+  TokenId id;
+};
+
 struct hf_detail::BpeTables {
   // Packed pair -> rank and merged id; in huge pages: Gemma 3's is 16 MB,
   // probed at random by every merge step.
   PairMap<pretrained_detail::PairResult, byte_level_detail::HugePageAllocator> merges;
-  std::vector<TokenId> direct;        // plain: BMP code point -> its one-character token
+  std::vector<TokenId> direct;      // plain: BMP code point -> its one-character token
+  std::vector<AstralToken> astral;  // plain: the one-character tokens beyond the BMP, by code point
   pretrained_detail::MergeCuts cuts;  // plain and not ignore_merges: where a piece may be cut
   TokenId unknown = PretrainedModel::kNoToken;
   bool unknown_missing = false;
@@ -221,13 +229,19 @@ class BpeModel final : public PretrainedModel {
                        [this](std::string_view p, std::vector<TokenId>& o) { merge(p, o); });
   }
 
-  // The id of the one-character token for the code point at piece[i], or kNone.
-  [[nodiscard]] TokenId character_id(std::string_view piece, std::size_t i,
-                                     std::size_t length) const {
+  // The id of the one-character token for the well-formed character at
+  // piece[i], or kNone: from the tables, which hold every one-character token,
+  // so that encoding never looks a character up in the vocabulary (a compiled
+  // entry's is filled only when asked for a string).
+  [[nodiscard]] TokenId character_id(std::string_view piece, std::size_t i) const {
     const char32_t c = utf8::decode_at(piece, i);
     if (c < kDirect) return tables_.direct[c];
-    const auto id = tokens_->find(piece.substr(i, length));
-    return id ? *id : kNone;
+    const auto& astral = tables_.astral;
+    const auto it = std::lower_bound(astral.begin(), astral.end(), c,
+                                     [](const AstralToken& token, char32_t code_point) {
+                                       return token.code_point < code_point;
+                                     });
+    return it != astral.end() && it->code_point == c ? it->id : kNone;
   }
 
   using Tables = hf_detail::BpeTables;
@@ -263,9 +277,11 @@ class BpeModel final : public PretrainedModel {
 
   // For plain models (no prefix or suffix): the one-character tokens of the
   // Basic Multilingual Plane in a table (the first step of every piece looked
-  // each character up in the vocabulary's hash), and where pieces may be cut.
+  // each character up in the vocabulary's hash), the others in a sorted list,
+  // and where pieces may be cut.
   void index_characters() const {
     tables_.direct.assign(kDirect, kNone);
+    tables_.astral.clear();
     std::vector<std::string_view> all;
     std::vector<std::string_view> own;
     for (TokenId id = 0; id < tokens_->id_limit(); ++id) {
@@ -277,8 +293,14 @@ class BpeModel final : public PretrainedModel {
       const auto found = tokens_->find(*token);
       if (!found) continue;
       own.emplace_back(*token);
-      if (const char32_t c = utf8::decode_at(*token, 0); c < kDirect) tables_.direct[c] = *found;
+      if (const char32_t c = utf8::decode_at(*token, 0); c < kDirect)
+        tables_.direct[c] = *found;
+      else
+        tables_.astral.push_back({c, *found});
     }
+    std::sort(
+        tables_.astral.begin(), tables_.astral.end(),
+        [](const AstralToken& a, const AstralToken& b) { return a.code_point < b.code_point; });
     if (!options_.ignore_merges) tables_.cuts = MergeCuts(all, own);
   }
 
@@ -302,18 +324,18 @@ class BpeModel final : public PretrainedModel {
       if (length == 0) length = 1;
       const auto start = static_cast<std::uint32_t>(i);
       const auto end = static_cast<std::uint32_t>(i + length);
+      // The tables hold every one-character token, so a well-formed character
+      // without one needs no lookup below (which would also fill a deferred
+      // vocabulary: a compiled entry's, for each unknown character's sake).
       bool not_a_token = false;
-      if (plain_) {
-        if (const TokenId id = character_id(piece, i, length); id != kNone) {
+      if (plain_ && well_formed) {
+        if (const TokenId id = character_id(piece, i); id != kNone) {
           i += length;
           flush_unknown();
           push(id, start, end);
           continue;
         }
-        // The index holds every one-character token of the BMP, so a character
-        // there without one needs no lookup (which would also fill a deferred
-        // vocabulary: a compiled entry's, for each unknown character's sake).
-        not_a_token = well_formed && utf8::decode_at(piece, i) < kDirect;
+        not_a_token = true;
       }
       const bool first = i == 0;
       const bool last = i + length == piece.size();
@@ -412,6 +434,9 @@ bool hf_detail::save_bpe_tables(const PretrainedModel& model, compiled::Writer& 
   out.bytes(t.merges.slot_data(), t.merges.capacity() * decltype(t.merges)::slot_bytes());
   out.value(static_cast<std::uint64_t>(t.direct.size()));
   out.bytes(t.direct.data(), t.direct.size() * sizeof(TokenId));
+  static_assert(std::has_unique_object_representations_v<AstralToken>);
+  out.value(static_cast<std::uint64_t>(t.astral.size()));
+  out.bytes(t.astral.data(), t.astral.size() * sizeof(AstralToken));
   out.value(static_cast<std::uint8_t>(t.cuts.empty() ? 0 : 1));
   if (!t.cuts.empty()) t.cuts.save(out);
   out.value(t.unknown);
@@ -434,6 +459,10 @@ std::shared_ptr<hf_detail::BpeTables> hf_detail::load_bpe_tables(compiled::Reade
   if (direct != 0 && direct != kDirectSize) throw compiled::Stale("character index");
   t->direct.resize(direct);
   in.read(t->direct.data(), direct * sizeof(TokenId));
+  const auto astral = in.value<std::uint64_t>();
+  if (astral > 0x110000 - kDirectSize) throw compiled::Stale("character index");
+  t->astral.resize(astral);
+  in.read(t->astral.data(), astral * sizeof(AstralToken));
   const auto has_cuts = in.value<std::uint8_t>();
   if (has_cuts > 1) throw compiled::Stale("merge cuts");
   if (has_cuts == 1) t->cuts = MergeCuts::load(in);
