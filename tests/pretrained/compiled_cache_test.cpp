@@ -8,7 +8,9 @@
 
 #include <stdlib.h>
 
+#include <bit>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -388,6 +390,130 @@ TEST_CASE("a damaged, short or foreign entry is a miss: the file is read and the
     same_tokenizer(reference, read);
     // Written again, whole: the next load takes it.
     CHECK(load(json, settings).pipeline().tokens->rows_pending());
+  }
+}
+
+namespace {
+
+// A whole-line entry's sections, in the order hf/compiled_json.cpp and
+// hf/bpe_model.cpp write them (each padded to 8 bytes after a 64-byte
+// header), so that a test can change one and write the entry again with a
+// valid checksum: damage the checksum cannot catch, as a bug in a writer
+// would make.
+struct EntrySections {
+  std::vector<std::string> sections;
+  std::size_t merge_count = 0, table_capacity = 0, table_size = 0, astral = 0, pairs = 0, added = 0;
+};
+
+EntrySections whole_line_sections(const std::string& entry) {
+  EntrySections e;
+  std::size_t at = 64;
+  const auto take = [&](std::size_t n) {
+    REQUIRE(at + n <= entry.size());
+    e.sections.push_back(entry.substr(at, n));
+    at += (n + 7) / 8 * 8;
+    return e.sections.size() - 1;
+  };
+  const auto u64 = [&](std::size_t index) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, e.sections[index].data(), sizeof v);
+    return static_cast<std::size_t>(v);
+  };
+  (void)take(8);                          // kind
+  const std::size_t size = u64(take(8));  // tokens
+  (void)take(8);                          // id limit
+  (void)take(size * 4);                   // ids
+  (void)take(size * 4);                   // lengths
+  (void)take(u64(take(8)));               // their bytes
+  e.merge_count = take(8);                // merges
+  (void)take(u64(e.merge_count) * 12);
+  e.table_capacity = take(8);  // the merge table
+  e.table_size = take(8);
+  (void)take(u64(e.table_capacity) * 16);
+  (void)take(u64(take(8)) * 4);  // the BMP's index
+  e.astral = take(8);            // the tokens beyond it
+  (void)take(u64(e.astral) * 8);
+  REQUIRE(e.sections[take(1)][0] == 1);  // cuts
+  (void)take(u64(take(8)) * 8);
+  (void)take(2048);
+  e.pairs = take(8);
+  (void)take(u64(e.pairs) * 8);
+  (void)take(4);  // unknown
+  (void)take(1);
+  (void)take(1024);  // byte fallback
+  e.added = take(8);
+  (void)take(u64(e.added) * 4);
+  (void)take(entry.size() - at);  // the lists' places
+  REQUIRE(at == entry.size());
+  return e;
+}
+
+// The entry good's header (this build's, this file's) before sections, with
+// the payload's size and checksum as compiled::Writer::commit makes them
+// (compiled_file.cpp: each section and its padding chained 64 KiB at a time).
+std::string entry_with(const std::string& good, const std::vector<std::string>& sections) {
+  std::uint64_t checksum = 0;
+  std::string payload;
+  const auto chain = [&](std::string_view bytes) {
+    for (std::size_t at = 0; at < bytes.size(); at += std::size_t{64} << 10) {
+      const compiled::Digest d = compiled::digest_of(bytes.substr(at, std::size_t{64} << 10));
+      checksum = (std::rotl(checksum, 23) * 0x9E3779B185EBCA87ull) ^ d.low ^ std::rotl(d.high, 32);
+    }
+  };
+  for (const std::string& section : sections) {
+    const std::string padding((8 - section.size() % 8) % 8, '\0');
+    chain(section);
+    if (!padding.empty()) chain(padding);
+    payload += section + padding;
+  }
+  std::string entry = good.substr(0, 64);
+  const std::uint64_t payload_bytes = payload.size();
+  std::memcpy(entry.data() + 32, &payload_bytes, 8);
+  std::memcpy(entry.data() + 40, &checksum, 8);
+  return entry + payload;
+}
+
+}  // namespace
+
+TEST_CASE("a whole-line entry whose sizes lie is a miss, however large the lie", "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string json = whole_line_json();
+  const PretrainedTokenizer reference = load(json, settings);
+  const auto entries = entries_in(dir.path());
+  REQUIRE(entries.size() == 1);
+  const std::string good = read_bytes(entries.front());
+  const EntrySections parsed = whole_line_sections(good);
+  // Written again as it is, the entry is still a hit: the test's writer is
+  // the library's.
+  write_bytes(entries.front(), entry_with(good, parsed.sections));
+  REQUIRE_FALSE(load(json, settings).pipeline().compiled_entry.empty());
+
+  struct Lie {
+    const char* what;
+    std::size_t EntrySections::*section;
+    std::uint64_t value;
+  };
+  const Lie lies[] = {
+      {"merges: 2^62 (times 12 wraps around)", &EntrySections::merge_count, 1ull << 62},
+      {"merge table: 2^40 slots", &EntrySections::table_capacity, 1ull << 40},
+      {"merge table: every slot full", &EntrySections::table_size, 0},  // set below
+      {"tokens beyond the BMP: more than the entry holds", &EntrySections::astral, 0x100000},
+      {"cut pairs: 2^63", &EntrySections::pairs, 1ull << 63},
+      {"added tokens: 2^62 + 1 (times 4 wraps around)", &EntrySections::added, (1ull << 62) + 1},
+  };
+  for (const Lie& lie : lies) {
+    INFO(lie.what);
+    EntrySections e = parsed;
+    std::uint64_t value = lie.value;
+    if (lie.section == &EntrySections::table_size)
+      std::memcpy(&value, e.sections[e.table_capacity].data(), sizeof value);
+    std::memcpy(e.sections[e.*(lie.section)].data(), &value, sizeof value);
+    write_bytes(entries.front(), entry_with(good, e.sections));
+    const PretrainedTokenizer read = load(json, settings);
+    CHECK(read.pipeline().compiled_entry.empty());  // a miss: the file's own tables
+    same_tokenizer(reference, read);
+    CHECK(read_bytes(entries.front()) == good);  // and written again
   }
 }
 

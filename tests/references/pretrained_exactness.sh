@@ -125,9 +125,9 @@ fi
 # characters assigned in Python's Unicode data (14.0 on Debian 12): HF tokenizers
 # 0.23.2 classifies by Unicode 16.0, tiktoken and ICU 72 (tokenlab's) by 15.0, so
 # a character assigned since (U+1FADF) is split differently by the references
-# themselves (docs/pretrained.md, "Unicode versions").
-if [[ ! -f astral.txt ]]; then
-  python3 - > astral.tmp <<'PY'
+# themselves (docs/pretrained.md, "Unicode versions"). Made on every run (a fifth
+# of a second), so that a changed generator never leaves an old text behind.
+python3 - > astral.tmp <<'PY'
 import random
 import unicodedata
 random.seed(5)
@@ -141,8 +141,7 @@ for _ in range(4000):
              for _ in range(random.randint(1, 30))]
     print(("" if random.random() < 0.5 else " ").join(parts))
 PY
-  mv astral.tmp astral.txt
-fi
+mv astral.tmp astral.txt
 declare -A text_hash
 for text in $texts; do
   [[ -f $text.txt ]] || { echo "error: unknown text '$text' (ntrex, wiki10m, astral)" >&2; exit 2; }

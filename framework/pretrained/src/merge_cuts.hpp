@@ -13,6 +13,7 @@
 // runs of unknown characters fuse across a cut.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -82,10 +83,12 @@ class MergeCuts {
     out.bytes(own_.data(), own_.size() * sizeof(std::uint64_t));
     out.bytes(ascii_joined_, sizeof ascii_joined_);
     // The pairs, not the map's slots: 30,000 of them (Gemma 3) insert in well
-    // under a millisecond, and a slot of a one-byte value has padding.
+    // under a millisecond, and a slot of a one-byte value has padding. Sorted,
+    // so that the entry's bytes do not depend on the map's slot order.
     std::vector<std::uint64_t>& pairs = out.owned_words();
     pairs.reserve(joined_.size());
     joined_.for_each([&](std::uint64_t pair, std::uint8_t) { pairs.push_back(pair); });
+    std::sort(pairs.begin(), pairs.end());
     out.value(static_cast<std::uint64_t>(pairs.size()));
     out.bytes(pairs.data(), pairs.size() * sizeof(std::uint64_t));
   }
@@ -93,6 +96,7 @@ class MergeCuts {
     MergeCuts cuts;
     const auto own_words = in.value<std::uint64_t>();
     if (own_words != 0 && own_words != kCodePoints / 64) throw compiled::Stale("merge cuts");
+    in.expect(own_words * sizeof(std::uint64_t));
     cuts.own_.resize(own_words);
     in.read(cuts.own_.data(), own_words * sizeof(std::uint64_t));
     in.read(cuts.ascii_joined_, sizeof cuts.ascii_joined_);

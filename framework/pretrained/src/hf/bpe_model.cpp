@@ -419,8 +419,10 @@ std::unique_ptr<PretrainedModel> hf_detail::make_bpe_model(std::shared_ptr<const
 }
 
 namespace {
-// Validated by load_bpe_tables, so that a damaged entry reads as stale
-// rather than encoding with ids past the vocabulary.
+// The character index's size, the one load_bpe_tables accepts. Sizes are
+// checked before anything is allocated for them, so that damage reads as a
+// stale entry; the contents (ids) are trusted once the entry's checksum holds,
+// as everything of this build's writing is.
 constexpr std::uint64_t kDirectSize = 0x10000;
 }  // namespace
 
@@ -457,10 +459,12 @@ std::shared_ptr<hf_detail::BpeTables> hf_detail::load_bpe_tables(compiled::Reade
     throw compiled::Stale("merge table");
   const auto direct = in.value<std::uint64_t>();
   if (direct != 0 && direct != kDirectSize) throw compiled::Stale("character index");
+  in.expect(direct * sizeof(TokenId));
   t->direct.resize(direct);
   in.read(t->direct.data(), direct * sizeof(TokenId));
   const auto astral = in.value<std::uint64_t>();
   if (astral > 0x110000 - kDirectSize) throw compiled::Stale("character index");
+  in.expect(astral * sizeof(AstralToken));
   t->astral.resize(astral);
   in.read(t->astral.data(), astral * sizeof(AstralToken));
   const auto has_cuts = in.value<std::uint8_t>();

@@ -31,7 +31,8 @@ struct BpeTables;
 /// Writes model's tables to out, building them first (on up to threads
 /// threads) if no encode has; out views them until its commit, so model must
 /// outlive it. False, and nothing written, when model is not one that
-/// make_bpe_model made.
+/// make_bpe_model made. Not to be called for one model from two threads at
+/// once (it records the model's looked-up ids beside its tables).
 bool save_bpe_tables(const PretrainedModel& model, compiled::Writer& out, unsigned threads);
 
 /// The tables save_bpe_tables wrote. Throws compiled::Stale on an entry of
