@@ -96,13 +96,12 @@ class MergeCuts {
     MergeCuts cuts;
     const auto own_words = in.value<std::uint64_t>();
     if (own_words != 0 && own_words != kCodePoints / 64) throw compiled::Stale("merge cuts");
-    in.expect(own_words * sizeof(std::uint64_t));
+    in.expect(own_words, sizeof(std::uint64_t));
     cuts.own_.resize(own_words);
     in.read(cuts.own_.data(), own_words * sizeof(std::uint64_t));
     in.read(cuts.ascii_joined_, sizeof cuts.ascii_joined_);
     const auto pairs = in.value<std::uint64_t>();
-    if (pairs > (std::uint64_t{1} << 40)) throw compiled::Stale("merge cuts");
-    in.expect(pairs * sizeof(std::uint64_t));
+    in.expect(pairs, sizeof(std::uint64_t));
     std::vector<std::uint64_t> keys(pairs);
     in.read(keys.data(), pairs * sizeof(std::uint64_t));
     cuts.joined_.reserve(pairs);

@@ -90,7 +90,7 @@ ByteTable ByteTable::load(compiled::Reader& in) {
   t.mask_ = capacity - 1;
   t.shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
   const auto long_tokens = in.value<std::uint64_t>();
-  in.expect(long_tokens * 16);
+  in.expect(long_tokens, 16);
   for (std::uint64_t i = 0; i < long_tokens; ++i) {
     const auto id = in.value<TokenId>();
     t.long_.emplace(in.string(), id);

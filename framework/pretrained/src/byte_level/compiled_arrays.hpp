@@ -22,7 +22,7 @@ template <class T>
 HugePageArray<T> load_array(compiled::Reader& in) {
   const auto size = in.value<std::uint64_t>();
   if (size > (std::uint64_t{1} << 32) / sizeof(T)) throw compiled::Stale("array size");
-  in.expect(size * sizeof(T));
+  in.expect(size, sizeof(T));
   HugePageArray<T> array(size);
   in.read(array.data(), size * sizeof(T));
   return array;

@@ -234,6 +234,11 @@ void Reader::expect(std::size_t size) const {
   if (offset_ > end_ || size > end_ - offset_) throw Stale("entry too short");
 }
 
+void Reader::expect(std::uint64_t count, std::size_t item_bytes) const {
+  if (offset_ > end_ || (item_bytes != 0 && count > (end_ - offset_) / item_bytes))
+    throw Stale("entry too short");
+}
+
 std::string_view Reader::view(std::size_t size) {
   expect(size);
   const std::string_view bytes(data_ + offset_, size);

@@ -120,6 +120,9 @@ class Reader {
   /// anything is allocated for them, so a damaged size cannot ask for more
   /// memory than the entry's own size.
   void expect(std::size_t size) const;
+  /// expect(count * item_bytes), checked by division: a damaged count so large
+  /// that the product wraps around is refused too.
+  void expect(std::uint64_t count, std::size_t item_bytes) const;
   /// The next section's bytes copied into out (size bytes: the section's size).
   void read(void* out, std::size_t size);
   /// The next section's bytes in the mapping, 8-byte aligned; valid while

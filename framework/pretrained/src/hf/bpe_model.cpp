@@ -24,17 +24,17 @@
 
 namespace tokenlab {
 
-// What encoding needs beyond the vocabulary, built at the first encode
-// (thread-safe): a fused byte-level encoder stands in for this model on a
-// byte-level file, and building them for nothing was a third of its loading.
-// With the ids the model looks up when it is made, they are what a compiled
-// entry keeps (hf/bpe_tables.hpp).
 // A one-character token beyond the BMP (an emoji, a rare CJK ideograph).
 struct AstralToken {
   char32_t code_point;
   TokenId id;
 };
 
+// What encoding needs beyond the vocabulary: the ids the model looks up when
+// it is made, and the tables built at its first encode (thread-safe; a fused
+// byte-level encoder stands in for this model on a byte-level file, and
+// building them for nothing was a third of its loading). All of it is what a
+// compiled entry keeps (hf/bpe_tables.hpp).
 struct hf_detail::BpeTables {
   // Packed pair -> rank and merged id; in huge pages: Gemma 3's is 16 MB,
   // probed at random by every merge step.
@@ -59,56 +59,22 @@ constexpr TokenId kNone = PretrainedModel::kNoToken;
 
 class BpeModel final : public PretrainedModel {
  public:
-  BpeModel(std::shared_ptr<const TokenTable> tokens, hf_detail::SharedMerges merges,
+  // From the file: the ids it needs looked up now, the rest of the tables
+  // built at the first encode.
+  BpeModel(const std::shared_ptr<const TokenTable>& tokens, hf_detail::SharedMerges merges,
            const BpeModelOptions& options, const std::string& where)
-      : tokens_(std::move(tokens)),
-        options_(options),
-        merges_owner_(std::move(merges.owner)),
-        merge_ids_(merges.ids) {
-    check_dropout(where);
-    // HF loads a model whose unk_token is not in its vocabulary (an untrained
-    // template, or a file its trainer wrote without that special token) and fails
-    // only on a piece that needs the token: so does this.
-    if (options.unknown_token) {
-      const auto id = tokens_->find(*options.unknown_token);
-      if (id)
-        unknown_ = *id;
-      else
-        unknown_missing_ = true;
-    }
-    byte_ids_.fill(kNone);
-    if (options.byte_fallback) {
-      for (int b = 0; b < 256; ++b) {
-        const auto id = tokens_->find(byte_fallback_piece(static_cast<unsigned>(b)));
-        byte_ids_[b] = id ? *id : kNone;
-      }
-    }
-    plain_ = options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty();
-  }
+      : BpeModel(tokens, std::move(merges), options, where, looked_up_ids(*tokens, options),
+                 false) {}
 
   // With the tables a compiled entry kept for the same file: nothing is looked
   // up in tokens (a deferred table stays unfilled) and nothing is built.
   BpeModel(std::shared_ptr<const TokenTable> tokens, hf_detail::SharedMerges merges,
            const BpeModelOptions& options, const std::string& where, hf_detail::BpeTables&& tables)
-      : tokens_(std::move(tokens)),
-        options_(options),
-        merges_owner_(std::move(merges.owner)),
-        merge_ids_(merges.ids) {
-    check_dropout(where);
-    unknown_ = tables.unknown;
-    unknown_missing_ = tables.unknown_missing;
-    byte_ids_ = tables.byte_ids;
-    plain_ = options_.continuing_subword_prefix.empty() && options_.end_of_word_suffix.empty();
-    tables_ = std::move(tables);
-    std::call_once(built_, [] {});
-  }
+      : BpeModel(std::move(tokens), std::move(merges), options, where, std::move(tables), true) {}
 
-  // The tables and ids save_bpe_tables writes, built first if need be.
+  // The tables save_bpe_tables writes, built first if need be.
   const hf_detail::BpeTables& prepared(unsigned threads) const {
     prepare(threads);
-    tables_.unknown = unknown_;
-    tables_.unknown_missing = unknown_missing_;
-    tables_.byte_ids = byte_ids_;
     return tables_;
   }
 
@@ -150,7 +116,7 @@ class BpeModel final : public PretrainedModel {
     if (options_.unknown_token) d += ", unknown \"" + *options_.unknown_token + "\"";
     return d;
   }
-  [[nodiscard]] TokenId unknown_id() const override { return unknown_; }
+  [[nodiscard]] TokenId unknown_id() const override { return tables_.unknown; }
   // A prefix or suffix changes the first symbols, which the rules do not carry.
   [[nodiscard]] Rules rules() const override {
     Rules r;
@@ -164,11 +130,44 @@ class BpeModel final : public PretrainedModel {
   }
 
  private:
-  void check_dropout(const std::string& where) const {
-    if (options_.dropout && *options_.dropout != 0.0 &&
-        !(*options_.dropout > 0.0 && *options_.dropout <= 1.0))
-      throw Error(where + ".dropout: " + std::to_string(*options_.dropout) +
+  BpeModel(std::shared_ptr<const TokenTable> tokens, hf_detail::SharedMerges merges,
+           const BpeModelOptions& options, const std::string& where, hf_detail::BpeTables&& tables,
+           bool built)
+      : tokens_(std::move(tokens)),
+        options_(options),
+        merges_owner_(std::move(merges.owner)),
+        merge_ids_(merges.ids),
+        plain_(options.continuing_subword_prefix.empty() && options.end_of_word_suffix.empty()),
+        tables_(std::move(tables)) {
+    if (options.dropout && *options.dropout != 0.0 &&
+        !(*options.dropout > 0.0 && *options.dropout <= 1.0))
+      throw Error(where + ".dropout: " + std::to_string(*options.dropout) +
                   " is not a probability in (0, 1]");
+    if (built) std::call_once(built_, [] {});
+  }
+
+  // The unknown and byte-fallback tokens' ids. HF loads a model whose
+  // unk_token is not in its vocabulary (an untrained template, or a file its
+  // trainer wrote without that special token) and fails only on a piece that
+  // needs the token: so does this.
+  static hf_detail::BpeTables looked_up_ids(const TokenTable& tokens,
+                                            const BpeModelOptions& options) {
+    hf_detail::BpeTables t;
+    if (options.unknown_token) {
+      const auto id = tokens.find(*options.unknown_token);
+      if (id)
+        t.unknown = *id;
+      else
+        t.unknown_missing = true;
+    }
+    t.byte_ids.fill(kNone);
+    if (options.byte_fallback) {
+      for (int b = 0; b < 256; ++b) {
+        const auto id = tokens.find(byte_fallback_piece(static_cast<unsigned>(b)));
+        t.byte_ids[b] = id ? *id : kNone;
+      }
+    }
+    return t;
   }
 
   // HF's ignore_merges: a piece that is a token is that token, merges unasked.
@@ -351,23 +350,24 @@ class BpeModel final : public PretrainedModel {
       }
       if (options_.byte_fallback) {
         bool all = true;
-        for (const char ch : unit) all = all && byte_ids_[static_cast<unsigned char>(ch)] != kNone;
+        for (const char ch : unit)
+          all = all && tables_.byte_ids[static_cast<unsigned char>(ch)] != kNone;
         if (all) {
           for (std::size_t b = 0; b < unit.size(); ++b)
-            push(byte_ids_[static_cast<unsigned char>(unit[b])], start, end);
+            push(tables_.byte_ids[static_cast<unsigned char>(unit[b])], start, end);
           continue;
         }
       }
-      if (unknown_missing_)
+      if (tables_.unknown_missing)
         throw Error("the BPE model's unk_token \"" + *options_.unknown_token +
                     "\" is not in its vocabulary, and \"" + std::string(piece) + "\" needs it");
-      if (unknown_ == kNone) continue;  // HF drops a character it cannot represent
+      if (tables_.unknown == kNone) continue;  // HF drops a character it cannot represent
       if (pending_unknown != kNone && options_.fuse_unknown) {
         pending_end = end;
         continue;
       }
       flush_unknown();
-      pending_unknown = unknown_;
+      pending_unknown = tables_.unknown;
       pending_start = start;
       pending_end = end;
     }
@@ -376,16 +376,13 @@ class BpeModel final : public PretrainedModel {
 
   std::shared_ptr<const TokenTable> tokens_;
   BpeModelOptions options_;
-  TokenId unknown_ = kNone;
-  bool unknown_missing_ = false;
-  std::array<TokenId, 256> byte_ids_{};
   std::shared_ptr<const void> merges_owner_;        // keeps merge_ids_
   std::span<const hf_detail::MergeIds> merge_ids_;  // as the file lists them
   static constexpr char32_t kDirect = 0x10000;
   static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
   bool plain_ = false;                           // no continuing prefix, no end-of-word suffix
   mutable std::once_flag built_;
-  mutable Tables tables_;  // set once, by tables()
+  mutable Tables tables_;  // ids when made; the rest once, by tables() (an entry's: all at once)
   const std::uint64_t serial_ = new_model_identity();
 };
 
@@ -453,18 +450,18 @@ std::shared_ptr<hf_detail::BpeTables> hf_detail::load_bpe_tables(compiled::Reade
   const auto size = in.value<std::uint64_t>();
   constexpr std::size_t kSlot = decltype(t->merges)::slot_bytes();
   if (capacity > (std::uint64_t{1} << 36) / kSlot) throw compiled::Stale("merge table");
-  in.expect(capacity * kSlot);
+  in.expect(capacity, kSlot);
   if (!t->merges.assign_slots(capacity, size,
                               [&](void* to, std::size_t bytes) { in.read(to, bytes); }))
     throw compiled::Stale("merge table");
   const auto direct = in.value<std::uint64_t>();
   if (direct != 0 && direct != kDirectSize) throw compiled::Stale("character index");
-  in.expect(direct * sizeof(TokenId));
+  in.expect(direct, sizeof(TokenId));
   t->direct.resize(direct);
   in.read(t->direct.data(), direct * sizeof(TokenId));
   const auto astral = in.value<std::uint64_t>();
   if (astral > 0x110000 - kDirectSize) throw compiled::Stale("character index");
-  in.expect(astral * sizeof(AstralToken));
+  in.expect(astral, sizeof(AstralToken));
   t->astral.resize(astral);
   in.read(t->astral.data(), astral * sizeof(AstralToken));
   const auto has_cuts = in.value<std::uint8_t>();

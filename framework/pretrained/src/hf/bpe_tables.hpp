@@ -4,15 +4,15 @@
 // encoder to keep instead: whole-line BPE (Gemma 3, Llama 2, Mistral).
 //
 // For Gemma 3 (262,144 tokens, 514,906 merges) that is the merge table (16 MB,
-// probed at random by every merge), the one-character tokens of the BMP, where
-// a piece may be cut (merge_cuts.hpp), and the unknown and byte-fallback ids.
-// Together with the entry's vocabulary and merges as ids (hf/compiled_json.hpp)
-// they spare a load the parse of both lists, the vocabulary's table (its
-// strings are filled in only when a token is looked up by its string: a piece
-// outside the BMP, decoding, --pieces) and every table here.
+// probed at random by every merge), the one-character tokens of the BMP and
+// beyond it, where a piece may be cut (merge_cuts.hpp), and the unknown and
+// byte-fallback ids. Together with the entry's vocabulary and merges as ids
+// (hf/compiled_json.hpp) they spare a load the parse of both lists, the
+// vocabulary's table (its strings are filled in only when a token is looked
+// up by its string: decoding, --pieces) and every table here.
 //
-//   if (auto tables = load_bpe_tables(in))              // throws compiled::Stale
-//     model = make_bpe_model(tokens, merges, options, where, std::move(tables));
+//   auto tables = load_bpe_tables(in);                  // throws compiled::Stale
+//   model = make_bpe_model(tokens, merges, options, where, std::move(tables));
 //   save_bpe_tables(*model, out, threads);              // builds them if need be
 #pragma once
 
@@ -31,8 +31,7 @@ struct BpeTables;
 /// Writes model's tables to out, building them first (on up to threads
 /// threads) if no encode has; out views them until its commit, so model must
 /// outlive it. False, and nothing written, when model is not one that
-/// make_bpe_model made. Not to be called for one model from two threads at
-/// once (it records the model's looked-up ids beside its tables).
+/// make_bpe_model made.
 bool save_bpe_tables(const PretrainedModel& model, compiled::Writer& out, unsigned threads);
 
 /// The tables save_bpe_tables wrote. Throws compiled::Stale on an entry of

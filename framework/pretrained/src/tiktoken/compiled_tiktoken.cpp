@@ -32,7 +32,7 @@ std::optional<CompiledTiktoken> read_compiled_tiktoken(const ModelCache& cache,
     if (c.count > c.id_limit || c.id_limit > std::uint64_t{TokenTable::kMaxId} + 1)
       throw compiled::Stale("ranks");
     const auto specials = in->value<std::uint64_t>();
-    in->expect(specials * 16);
+    in->expect(specials, 16);
     for (std::uint64_t i = 0; i < specials; ++i) {
       const auto id = in->value<TokenId>();
       c.specials.emplace_back(in->string(), id);
