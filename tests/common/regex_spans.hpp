@@ -66,9 +66,10 @@ class IcuSplitSequence {
  public:
   /// key: patterns joined by kSplitSeparator. Each is wrapped in (?:...), which
   /// changes none of its matches but keeps Regex from taking it for a preset.
-  explicit IcuSplitSequence(std::string_view key) {
+  explicit IcuSplitSequence(std::string_view key,
+                            UnicodeVersion unicode = UnicodeVersion::library) {
     for (const std::string_view pattern : patterns_of(key))
-      stages_.push_back(std::make_unique<Regex>("(?:" + std::string(pattern) + ")"));
+      stages_.push_back(std::make_unique<Regex>("(?:" + std::string(pattern) + ")", unicode));
   }
 
   /// Each stage cuts every piece of the one before into its matches and what

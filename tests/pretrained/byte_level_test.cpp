@@ -215,7 +215,8 @@ TEST_CASE("fused tokenizer.json byte-level BPE gives the pipeline's ids on hosti
 
 TEST_CASE("DeepSeek V3's three splits cut a text as HF's Sequence of them does",
           "[pretrained][byte_level][regex]") {
-  const auto run = tokenlab::split_sequence_run(tokenlab::kDeepSeekV3Splits);
+  const auto run =
+      tokenlab::split_sequence_run(tokenlab::kDeepSeekV3Splits, tokenlab::UnicodeVersion::v16_0);
   REQUIRE(run != nullptr);
   const auto pieces = [&](std::string_view text) {
     // A small capacity: the runs must pick up where they stopped.
@@ -245,7 +246,8 @@ TEST_CASE("DeepSeek V3's three splits cut a text as HF's Sequence of them does",
   // Ill-formed UTF-8 stops the run: the fused encoder never gets such text.
   std::size_t ends[4];
   CHECK(run("\xff", 0, ends, 4) == 0);
-  CHECK(tokenlab::split_sequence_run(tokenlab::kO200kPattern) == nullptr);
+  CHECK(tokenlab::split_sequence_run(tokenlab::kO200kPattern, tokenlab::UnicodeVersion::v16_0) ==
+        nullptr);
 }
 
 TEST_CASE("a pipeline the fused encoder does not cover keeps its own steps",

@@ -5,7 +5,7 @@
 // after another, each on the pieces of the one before, as HF's Sequence does.
 //
 // usage: tokenlab_regex_preset_check [--stress LINES] [--seed N] [--codepoints]
-//                                    [--max-bytes N] [--show N] PATH...
+//                                    [--max-bytes N] [--show N] [--unicode V] PATH...
 //
 // PATH is a text file, or a directory whose *.txt files are read in name order;
 // each line, with its '\n', is one text, so that the patterns' newline
@@ -16,7 +16,10 @@
 // folding of the contractions; and a tenth as many with ill-formed UTF-8 in them,
 // which the matchers leave to ICU. --codepoints adds one text per code point with
 // that code point in the contexts that matter (after an apostrophe, between
-// letters, digits and spaces).
+// letters, digits and spaces). --unicode library (the default) or 16.0: the
+// character classes both sides take (tokenlab/unicode_version.hpp), which for
+// 16.0 means the matchers' second class table on one side and the rewritten
+// ICU pattern on the other.
 //
 // For each preset (gpt2, cl100k, qwen2, o200k, deepseek_v3) and each source, it prints
 //   SOURCE PRESET lines=N differing=D icu_MB/s=X preset_MB/s=Y
@@ -198,15 +201,16 @@ struct Preset {
 };
 
 // Differing texts of one source under one preset.
-std::size_t check(const Preset& preset, const Source& source, std::size_t show) {
-  const auto sequence = tokenlab::split_sequence_run(preset.pattern);
+std::size_t check(const Preset& preset, tokenlab::UnicodeVersion unicode, const Source& source,
+                  std::size_t show) {
+  const auto sequence = tokenlab::split_sequence_run(preset.pattern, unicode);
   std::optional<tokenlab::test::IcuSplitSequence> stages;
-  if (sequence) stages.emplace(preset.pattern);
+  if (sequence) stages.emplace(preset.pattern, unicode);
   std::optional<tokenlab::PretrainedRegex> fast;
   std::optional<tokenlab::PretrainedRegex> icu;
   if (!sequence) {
-    fast.emplace(std::string(preset.pattern));
-    icu.emplace("(?:" + std::string(preset.pattern) + ")");
+    fast.emplace(std::string(preset.pattern), unicode);
+    icu.emplace("(?:" + std::string(preset.pattern) + ")", unicode);
   }
   // A sequence's matcher is for well-formed text only.
   const auto compared = [&](const std::string& text) {
@@ -238,15 +242,19 @@ std::size_t check(const Preset& preset, const Source& source, std::size_t show) 
                 << "\n  preset: " << spans_text(source.texts[i], got[i]) << "\n";
   }
   const double mb = static_cast<double>(source.bytes) / 1e6;
-  std::printf("%s %s lines=%zu differing=%zu icu_MB/s=%.1f preset_MB/s=%.1f\n", source.name.c_str(),
-              preset.name, source.texts.size(), differing, mb / icu_seconds, mb / fast_seconds);
+  std::printf("%s %s%s lines=%zu differing=%zu icu_MB/s=%.1f preset_MB/s=%.1f\n",
+              source.name.c_str(), preset.name,
+              unicode == tokenlab::UnicodeVersion::v16_0 ? "/unicode-16.0" : "",
+              source.texts.size(), differing, mb / icu_seconds, mb / fast_seconds);
   std::fflush(stdout);
   return differing;
 }
 
 int usage() {
-  std::cerr << "usage: tokenlab_regex_preset_check [--stress LINES] [--seed N] [--codepoints]\n"
-               "                                   [--max-bytes N] [--show N] PATH...\n";
+  std::cerr
+      << "usage: tokenlab_regex_preset_check [--stress LINES] [--seed N] [--codepoints]\n"
+         "                                   [--max-bytes N] [--show N] [--unicode library|16.0]\n"
+         "                                   PATH...\n";
   return 2;
 }
 
@@ -258,6 +266,7 @@ int main(int argc, char** argv) {
   bool codepoints = false;
   std::size_t max_bytes = static_cast<std::size_t>(-1);
   std::size_t show = 3;
+  auto unicode = tokenlab::UnicodeVersion::library;
   std::vector<fs::path> paths;
   try {
     for (int i = 1; i < argc; ++i) {
@@ -276,6 +285,11 @@ int main(int argc, char** argv) {
         max_bytes = value();
       } else if (arg == "--show") {
         show = value();
+      } else if (arg == "--unicode" && i + 1 < argc) {
+        const std::string version = argv[++i];
+        if (version != "library" && version != "16.0") return usage();
+        unicode =
+            version == "16.0" ? tokenlab::UnicodeVersion::v16_0 : tokenlab::UnicodeVersion::library;
       } else if (arg.starts_with("--")) {
         return usage();
       } else {
@@ -306,7 +320,7 @@ int main(int argc, char** argv) {
                               {"deepseek_v3", tokenlab::kDeepSeekV3Splits}};
     std::size_t differing = 0;
     const auto check_all = [&](const Source& source) {
-      for (const auto& preset : presets) differing += check(preset, source, show);
+      for (const auto& preset : presets) differing += check(preset, unicode, source, show);
     };
     if (stress_lines > 0) {
       check_all(stress_source(stress_lines, seed, false));

@@ -16,7 +16,8 @@
 # Texts: every other line of all 45 NTREX-128 languages (ntrex: 44,955 lines), and
 # every other line of the first 10 MB of English Wikipedia, cut at a line end
 # (wiki10m: 10,754 lines); TOKENLAB_REFERENCE_FULL=1 takes every line of both (twice
-# the run time; CI samples to stay under 30 minutes, keeping every script).
+# the run time; CI samples to stay under 30 minutes, keeping every script); astral
+# and unicode16 are made here (see below).
 # For each tokenizer and text:
 #   1. `tokenlab encode` gives the reference's ids on every line;
 #   2. `tokenlab decode` of the reference's ids gives the reference's decoded text on
@@ -49,7 +50,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 modules=${TOKENLAB_REFERENCES:-${XDG_CACHE_HOME:-$HOME/.cache}/tokenlab/references}/node_modules
 ntrex=$shared/corpora/parallel/ntrex128
 wiki=$shared/corpora/en/wikipedia-en.txt.xz
-texts=${PRETRAINED_TEXTS:-ntrex wiki10m astral}
+texts=${PRETRAINED_TEXTS:-ntrex wiki10m astral unicode16}
 hf_names="gpt4o llama3 qwen3 deepseek_v3 mistral7b gemma3 hf-wordpiece hf-unigram hf-bpe hf-wordlevel"
 hf_trained_names="hf-wordpiece hf-unigram hf-bpe hf-wordlevel"
 tiktoken_names="gpt2 cl100k_base o200k_base"
@@ -142,9 +143,26 @@ for _ in range(4000):
     print(("" if random.random() < 0.5 else " ").join(parts))
 PY
 mv astral.tmp astral.txt
+# unicode16: every code point whose category (or Alphabetic) Unicode 15.1 and 16.0
+# changed, 5,846 of them (framework/text/src/unicode_16_changes.inc), one line
+# each, in the contexts the split patterns tell apart: alone, between letters,
+# digits and punctuation. HF tokenizers classifies them by 16.0 and tiktoken
+# by 15.0, as tokenlab does for each kind of file (tokenlab/unicode_version.hpp).
+python3 - "$here/../../framework/text/src/unicode_16_changes.inc" > unicode16.tmp <<'PY'
+import re
+import sys
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*\{0x([0-9A-F]+), 0x([0-9A-F]+),", line)
+    if not m:
+        continue
+    for c in range(int(m.group(1), 16), int(m.group(2), 16) + 1):
+        x = chr(c)
+        print(f"{x} a{x}b 1{x}2 {x}{x}x. \u00ab{x}\u00bb {x}1 hello{x} {x}")
+PY
+mv unicode16.tmp unicode16.txt
 declare -A text_hash
 for text in $texts; do
-  [[ -f $text.txt ]] || { echo "error: unknown text '$text' (ntrex, wiki10m, astral)" >&2; exit 2; }
+  [[ -f $text.txt ]] || { echo "error: unknown text '$text' (ntrex, wiki10m, astral, unicode16)" >&2; exit 2; }
   text_hash[$text]=$(hash_of "$text.txt")
   echo "text $text: $(wc -l < "$text.txt") lines, $(wc -c < "$text.txt") bytes"
 done

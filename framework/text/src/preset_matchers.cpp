@@ -9,6 +9,7 @@
 
 #include "simple_split.hpp"
 #include "tokenlab/regex.hpp"
+#include "tokenlab/unicode_version.hpp"
 #include "tokenlab/unicode_words.hpp"
 
 namespace tokenlab::detail {
@@ -45,9 +46,9 @@ constexpr std::array<std::uint8_t, 128> make_ascii_classes() {
 }
 constexpr std::array<std::uint8_t, 128> kAsciiClasses = make_ascii_classes();
 
-std::uint8_t classify_with_icu(char32_t c) noexcept {
+std::uint8_t classify_with_icu(char32_t c, UnicodeVersion version) noexcept {
   const auto cp = static_cast<UChar32>(c);
-  const std::uint32_t gc = U_GET_GC_MASK(cp);
+  const std::uint32_t gc = general_category_mask(c, version);
   std::uint8_t bits = kValid;
   if (gc & U_GC_L_MASK) bits |= kL;
   if (gc & U_GC_N_MASK) bits |= kN;
@@ -56,7 +57,8 @@ std::uint8_t classify_with_icu(char32_t c) noexcept {
   if (gc & (U_GC_LL_MASK | U_GC_LM_MASK | U_GC_LO_MASK | U_GC_M_MASK)) bits |= kLower;
   if (gc & (U_GC_P_MASK | U_GC_S_MASK)) bits |= kPS;
   // Every White_Space character is a separator or a control (U+0085), so the
-  // property lookup, slower than the category's, runs only for those.
+  // property lookup, slower than the category's, runs only for those. (No
+  // version since 6.0 has changed White_Space.)
   if ((gc & (U_GC_Z_MASK | U_GC_CC_MASK)) && u_hasBinaryProperty(cp, UCHAR_WHITE_SPACE))
     bits |= kWs;
   return bits;
@@ -64,18 +66,24 @@ std::uint8_t classify_with_icu(char32_t c) noexcept {
 
 // classify_with_icu for every BMP character, made on the first one (about a
 // millisecond): two ICU calls a character were most of the time Hindi and
-// Japanese took to pre-tokenize.
+// Japanese took to pre-tokenize. One table a Unicode version, each made when
+// first needed.
+template <UnicodeVersion kVersion>
 struct BmpClasses {
   std::array<std::uint8_t, 0x10000> bits{};
   BmpClasses() noexcept {
-    for (char32_t cp = 0; cp < 0x10000; ++cp) bits[cp] = classify_with_icu(cp);
+    for (char32_t cp = 0; cp < 0x10000; ++cp) bits[cp] = classify_with_icu(cp, kVersion);
+  }
+  static const BmpClasses& get() noexcept {
+    static const BmpClasses table;  // thread-safe, once
+    return table;
   }
 };
 
-std::uint8_t classify(char32_t c) noexcept {
-  if (c >= 0x10000) return classify_with_icu(c);
-  static const BmpClasses table;  // thread-safe, once
-  return table.bits[c];
+std::uint8_t classify(char32_t c, UnicodeVersion version) noexcept {
+  if (c >= 0x10000) return classify_with_icu(c, version);
+  if (version == UnicodeVersion::v16_0) return BmpClasses<UnicodeVersion::v16_0>::get().bits[c];
+  return BmpClasses<UnicodeVersion::library>::get().bits[c];
 }
 
 struct Char {
@@ -86,8 +94,10 @@ struct Char {
 
 class Text {
  public:
-  explicit Text(std::string_view text) noexcept
-      : data_(reinterpret_cast<const unsigned char*>(text.data())), size_(text.size()) {}
+  Text(std::string_view text, UnicodeVersion version) noexcept
+      : data_(reinterpret_cast<const unsigned char*>(text.data())),
+        size_(text.size()),
+        version_(version) {}
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] const unsigned char* bytes() const noexcept { return data_; }
@@ -125,13 +135,14 @@ class Text {
       ill_formed_ = true;
       return {};
     }
-    return {cp, size, classify(cp)};
+    return {cp, size, classify(cp, version_)};
   }
 
   static bool is_tail(unsigned char b) noexcept { return (b & 0xC0u) == 0x80u; }
 
   const unsigned char* data_;
   std::size_t size_;
+  UnicodeVersion version_;
   bool ill_formed_ = false;
 };
 
@@ -494,9 +505,9 @@ std::size_t deepseek_piece(Text& text, std::size_t p) noexcept {
   return i;
 }
 
-template <std::size_t (*kMatch)(Text&, std::size_t)>
+template <std::size_t (*kMatch)(Text&, std::size_t), UnicodeVersion kVersion>
 std::size_t checked(std::string_view text, std::size_t from) noexcept {
-  Text decoded(text);
+  Text decoded(text, kVersion);
   const std::size_t end = kMatch(decoded, from);
   return decoded.ill_formed() || end == from ? kPresetUndecided : end;
 }
@@ -504,10 +515,10 @@ std::size_t checked(std::string_view text, std::size_t from) noexcept {
 // Consecutive matches from `from` in one call, over one decoded Text: the
 // pieces of a line average four bytes, so a call per match cost as much as
 // matching.
-template <std::size_t (*kMatch)(Text&, std::size_t)>
+template <std::size_t (*kMatch)(Text&, std::size_t), UnicodeVersion kVersion>
 std::size_t checked_run(std::string_view text, std::size_t from, std::size_t* ends,
                         std::size_t capacity) noexcept {
-  Text decoded(text);
+  Text decoded(text, kVersion);
   std::size_t count = 0;
   while (count < capacity && from < text.size()) {
     const std::size_t end = kMatch(decoded, from);
@@ -552,24 +563,50 @@ std::size_t match_unicode_word(std::string_view text, std::size_t from) noexcept
 
 }  // namespace
 
-PresetRun find_preset_run(std::string_view pattern) noexcept {
-  if (pattern == kGpt2Pattern) return checked_run<match_gpt2>;
-  if (pattern == kCl100kPattern) return checked_run<match_cl100k<3>>;
-  if (pattern == kQwen2Pattern) return checked_run<match_cl100k<1>>;
-  if (pattern == kO200kPattern) return checked_run<match_o200k>;
+namespace {
+
+// The matchers of the presets for one Unicode version.
+template <UnicodeVersion kVersion>
+PresetRun preset_run_of(std::string_view pattern) noexcept {
+  if (pattern == kGpt2Pattern) return checked_run<match_gpt2, kVersion>;
+  if (pattern == kCl100kPattern) return checked_run<match_cl100k<3>, kVersion>;
+  if (pattern == kQwen2Pattern) return checked_run<match_cl100k<1>, kVersion>;
+  if (pattern == kO200kPattern) return checked_run<match_o200k, kVersion>;
   return nullptr;
 }
 
-PresetRun find_split_sequence_run(std::string_view key) noexcept {
-  return key == kDeepSeekV3Splits ? checked_run<deepseek_piece> : nullptr;
+template <UnicodeVersion kVersion>
+PresetMatcher preset_matcher_of(std::string_view pattern) noexcept {
+  if (pattern == kGpt2Pattern) return checked<match_gpt2, kVersion>;
+  if (pattern == kCl100kPattern) return checked<match_cl100k<3>, kVersion>;
+  if (pattern == kQwen2Pattern) return checked<match_cl100k<1>, kVersion>;
+  if (pattern == kO200kPattern) return checked<match_o200k, kVersion>;
+  return nullptr;
 }
 
-PresetMatcher find_preset_matcher(std::string_view pattern) noexcept {
-  if (pattern == kGpt2Pattern) return checked<match_gpt2>;
-  if (pattern == kCl100kPattern) return checked<match_cl100k<3>>;
-  if (pattern == kQwen2Pattern) return checked<match_cl100k<1>>;
-  if (pattern == kO200kPattern) return checked<match_o200k>;
-  // Only a pattern that starts as it does is built and compared (it is long).
+}  // namespace
+
+PresetRun find_preset_run(std::string_view pattern, UnicodeVersion version) noexcept {
+  return version == UnicodeVersion::v16_0 ? preset_run_of<UnicodeVersion::v16_0>(pattern)
+                                          : preset_run_of<UnicodeVersion::library>(pattern);
+}
+
+PresetRun find_split_sequence_run(std::string_view key, UnicodeVersion version) noexcept {
+  if (key != kDeepSeekV3Splits) return nullptr;
+  return version == UnicodeVersion::v16_0 ? checked_run<deepseek_piece, UnicodeVersion::v16_0>
+                                          : checked_run<deepseek_piece, UnicodeVersion::library>;
+}
+
+PresetMatcher find_preset_matcher(std::string_view pattern, UnicodeVersion version) noexcept {
+  if (PresetMatcher matcher = version == UnicodeVersion::v16_0
+                                  ? preset_matcher_of<UnicodeVersion::v16_0>(pattern)
+                                  : preset_matcher_of<UnicodeVersion::library>(pattern))
+    return matcher;
+  // tokenlab's own unicode pre-tokenizer, as its exported files spell it: its
+  // classes are the library's whatever the file's reader (the pattern names
+  // scripts, which the 16.0 table does not carry), so that an exported model
+  // reads as it was trained. Only a pattern that starts as it does is built and
+  // compared (it is long).
   if (pattern.size() > 1000 && pattern.starts_with(R"( ?(?:[[\p{L}\p{Nl}\p{No}]&&)") &&
       pattern == unicode_words_pattern())
     return match_unicode_word;

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "tokenlab/unicode_version.hpp"
+
 namespace tokenlab::detail {
 
 /// The end of the match that starts at from (from < text.size()): these patterns
@@ -20,8 +22,9 @@ namespace tokenlab::detail {
 using PresetMatcher = std::size_t (*)(std::string_view text, std::size_t from) noexcept;
 inline constexpr std::size_t kPresetUndecided = static_cast<std::size_t>(-1);
 
-/// The matcher of a pattern equal byte for byte to one of the presets, or nullptr.
-PresetMatcher find_preset_matcher(std::string_view pattern) noexcept;
+/// The matcher of a pattern equal byte for byte to one of the presets, or nullptr;
+/// its character classes are version's.
+PresetMatcher find_preset_matcher(std::string_view pattern, UnicodeVersion version) noexcept;
 
 /// Writes the ends of up to capacity consecutive matches from `from` (the first
 /// starts there, each next one where the last ended) and returns how many; fewer
@@ -32,11 +35,11 @@ using PresetRun = std::size_t (*)(std::string_view text, std::size_t from, std::
 
 /// The batched matcher of the GPT-style presets (not the unicode-words pattern),
 /// or nullptr.
-PresetRun find_preset_run(std::string_view pattern) noexcept;
+PresetRun find_preset_run(std::string_view pattern, UnicodeVersion version) noexcept;
 
 /// The pieces of a preset sequence of Isolated splits (kDeepSeekV3Splits), as
 /// a PresetRun: consecutive pieces that tile the text from a piece's start.
 /// It stops short only at ill-formed UTF-8, which no ICU pattern stands behind.
-PresetRun find_split_sequence_run(std::string_view key) noexcept;
+PresetRun find_split_sequence_run(std::string_view key, UnicodeVersion version) noexcept;
 
 }  // namespace tokenlab::detail

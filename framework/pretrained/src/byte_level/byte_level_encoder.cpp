@@ -32,9 +32,9 @@ constexpr std::size_t kBatch = 256;
 
 }  // namespace
 
-ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
-                                   std::size_t vocabulary)
-    : split_(std::string(pattern)),
+ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, UnicodeVersion unicode, Rule rule,
+                                   bool whole_piece_first, std::size_t vocabulary)
+    : split_(std::string(pattern), unicode),
       rule_(rule),
       whole_piece_first_(whole_piece_first),
       tokens_(vocabulary),
@@ -42,9 +42,9 @@ ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool who
   byte_ids_.fill(ByteTable::kNone);
 }
 
-ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
-                                   ByteTable tokens)
-    : split_(std::string(pattern)),
+ByteLevelEncoder::ByteLevelEncoder(std::string_view pattern, UnicodeVersion unicode, Rule rule,
+                                   bool whole_piece_first, ByteTable tokens)
+    : split_(std::string(pattern), unicode),
       rule_(rule),
       whole_piece_first_(whole_piece_first),
       tokens_(std::move(tokens)),
@@ -78,6 +78,7 @@ std::vector<TokenId> ByteLevelEncoder::tokens_merging_apart(unsigned threads) co
 void ByteLevelEncoder::save(compiled::Writer& out,
                             const std::vector<TokenId>* merging_apart) const {
   out.string(split_.key());
+  out.value(static_cast<std::uint8_t>(split_.unicode_version()));
   out.value(static_cast<std::uint8_t>(rule_));
   out.value(static_cast<std::uint8_t>(whole_piece_first_ || merging_apart != nullptr));
   out.bytes(byte_ids_.data(), sizeof byte_ids_);
@@ -101,11 +102,12 @@ void ByteLevelEncoder::save(compiled::Writer& out,
 
 std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
   const std::string pattern = in.string();
+  const auto unicode = in.value<std::uint8_t>();
   const auto rule = in.value<std::uint8_t>();
   const auto whole_piece_first = in.value<std::uint8_t>();
   std::array<TokenId, 256> byte_ids;
   in.read(byte_ids.data(), sizeof byte_ids);
-  if (!is_preset_pattern(pattern) || rule > 1 || whole_piece_first > 1)
+  if (!is_preset_pattern(pattern) || unicode > 1 || rule > 1 || whole_piece_first > 1)
     throw compiled::Stale("byte-level encoder");
   const auto apart_words = in.value<std::uint64_t>();
   if (apart_words > (TokenTable::kMaxId + 1) / 64 + 1)
@@ -114,8 +116,9 @@ std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
   in.read(merging_apart.data(), apart_words * sizeof(std::uint64_t));
   ByteTable tokens = ByteTable::load(in);
   // Private constructor: not through make_shared.
-  std::shared_ptr<ByteLevelEncoder> encoder(new ByteLevelEncoder(
-      pattern, static_cast<Rule>(rule), whole_piece_first != 0, std::move(tokens)));
+  std::shared_ptr<ByteLevelEncoder> encoder(
+      new ByteLevelEncoder(pattern, static_cast<UnicodeVersion>(unicode), static_cast<Rule>(rule),
+                           whole_piece_first != 0, std::move(tokens)));
   encoder->byte_ids_ = byte_ids;
   encoder->merging_apart_ = std::move(merging_apart);
   encoder->merges_ = byte_level_detail::MergeTable::load(in);
@@ -411,7 +414,8 @@ void ByteLevelEncoder::finish() {
 
 bool is_preset_pattern(std::string_view pattern) noexcept {
   return pattern == kGpt2Pattern || pattern == kCl100kPattern || pattern == kQwen2Pattern ||
-         pattern == kO200kPattern || split_sequence_run(pattern) != nullptr;
+         pattern == kO200kPattern ||
+         split_sequence_run(pattern, UnicodeVersion::library) != nullptr;
 }
 
 std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
@@ -421,7 +425,9 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
       !options.end_of_word_suffix.empty() || options.byte_fallback ||
       (options.dropout && *options.dropout != 0.0))
     return nullptr;
-  auto encoder = std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::merges,
+  // HF's classes are Unicode 16.0's (unicode_version.hpp).
+  auto encoder = std::make_shared<ByteLevelEncoder>(pattern, UnicodeVersion::v16_0,
+                                                    ByteLevelEncoder::Rule::merges,
                                                     options.ignore_merges, tokens.size());
   // GPT-2's alphabet back to bytes: a token spelled otherwise can never be a
   // byte-level piece's part, nor can a merge with one; both are left out.

@@ -40,8 +40,10 @@ class ByteLevelEncoder {
     ranks,   // tiktoken: the adjacent pair whose bytes form the lowest-ranked token
     merges,  // HF BPE: the adjacent pair of ids with the lowest-ranked merge
   };
-  ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
-                   std::size_t vocabulary);
+  /// unicode: the character classes pattern splits by (tiktoken's are the
+  /// library's, HF's 16.0's).
+  ByteLevelEncoder(std::string_view pattern, UnicodeVersion unicode, Rule rule,
+                   bool whole_piece_first, std::size_t vocabulary);
   ByteLevelEncoder(const ByteLevelEncoder&) = delete;
   ByteLevelEncoder& operator=(const ByteLevelEncoder&) = delete;
 
@@ -104,8 +106,8 @@ class ByteLevelEncoder {
   [[nodiscard]] const std::string& pattern() const noexcept { return split_.key(); }
 
  private:
-  ByteLevelEncoder(std::string_view pattern, Rule rule, bool whole_piece_first,
-                   byte_level_detail::ByteTable tokens);
+  ByteLevelEncoder(std::string_view pattern, UnicodeVersion unicode, Rule rule,
+                   bool whole_piece_first, byte_level_detail::ByteTable tokens);
   using Merge = byte_level_detail::MergeTable::Merge;
   // The rank and result of merging two adjacent parts: piece bytes [start, end)
   // made of left then right. rank UINT32_MAX: they do not merge.

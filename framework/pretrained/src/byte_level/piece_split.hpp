@@ -6,7 +6,7 @@
 // is named by one key: the pattern, or the sequence's patterns joined by
 // kSplitSeparator, which compiled-model entries record.
 //
-//   PieceSplit split{std::string(kO200kPattern)};
+//   PieceSplit split{std::string(kO200kPattern), UnicodeVersion::library};
 //   split.for_each_piece("Hello world", fn);   // fn(0, 5), fn(5, 11)
 #pragma once
 
@@ -24,12 +24,14 @@ namespace tokenlab {
 class PieceSplit {
  public:
   /// key: a pattern (compiled by Regex, whose errors it throws) or a key
-  /// split_sequence_run knows.
-  explicit PieceSplit(std::string key) : key_(std::move(key)), sequence_(split_sequence_run(key_)) {
-    if (!sequence_) regex_.emplace(key_);
+  /// split_sequence_run knows; its classes are unicode's.
+  PieceSplit(std::string key, UnicodeVersion unicode)
+      : key_(std::move(key)), unicode_(unicode), sequence_(split_sequence_run(key_, unicode)) {
+    if (!sequence_) regex_.emplace(key_, unicode);
   }
 
   [[nodiscard]] const std::string& key() const noexcept { return key_; }
+  [[nodiscard]] UnicodeVersion unicode_version() const noexcept { return unicode_; }
 
   /// Calls fn(start, end) for each piece of text, in order. A sequence's
   /// pieces tile the text; text must be well-formed UTF-8 there (the fused
@@ -57,6 +59,7 @@ class PieceSplit {
  private:
   static constexpr std::size_t kRunCapacity = 64;
   std::string key_;
+  UnicodeVersion unicode_;
   SplitSequenceRun sequence_ = nullptr;
   std::optional<Regex> regex_;
 };

@@ -5,15 +5,17 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
 namespace {
 
-// Rust regex's Unicode classes, which HF uses for these decisions.
+// Rust regex's Unicode classes (regex_syntax::is_word_character, Unicode 16.0),
+// which HF uses for these decisions.
 bool is_word_character(char32_t c) {
-  return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_ALPHABETIC) ||
-         (U_GET_GC_MASK(static_cast<UChar32>(c)) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) ||
+  return is_alphabetic(c, kHfUnicode) ||
+         (general_category_mask(c, kHfUnicode) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) ||
          u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_JOIN_CONTROL);
 }
 

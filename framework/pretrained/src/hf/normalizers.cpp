@@ -77,7 +77,7 @@ class ReplaceNormalizer final : public NormalizerStep {
  public:
   ReplaceNormalizer(std::string pattern, bool is_regex, std::string content)
       : pattern_(std::move(pattern)), content_(std::move(content)) {
-    if (is_regex) regex_ = std::make_unique<PretrainedRegex>(pattern_);
+    if (is_regex) regex_ = std::make_unique<PretrainedRegex>(pattern_, kHfUnicode);
   }
   void apply(std::string& text) const override {
     std::string out;

@@ -135,9 +135,9 @@ class SplitPreTokenizer final : public PreTokenizerStep {
   /// name: what describe() says instead of the Split, for components HF defines as one
   /// (Whitespace).
   SplitPreTokenizer(std::string pattern, bool is_regex, SplitBehavior behavior, bool invert,
-                    std::string name = {})
+                    UnicodeVersion unicode, std::string name = {})
       : literal_(pattern), name_(std::move(name)), behavior_(behavior), invert_(invert) {
-    if (is_regex) regex_ = std::make_unique<PretrainedRegex>(std::move(pattern));
+    if (is_regex) regex_ = std::make_unique<PretrainedRegex>(std::move(pattern), unicode);
   }
   void split(std::string_view piece, bool, std::vector<std::string>& out) const override {
     thread_local std::vector<Span> spans;
@@ -177,7 +177,8 @@ class ByteLevelPreTokenizer final : public PreTokenizerStep {
  public:
   ByteLevelPreTokenizer(bool add_prefix_space, bool use_regex)
       : add_prefix_space_(add_prefix_space) {
-    if (use_regex) regex_ = std::make_unique<PretrainedRegex>(std::string(kGpt2Pattern));
+    if (use_regex)
+      regex_ = std::make_unique<PretrainedRegex>(std::string(kGpt2Pattern), kHfUnicode);
     const auto& alphabet = byte_level_alphabet();
     for (int b = 0; b < 256; ++b) {
       encoded_[b].clear();
@@ -344,7 +345,7 @@ class BertPreTokenizer final : public PreTokenizerStep {
 
 // Rust's char::is_numeric: Nd, Nl or No.
 bool is_numeric(char32_t c) {
-  return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_N_MASK) != 0;
+  return (general_category_mask(c, kHfUnicode) & U_GC_N_MASK) != 0;
 }
 
 }  // namespace
@@ -366,8 +367,10 @@ bool is_bert_pre_tokenizer(const PreTokenizerStep& step) {
 }  // namespace hf
 
 std::unique_ptr<PreTokenizerStep> make_split_pre_tokenizer(std::string pattern, bool is_regex,
-                                                           SplitBehavior behavior, bool invert) {
-  return std::make_unique<SplitPreTokenizer>(std::move(pattern), is_regex, behavior, invert);
+                                                           SplitBehavior behavior, bool invert,
+                                                           UnicodeVersion unicode) {
+  return std::make_unique<SplitPreTokenizer>(std::move(pattern), is_regex, behavior, invert,
+                                             unicode);
 }
 
 std::unique_ptr<PreTokenizerStep> make_byte_level_pre_tokenizer(bool add_prefix_space,
@@ -393,12 +396,12 @@ WordClass word_class(char32_t c) {
       return WordClass::word;
     return (c >= '\t' && c <= '\r') || c == ' ' ? WordClass::space : WordClass::other;
   }
-  const auto cp = static_cast<UChar32>(c);
-  // ICU's \w: [\p{Alphabetic}\p{Mark}\p{Decimal_Number}\p{Connector_Punctuation}\u200c\u200d].
-  if ((U_GET_GC_MASK(cp) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) || c == 0x200C ||
-      c == 0x200D || u_hasBinaryProperty(cp, UCHAR_ALPHABETIC))
+  // ICU's \w: [\p{Alphabetic}\p{Mark}\p{Decimal_Number}\p{Connector_Punctuation}\u200c\u200d],
+  // as Unicode 16.0 has them.
+  if ((general_category_mask(c, kHfUnicode) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) ||
+      c == 0x200C || c == 0x200D || is_alphabetic(c, kHfUnicode))
     return WordClass::word;
-  return u_isUWhiteSpace(cp) ? WordClass::space : WordClass::other;
+  return u_isUWhiteSpace(static_cast<UChar32>(c)) ? WordClass::space : WordClass::other;
 }
 
 void whitespace_pattern_spans(std::string_view piece, std::vector<Span>& spans) {

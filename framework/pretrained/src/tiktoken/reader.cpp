@@ -189,8 +189,8 @@ struct FusedSinkGaveUp {};
 class FusedSink {
  public:
   FusedSink(std::string_view pattern, std::size_t expected)
-      : encoder_(std::make_shared<ByteLevelEncoder>(pattern, ByteLevelEncoder::Rule::ranks, true,
-                                                    expected)),
+      : encoder_(std::make_shared<ByteLevelEncoder>(pattern, UnicodeVersion::library,
+                                                    ByteLevelEncoder::Rule::ranks, true, expected)),
         seen_(expected, false) {
     entries_.reserve(kRowsAtOnce);
   }
@@ -468,7 +468,8 @@ void add_specials(PretrainedPipeline& p, const EncodingParts& parts, const HasRa
 void add_steps(PretrainedPipeline& p, std::string_view pattern) {
   p.format = "tiktoken";
   p.pre_tokenizers.push_back(
-      make_split_pre_tokenizer(std::string(pattern), true, SplitBehavior::removed, true));
+      make_split_pre_tokenizer(std::string(pattern), true, SplitBehavior::removed, true,
+                               UnicodeVersion::library));  // tiktoken's classes (15.0)
   p.model = make_tiktoken_model(p.tokens);
   p.decoders.push_back(std::make_unique<BytesDecoder>());
 }

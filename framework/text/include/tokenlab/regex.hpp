@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "tokenlab/export.hpp"
+#include "tokenlab/unicode_version.hpp"
 
 namespace tokenlab {
 
@@ -46,10 +47,12 @@ inline constexpr std::string_view kDeepSeekV3Splits =
 /// with the ends of up to capacity consecutive pieces from `from` (a piece's
 /// start, 0 for a text's first) and returns how many. Exactly the pieces the
 /// splits, each run on ICU, cut; fewer than capacity only at the text's end or
-/// at ill-formed UTF-8. Null for any other key.
+/// at ill-formed UTF-8. Null for any other key. The character classes are
+/// version's.
 using SplitSequenceRun = std::size_t (*)(std::string_view text, std::size_t from, std::size_t* ends,
                                          std::size_t capacity) noexcept;
-TOKENLAB_API SplitSequenceRun split_sequence_run(std::string_view key) noexcept;
+TOKENLAB_API SplitSequenceRun split_sequence_run(std::string_view key,
+                                                 UnicodeVersion version) noexcept;
 
 /// The pattern of a preset name (gpt2, r50k, p50k, cl100k, llama3, qwen2,
 /// o200k), or nullopt.
@@ -63,14 +66,17 @@ inline constexpr std::int32_t kRegexTimeLimit = 5000;
 inline constexpr std::int32_t kRegexStackBytes = 8 << 20;
 
 /// A compiled pattern with the semantics of Rust's regex and Oniguruma, on ICU:
-/// `\s` is the White_Space property (ICU's lacks U+000B and U+0085).
+/// `\s` is the White_Space property (ICU's lacks U+000B and U+0085). Its
+/// character classes are those of a Unicode version (unicode_version.hpp):
+/// ICU's own, or 16.0's general categories, Alphabetic, `\w` and `\d` (scripts
+/// and other properties stay ICU's).
 /// Thread-safe: each thread gets its own matcher.
 /// A search that passes kRegexTimeLimit or kRegexStackBytes throws Error (naming
 /// the pattern and the offset): it never ends the matches early in silence.
 class TOKENLAB_API Regex {
  public:
   /// Throws Error with ICU's message and the offset of the problem in pattern.
-  explicit Regex(std::string pattern);
+  explicit Regex(std::string pattern, UnicodeVersion version = UnicodeVersion::library);
   ~Regex();
   Regex(const Regex&) = delete;
   Regex& operator=(const Regex&) = delete;
@@ -98,12 +104,14 @@ class TOKENLAB_API Regex {
     }
   }
   [[nodiscard]] const std::string& pattern() const noexcept { return pattern_; }
+  [[nodiscard]] UnicodeVersion unicode_version() const noexcept { return version_; }
 
  private:
   bool next_match(std::string_view text, std::size_t from, std::size_t& start,
                   std::size_t& end) const;
   [[noreturn]] void fail_match(int status, std::size_t text_bytes, std::size_t from) const;
   std::string pattern_;
+  UnicodeVersion version_;
   void* compiled_;  // icu::RegexPattern*
   // A hand-made matcher when pattern_ is one of the presets (ICU is several times
   // slower on them); it leaves ill-formed UTF-8 to ICU.

@@ -31,6 +31,13 @@ namespace tokenlab {
 /// text pipeline (tokenlab/regex.hpp), which trains with the same presets.
 using PretrainedRegex = Regex;
 
+/// The Unicode version of HF tokenizers' character classes (unicode_version.hpp):
+/// every component here that classifies characters follows it (its regexes, \w
+/// of Whitespace and of added tokens' single_word, Digits), except a Split told
+/// otherwise (tiktoken's, whose classes are the library's). BERT's classes are
+/// older still (bert_characters.hpp).
+inline constexpr UnicodeVersion kHfUnicode = UnicodeVersion::v16_0;
+
 // ---- normalizers ---------------------------------------------------------------
 
 enum class UnicodeForm { nfc, nfd, nfkc, nfkd };
@@ -67,9 +74,11 @@ enum class SplitBehavior { removed, isolated, merged_with_previous, merged_with_
 /// Parses "Removed", "Isolated", ... (HF's spelling); nullopt otherwise.
 TOKENLAB_PRETRAINED_API std::optional<SplitBehavior> parse_split_behavior(std::string_view name);
 
-/// HF Split with a regex (or, with is_regex false, a literal string).
+/// HF Split with a regex (or, with is_regex false, a literal string), whose
+/// classes are unicode's.
 TOKENLAB_PRETRAINED_API std::unique_ptr<PreTokenizerStep> make_split_pre_tokenizer(
-    std::string pattern, bool is_regex, SplitBehavior behavior, bool invert);
+    std::string pattern, bool is_regex, SplitBehavior behavior, bool invert,
+    UnicodeVersion unicode = kHfUnicode);
 /// HF ByteLevel: optional prefix space, optional GPT-2 regex split, then each
 /// byte mapped to GPT-2's printable alphabet.
 TOKENLAB_PRETRAINED_API std::unique_ptr<PreTokenizerStep> make_byte_level_pre_tokenizer(
