@@ -4,7 +4,7 @@
 // Unicode 16.0 (its regex engine, Oniguruma, and Rust's char), while tiktoken
 // (fancy-regex) and tokenlab's ICU 72 (Debian 12) are on 15.0. A character
 // assigned in 15.1 or 16.0 (CJK Extension I, Garay, Tulu-Tigalari, new emoji and
-// digits, 5,813 code points in 88 ranges) is unassigned to one and a letter,
+// digits: 5,846 code points in 88 ranges) is unassigned to one and a letter,
 // mark, number, punctuation or symbol to the other, so the same pattern splits
 // it differently. A tokenizer.json is read with Unicode 16.0 and a tiktoken file
 // with ICU's, as each reference does.
