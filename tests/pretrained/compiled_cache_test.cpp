@@ -9,12 +9,14 @@
 #include <stdlib.h>
 
 #include <bit>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base64.hpp"
@@ -667,4 +669,148 @@ TEST_CASE("a tiktoken file is compiled too, keyed by its bytes and its encoding"
   CHECK(o200k_again.pipeline().compiled_entry != read.pipeline().compiled_entry);
   same_tokenizer(o200k, o200k_again);
   CHECK(o200k_again.pipeline().byte_level->pattern() != read.pipeline().byte_level->pattern());
+}
+
+namespace {
+
+std::vector<fs::path> stamps_in(const fs::path& dir) {
+  std::vector<fs::path> stamps;
+  if (!fs::exists(dir)) return stamps;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".tlstamp") stamps.push_back(e.path());
+  return stamps;
+}
+
+// A file's bytes written anew, after the clock has moved on: a write in the
+// tick the file was last digested in is what settled_seconds guards against,
+// and these tests turn that guard off.
+void rewrite(const fs::path& path, const std::string& bytes) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  write_bytes(path, bytes);
+}
+
+PretrainedTokenizer load_file(const fs::path& path, const ModelCache& settings,
+                              unsigned threads = 1) {
+  return PretrainedTokenizer::load(path, "auto", threads, settings);
+}
+
+}  // namespace
+
+TEST_CASE("a file the cache knows by its stamp is not digested, nor its lists read",
+          "[compiled][stamp]") {
+  const Fixture& fixture = GENERATE(from_range(std::begin(kFixtures), std::end(kFixtures)));
+  INFO(fixture.name);
+  TempDir files;
+  TempDir cache;
+  auto settings = settings_in(cache.path());
+  settings.settled_seconds = 0;  // the file was written a moment ago
+  const fs::path path = files / "tokenizer.json";
+  write_bytes(path, fixture.json(2000));
+  // The first load digests the file, writes its entry and its stamp.
+  const PretrainedTokenizer first = load_file(path, settings);
+  CHECK(first.pipeline().compiled_entry.empty());
+  CHECK(stamps_in(cache.path()).size() == 1);
+  // The next loads know the file by its stamp: the lists, which the entry
+  // holds, are left unread (zero in the buffer, and jumped over by the parse).
+  for (const unsigned threads : {1u, 2u}) {
+    const PretrainedTokenizer again = load_file(path, settings, threads);
+    CHECK(again.pipeline().compiled_by_stamp);
+    CHECK(again.pipeline().compiled_entry == entries_in(cache.path()).front().string());
+    same_tokenizer(first, again);
+  }
+  // Read from bytes there is no file, and so no stamp: the digest finds the entry.
+  const PretrainedTokenizer from_bytes = load(read_bytes(path), settings);
+  CHECK_FALSE(from_bytes.pipeline().compiled_entry.empty());
+  CHECK_FALSE(from_bytes.pipeline().compiled_by_stamp);
+}
+
+TEST_CASE("a file changed since its stamp was kept is digested again", "[compiled][stamp]") {
+  TempDir files;
+  TempDir cache;
+  auto settings = settings_in(cache.path());
+  settings.settled_seconds = 0;
+  const fs::path path = files / "tokenizer.json";
+  const std::string before = byte_level_json(2000);
+  write_bytes(path, before);
+  (void)load_file(path, settings);
+  REQUIRE(load_file(path, settings).pipeline().compiled_by_stamp);
+  // The same size, two merges' places swapped ("b c" and "c d"): only the
+  // bytes tell, and "bcd" is now "b", "cd".
+  std::string after = before;
+  const auto merges = after.find("\"merges\"");
+  REQUIRE(merges != std::string::npos);
+  const auto bc = after.find("\"b c\"", merges);
+  const auto cd = after.find("\"c d\"", merges);
+  REQUIRE((bc != std::string::npos && cd != std::string::npos));
+  after.replace(bc, 5, "\"c d\"");
+  after.replace(cd, 5, "\"b c\"");
+  REQUIRE(after.size() == before.size());
+  const PretrainedTokenizer unchanged = load_file(path, settings);
+  rewrite(path, after);
+  const PretrainedTokenizer changed = load_file(path, settings);
+  CHECK_FALSE(changed.pipeline().compiled_by_stamp);
+  CHECK(changed.pipeline().compiled_entry.empty());  // another digest, no entry yet
+  CHECK(changed.encode("bcd") != unchanged.encode("bcd"));
+  same_tokenizer(load(after, ModelCache::off()), changed);
+  // Its new stamp is kept, and the next load uses it.
+  const PretrainedTokenizer again = load_file(path, settings);
+  CHECK(again.pipeline().compiled_by_stamp);
+  same_tokenizer(changed, again);
+}
+
+TEST_CASE("a stamp is kept only for a file that has settled", "[compiled][stamp]") {
+  TempDir files;
+  TempDir cache;
+  auto settings = settings_in(cache.path());
+  settings.settled_seconds = 3600;  // the file was changed less than an hour ago
+  const fs::path path = files / "tokenizer.json";
+  write_bytes(path, byte_level_json(2000));
+  (void)load_file(path, settings);
+  const PretrainedTokenizer again = load_file(path, settings);
+  CHECK(stamps_in(cache.path()).empty());
+  CHECK_FALSE(again.pipeline().compiled_entry.empty());  // found by its digest
+  CHECK_FALSE(again.pipeline().compiled_by_stamp);
+  settings.settled_seconds = -1;  // never by stamp, however old the file
+  CHECK_FALSE(load_file(path, settings).pipeline().compiled_by_stamp);
+  CHECK(stamps_in(cache.path()).empty());
+}
+
+TEST_CASE("a damaged stamp, or one whose entry has gone, is a miss", "[compiled][stamp]") {
+  TempDir files;
+  TempDir cache;
+  auto settings = settings_in(cache.path());
+  settings.settled_seconds = 0;
+  const fs::path path = files / "tokenizer.json";
+  const std::string json = whole_line_json(2000);
+  write_bytes(path, json);
+  const PretrainedTokenizer reference = load_file(path, settings);
+  REQUIRE(stamps_in(cache.path()).size() == 1);
+  const fs::path stamp = stamps_in(cache.path()).front();
+  const std::string good = read_bytes(stamp);
+  const auto damaged = [&](std::size_t at) {
+    std::string bytes = good;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x40);
+    return bytes;
+  };
+  // Its magic, the file's inode, its change time, its salt, the digest; short.
+  const std::vector<std::string> stamps = {
+      damaged(0), damaged(16), damaged(56), damaged(72), damaged(120), good.substr(0, 100), ""};
+  for (std::size_t i = 0; i < stamps.size(); ++i) {
+    INFO("stamp " << i);
+    write_bytes(stamp, stamps[i]);
+    const PretrainedTokenizer read = load_file(path, settings);
+    CHECK_FALSE(read.pipeline().compiled_by_stamp);
+    same_tokenizer(reference, read);
+    // The digest found the entry, and the stamp is written again.
+    CHECK_FALSE(read.pipeline().compiled_entry.empty());
+    CHECK(read_bytes(stamp) == good);
+  }
+  // The entry gone: the stamp's digest names nothing, so the file is read
+  // whole, digested and compiled again.
+  for (const fs::path& entry : entries_in(cache.path())) fs::remove(entry);
+  const PretrainedTokenizer rebuilt = load_file(path, settings);
+  CHECK_FALSE(rebuilt.pipeline().compiled_by_stamp);
+  CHECK(rebuilt.pipeline().compiled_entry.empty());
+  same_tokenizer(reference, rebuilt);
+  CHECK(load_file(path, settings).pipeline().compiled_by_stamp);
 }

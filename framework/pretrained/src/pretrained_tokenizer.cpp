@@ -57,6 +57,10 @@ std::uint64_t checked_file_size(const std::filesystem::path& path) {
   return size;
 }
 
+// The bytes load reads before it knows a file's format: far more than
+// detect_pretrained_format looks at (4 KiB, or a rank file's first line).
+constexpr std::size_t kFormatHeadBytes = std::size_t{64} << 10;
+
 // What from_bytes and load read content as: the reader's kind and a tiktoken
 // rank file's encoding, from format ("auto" detects it).
 struct Reader {
@@ -109,7 +113,7 @@ std::string read_pretrained_file(const std::filesystem::path& path) {
 namespace {
 
 // Reads [begin, end) of fd into data + begin; false at an error or end of file.
-bool read_range(int fd, char* data, std::size_t begin, std::size_t end) noexcept {
+bool read_file_range(int fd, char* data, std::size_t begin, std::size_t end) noexcept {
   while (begin < end) {
     const ssize_t n = ::pread(fd, data + begin, end - begin, static_cast<off_t>(begin));
     if (n < 0 && errno == EINTR) continue;
@@ -121,62 +125,107 @@ bool read_range(int fd, char* data, std::size_t begin, std::size_t end) noexcept
 
 }  // namespace
 
-pretrained_detail::FileBuffer pretrained_detail::FileBuffer::read(const std::filesystem::path& path,
-                                                                  unsigned threads) {
+namespace pretrained_detail {
+
+FileBuffer FileBuffer::open(const std::filesystem::path& path) {
   const auto size = static_cast<std::size_t>(checked_file_size(path));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path.string() + ": cannot open");
   constexpr std::size_t kPage = 4096;
   const std::size_t mapped = (size + kPage) / kPage * kPage;  // room for the NUL after it
   FileBuffer buffer(nullptr, size, mapped);
+  buffer.fd_ = fd;
+  buffer.path_ = path.string();
+  if (::fstat(fd, &buffer.status_) != 0 || static_cast<std::size_t>(buffer.status_.st_size) != size)
+    throw Error(buffer.path_ + ": cannot read: it changed while being opened");
   void* memory =
       ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) {
-    ::close(fd);
-    throw std::bad_alloc();
-  }
+  if (memory == MAP_FAILED) throw std::bad_alloc();
   buffer.data_ = static_cast<char*>(memory);  // zero: the NUL after the file is there
-  // With a second thread, a large file is read in two halves at once: the
+  return buffer;
+}
+
+FileBuffer::~FileBuffer() {
+  close();
+  if (data_ != nullptr) (void)::munmap(data_, mapped_);
+}
+
+void FileBuffer::close() noexcept {
+  if (fd_ >= 0) (void)::close(fd_);
+  fd_ = -1;
+}
+
+void FileBuffer::read_range(std::size_t begin, std::size_t end) {
+  if (fd_ < 0 || end > size_ || !read_file_range(fd_, data_, begin, end))
+    throw Error(path_ + ": short read");
+}
+
+void FileBuffer::read_stretch(std::size_t begin, std::size_t end, unsigned threads) {
+  // With a second thread, a large stretch is read in two halves at once: the
   // copy, and the kernel's zeroing of the pages it copies into, were 14 ms of
   // Gemma 3's 33 MB on one thread (docs/performance.md, tenth round). The
   // halves meet at a page boundary, so that they never share a page.
+  constexpr std::size_t kPage = 4096;
   constexpr std::size_t kTwoHalvesFrom = std::size_t{8} << 20;
-  bool whole = false;
-  if (threads >= 2 && size >= kTwoHalvesFrom) {
-    const std::size_t middle = size / 2 / kPage * kPage;
-    bool second_whole = false;
-    std::thread second;
-    try {
-      second = std::thread([&] { second_whole = read_range(fd, buffer.data_, middle, size); });
-    } catch (const std::system_error&) {
-      // No thread to be had: this one reads the second half too.
-    }
-    whole = read_range(fd, buffer.data_, 0, middle);
-    if (second.joinable())
-      second.join();
-    else
-      second_whole = read_range(fd, buffer.data_, middle, size);
-    whole = whole && second_whole;
-  } else {
-    whole = read_range(fd, buffer.data_, 0, size);
+  if (threads < 2 || end - begin < kTwoHalvesFrom) {
+    read_range(begin, end);
+    return;
   }
-  ::close(fd);
-  if (!whole) throw Error(path.string() + ": short read");
+  const std::size_t middle = (begin + (end - begin) / 2) / kPage * kPage;
+  bool second_whole = false;
+  std::thread second;
+  try {
+    second = std::thread([&] { second_whole = read_file_range(fd_, data_, middle, end); });
+  } catch (const std::system_error&) {
+    // No thread to be had: this one reads the second half too.
+  }
+  bool whole = read_file_range(fd_, data_, begin, middle);
+  if (second.joinable())
+    second.join();
+  else
+    second_whole = read_file_range(fd_, data_, middle, end);
+  if (!whole || !second_whole) throw Error(path_ + ": short read");
+}
+
+void FileBuffer::read_except(std::size_t from,
+                             std::span<const std::pair<std::uint64_t, std::uint64_t>> skipped,
+                             unsigned threads) {
+  for (const auto& [begin, end] : skipped) {
+    if (begin < from || end < begin || end > size_) throw Error(path_ + ": short read");
+    read_stretch(from, static_cast<std::size_t>(begin), threads);
+    from = static_cast<std::size_t>(end);
+  }
+  read_stretch(from, size_, threads);
+}
+
+FileBuffer FileBuffer::read(const std::filesystem::path& path, unsigned threads) {
+  FileBuffer buffer = open(path);
+  buffer.read_stretch(0, buffer.size_, threads);
+  buffer.close();
   return buffer;
 }
+
+}  // namespace pretrained_detail
 
 PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
                                               std::string_view format, unsigned threads,
                                               const ModelCache& cache) {
-  pretrained_detail::FileBuffer file = pretrained_detail::FileBuffer::read(path, threads);
+  pretrained_detail::FileBuffer file = pretrained_detail::FileBuffer::open(path);
   const std::string source = path.string();
-  std::string kind = resolve_pretrained_format(file.view(), source, format);
+  // The format from the file's head (detect_pretrained_format reads 4 KiB and
+  // a rank file's first line): a tokenizer.json that the compiled-model cache
+  // remembers is then read without its lists.
+  const std::size_t head = std::min(file.size(), kFormatHeadBytes);
+  file.read_range(0, head);
+  const std::string_view head_bytes = file.view().substr(0, head);
+  std::string kind = resolve_pretrained_format(head_bytes, source, format);
   if (kind.empty()) kind = "auto";  // reader_for says why nothing fits
-  const Reader r = reader_for(file.view(), source, kind);
+  const Reader r = reader_for(head_bytes, source, kind);
   if (r.kind == "tokenizer.json")
-    return tokenizer_of(
-        hf_detail::read_tokenizer_json_in_place(file.data(), file.size(), source, threads, cache),
-        source);
+    return tokenizer_of(hf_detail::read_tokenizer_json_file(file, head, source, threads, cache),
+                        source);
+  file.read_except(head, {}, threads);
+  file.close();
   if (r.kind == "tiktoken")
     return tokenizer_of(tiktoken_detail::read_tiktoken_in_place(file.data(), file.size(), source,
                                                                 r.encoding, threads, cache),

@@ -41,7 +41,11 @@ void inspect_pretrained(const PretrainedTokenizer& tokenizer, const std::string&
   const PretrainedPipeline& p = tokenizer.pipeline();
   print_field("file", file);
   print_field("format", p.format + (p.source != file ? " (imported from " + p.source + ")" : ""));
-  if (!p.compiled_entry.empty()) print_field("tables", "read from " + p.compiled_entry);
+  if (!p.compiled_entry.empty())
+    print_field("tables", "read from " + p.compiled_entry +
+                              (p.compiled_by_stamp ? " (the file known by its stamp: not digested, "
+                                                     "its lists not read)"
+                                                   : ""));
   const std::string options = p.model->describe();
   print_field("model", p.model->type() + (options.empty() ? "" : " (" + options + ")"));
   print_field("vocabulary", std::to_string(tokenizer.vocabulary_size()) + " ids (" +

@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "compiled/compiled_file.hpp"
+#include "compiled/file_stamp.hpp"
+#include "file_buffer.hpp"
 #include "hf/compiled_json.hpp"
 #include "hf/list_prefetch.hpp"
 #include "hf/merge_ids.hpp"
@@ -35,9 +37,28 @@ namespace tokenlab::hf_detail {
 // read_tokenizer_json over text[0, size), which it rewrites (the in-situ parse);
 // text[size] must be '\0'. PretrainedTokenizer::load reads the file into such
 // a buffer (file_buffer.hpp) rather than a std::string.
+// known: what a load from a file found before reading it (read_tokenizer_json_file):
+// its stamp, which is remembered with the digest once the file is digested,
+// and, when the stamp recalled a digest whose entry was read, both (the file
+// is then not digested, and the bytes of the lists the entry stands for may
+// never have been read).
+struct KnownFile {
+  compiled::FileStamp stamp;
+  std::optional<compiled::Digest> digest;
+  std::optional<CompiledJson> compiled;
+};
 PretrainedPipeline read_tokenizer_json_in_place(char* text, std::size_t size,
                                                 const std::string& source, unsigned threads,
-                                                const ModelCache& cache);
+                                                const ModelCache& cache,
+                                                KnownFile* known = nullptr);
+
+// A tokenizer.json being loaded (PretrainedTokenizer::load): file open, its
+// first read_so_far bytes read. Reads the rest and the pipeline; when the
+// cache remembers this file unchanged (compiled/file_stamp.hpp), the file is
+// not digested and its two lists, which the entry holds, are not read.
+PretrainedPipeline read_tokenizer_json_file(pretrained_detail::FileBuffer& file,
+                                            std::size_t read_so_far, const std::string& source,
+                                            unsigned threads, const ModelCache& cache);
 
 // The normalizer, pre_tokenizer and decoder members, a Sequence flattened, each
 // component checked: an unknown type or an option that would change the ids is

@@ -139,17 +139,70 @@ PretrainedPipeline read_tokenizer_json(std::string content, const std::string& s
                                                  cache);
 }
 
+namespace {
+constexpr std::string_view kStampSalt = "tokenizer.json";
+}  // namespace
+
+PretrainedPipeline hf_detail::read_tokenizer_json_file(pretrained_detail::FileBuffer& file,
+                                                       std::size_t read_so_far,
+                                                       const std::string& source, unsigned threads,
+                                                       const ModelCache& cache) {
+  std::optional<KnownFile> known;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> skipped;
+  if (cache.applies_to(file.size())) {
+    known.emplace();
+    known->stamp = compiled::FileStamp::of(file.status());
+    known->digest = compiled::recall_digest(cache, known->stamp, kStampSalt);
+    if (known->digest) known->compiled = read_compiled_json(cache, *known->digest);
+    if (known->compiled) {
+      // The lists the parse jumps over (ListDivertingHandler::skip_lists),
+      // in file order; a span it would not jump over is read.
+      for (const auto* span : {&known->compiled->spans.vocab, &known->compiled->spans.merges})
+        if (span->entries > 0 && span->begin >= read_so_far && span->begin <= span->end &&
+            span->end <= file.size())
+          skipped.emplace_back(span->begin, span->end);
+      std::sort(skipped.begin(), skipped.end());
+      if (skipped.size() == 2 && skipped[0].second > skipped[1].first) skipped.clear();
+    } else {
+      known->digest.reset();
+    }
+  }
+  file.read_except(read_so_far, skipped, threads);
+  file.close();
+  if (skipped.empty())
+    return read_tokenizer_json_in_place(file.data(), file.size(), source, threads, cache,
+                                        known ? &*known : nullptr);
+  try {
+    return read_tokenizer_json_in_place(file.data(), file.size(), source, threads, cache, &*known);
+  } catch (const Error&) {
+    // Never expected (the stamp says the bytes are those the entry was made
+    // from, which parsed): the file read whole and digested, which gives the
+    // file's own error if it has one.
+  }
+  pretrained_detail::FileBuffer again = pretrained_detail::FileBuffer::read(source, threads);
+  KnownFile stamp_only{known->stamp, std::nullopt, std::nullopt};
+  return read_tokenizer_json_in_place(again.data(), again.size(), source, threads, cache,
+                                      &stamp_only);
+}
+
 PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size_t size,
                                                            const std::string& source,
                                                            unsigned threads,
-                                                           const ModelCache& cache) {
+                                                           const ModelCache& cache,
+                                                           KnownFile* known) {
   const std::string_view content(text, size);
   // The compiled-model cache, looked up by the bytes before the in-situ parse
   // rewrites them (hf/compiled_json.hpp). Only a BPE model can have an entry:
-  // a WordPiece or unigram file is not digested for nothing.
+  // a WordPiece or unigram file is not digested for nothing. A file whose
+  // stamp recalled its entry comes with both.
   std::optional<compiled::Digest> digest;
   std::optional<CompiledJson> compiled;
-  if (cache.applies_to(size) && may_have_entry(content)) {
+  const bool recalled = known != nullptr && known->compiled.has_value();
+  if (recalled) {
+    digest = known->digest;
+    compiled = std::move(known->compiled);
+    known->compiled.reset();
+  } else if (cache.applies_to(size) && may_have_entry(content)) {
     digest = compiled::digest_of(content);
     compiled = read_compiled_json(cache, *digest);
   }
@@ -227,6 +280,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   PretrainedPipeline p;
   p.format = "tokenizer.json";
   if (compiled) p.compiled_entry = compiled::entry_path(cache, *digest).string();
+  p.compiled_by_stamp = recalled;
   BpeParts bpe;
   read_model(root.member("model"), p, source, lists, &bpe, &prefetched,
              compiled ? &*compiled : nullptr);
@@ -314,9 +368,14 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
     }
   }
   // Best effort: a cache that cannot be written is no error of this file's.
+  bool has_entry = compiled.has_value();
   if (writes_entry)
-    (void)write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, p.byte_level.get(),
-                              *p.model, resolved_added_ids, spans, threads);
+    has_entry = write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, p.byte_level.get(),
+                                    *p.model, resolved_added_ids, spans, threads);
+  // The file's stamp, so that its next load needs no digest: only once it
+  // has an entry (a stamp without one would save nothing).
+  if (known != nullptr && !recalled && has_entry)
+    compiled::remember_digest(cache, known->stamp, kStampSalt, *digest);
   return p;
 }
 

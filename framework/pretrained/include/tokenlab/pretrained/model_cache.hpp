@@ -30,6 +30,12 @@ struct TOKENLAB_PRETRAINED_API ModelCache {
   std::size_t min_file_bytes = std::size_t{1} << 20;
   /// Entries kept; writing one removes the least recently written beyond it.
   std::size_t max_entries = 16;
+  /// A file is recognised by its stamp (device, inode, size, modification and
+  /// change times) instead of its digest once it has been left alone this
+  /// long before a load digests it: a write in the same clock tick as that
+  /// load could otherwise leave the stamp unchanged (compiled/file_stamp.hpp).
+  /// Negative: never by stamp.
+  int settled_seconds = 2;
 
   /// TOKENLAB_MODEL_CACHE=off (or 0): no cache; TOKENLAB_MODEL_CACHE=DIR: DIR;
   /// unset or empty: cache_directory()/models (~/.cache/tokenlab/models). Off

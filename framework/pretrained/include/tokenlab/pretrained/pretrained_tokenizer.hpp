@@ -43,6 +43,10 @@ struct PretrainedPipeline {
   /// The compiled-model entry (model_cache.hpp) its tables were read from;
   /// empty when they were built from the file.
   std::string compiled_entry;
+  /// Whether that entry was found by the file's stamp (its device, inode,
+  /// size and times) rather than by digesting its bytes: then the bytes the
+  /// entry stands for (a tokenizer.json's vocabulary and merges) were not read.
+  bool compiled_by_stamp = false;
   /// The model's vocabulary (what the model can emit); shared with the model.
   std::shared_ptr<const TokenTable> tokens;
   /// Tokens cut out of the text before the model; their ids may lie beyond the
