@@ -157,10 +157,11 @@ PretrainedPipeline hf_detail::read_tokenizer_json_file(pretrained_detail::FileBu
     if (known->compiled) {
       // The lists the parse jumps over (ListDivertingHandler::skip_lists),
       // in file order; a span it would not jump over is read.
+      // (A list that starts in the bytes read already is skipped from there.)
       for (const auto* span : {&known->compiled->spans.vocab, &known->compiled->spans.merges})
-        if (span->entries > 0 && span->begin >= read_so_far && span->begin <= span->end &&
-            span->end <= file.size())
-          skipped.emplace_back(span->begin, span->end);
+        if (span->entries > 0 && span->begin <= span->end && span->end <= file.size() &&
+            span->end > read_so_far)
+          skipped.emplace_back(std::max<std::uint64_t>(span->begin, read_so_far), span->end);
       std::sort(skipped.begin(), skipped.end());
       if (skipped.size() == 2 && skipped[0].second > skipped[1].first) skipped.clear();
     } else {
