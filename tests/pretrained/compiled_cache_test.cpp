@@ -814,3 +814,35 @@ TEST_CASE("a damaged stamp, or one whose entry has gone, is a miss", "[compiled]
   same_tokenizer(reference, rebuilt);
   CHECK(load_file(path, settings).pipeline().compiled_by_stamp);
 }
+
+TEST_CASE("a tiktoken file known by its stamp is read no further than its head",
+          "[compiled][stamp][tiktoken]") {
+  TempDir files;
+  TempDir cache;
+  auto settings = settings_in(cache.path());
+  settings.settled_seconds = 0;
+  const fs::path path = files / "ranks.tiktoken";
+  write_bytes(path, rank_file());
+  const auto load_as = [&](const std::string& encoding) {
+    return PretrainedTokenizer::load(path, "tiktoken:" + encoding, 1, settings);
+  };
+  const PretrainedTokenizer built = load_as("cl100k_base");
+  CHECK_FALSE(built.pipeline().compiled_by_stamp);
+  const PretrainedTokenizer known = load_as("cl100k_base");
+  CHECK(known.pipeline().compiled_by_stamp);
+  CHECK_FALSE(known.pipeline().compiled_entry.empty());
+  same_tokenizer(built, known);
+  // The same file as another encoding is another entry: its stamp is no use.
+  const PretrainedTokenizer o200k = load_as("o200k_base");
+  CHECK_FALSE(o200k.pipeline().compiled_by_stamp);
+  CHECK(o200k.pipeline().byte_level->pattern() != known.pipeline().byte_level->pattern());
+  CHECK(load_as("o200k_base").pipeline().compiled_by_stamp);
+  // Changed: digested again, with the new ranks ("abc" is no token now).
+  std::string changed = rank_file();
+  changed.resize(changed.rfind('\n', changed.size() - 2) + 1);
+  rewrite(path, changed);
+  const PretrainedTokenizer shorter = load_as("o200k_base");
+  CHECK_FALSE(shorter.pipeline().compiled_by_stamp);
+  CHECK(shorter.encode("abc").size() == 2);
+  CHECK(load_as("o200k_base").encode("abc").size() == 2);
+}

@@ -224,12 +224,12 @@ PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
   if (r.kind == "tokenizer.json")
     return tokenizer_of(hf_detail::read_tokenizer_json_file(file, head, source, threads, cache),
                         source);
-  file.read_except(head, {}, threads);
-  file.close();
   if (r.kind == "tiktoken")
-    return tokenizer_of(tiktoken_detail::read_tiktoken_in_place(file.data(), file.size(), source,
-                                                                r.encoding, threads, cache),
-                        source);
+    return tokenizer_of(
+        tiktoken_detail::read_tiktoken_file(file, head, source, r.encoding, threads, cache),
+        source);
+  file.read_except(head, {}, threads);  // a SentencePiece .model
+  file.close();
   return tokenizer_of(read_other(r, file.view(), source, threads, cache), source);
 }
 

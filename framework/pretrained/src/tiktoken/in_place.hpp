@@ -9,14 +9,18 @@
 #include <string>
 #include <string_view>
 
+#include "file_buffer.hpp"
 #include "tokenlab/pretrained/pretrained_tokenizer.hpp"
 
 namespace tokenlab::tiktoken_detail {
 
-/// read_tiktoken over text[0, size), which it may rewrite; text[size] must be
-/// '\0'.
-PretrainedPipeline read_tiktoken_in_place(char* text, std::size_t size, const std::string& source,
-                                          std::string_view encoding, unsigned threads,
-                                          const ModelCache& cache);
+/// A tiktoken file being loaded (PretrainedTokenizer::load): file open, its
+/// first read_so_far bytes read. When the cache knows the file by its stamp
+/// (compiled/file_stamp.hpp) and has its entry, nothing more is read;
+/// otherwise the rest, which it may rewrite (npm tiktoken's encoder JSON is
+/// parsed in situ).
+PretrainedPipeline read_tiktoken_file(pretrained_detail::FileBuffer& file, std::size_t read_so_far,
+                                      const std::string& source, std::string_view encoding,
+                                      unsigned threads, const ModelCache& cache);
 
 }  // namespace tokenlab::tiktoken_detail

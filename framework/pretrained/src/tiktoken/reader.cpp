@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "byte_level/byte_level_encoder.hpp"
+#include "compiled/file_stamp.hpp"
 #include "json_value.hpp"
 #include "tiktoken/compiled_tiktoken.hpp"
 #include "tiktoken/in_place.hpp"
@@ -722,6 +723,12 @@ bool is_encoder_json(std::string_view content) noexcept {
 
 namespace {
 
+// What tells a tiktoken file's stamp from a tokenizer.json's, and one
+// encoding's from another's (the same bytes are two entries then).
+std::string stamp_salt(std::string_view encoding) {
+  return "tiktoken:" + std::string(encoding);
+}
+
 // The pipeline of a compiled-model entry (tiktoken/compiled_tiktoken.hpp), as
 // build(FusedSink&) makes it from a file.
 PretrainedPipeline build(tiktoken_detail::CompiledTiktoken compiled, std::string entry) {
@@ -747,18 +754,24 @@ PretrainedPipeline build(tiktoken_detail::CompiledTiktoken compiled, std::string
 // read(), through the compiled-model cache: an entry holds the fused
 // encoder's tables and the special tokens, keyed by the file's bytes and the
 // encoding that gives them their pattern.
+// stamp: the file's, when read from one (load), remembered with the key once
+// the key names an entry.
 template <class Read>
 PretrainedPipeline read_through(std::string_view content, std::string_view encoding,
-                                const ModelCache& cache, const Read& read) {
+                                const ModelCache& cache, const Read& read,
+                                const compiled::FileStamp* stamp = nullptr) {
   std::optional<compiled::Digest> key;
   if (cache.applies_to(content.size())) {
     key = tiktoken_detail::compiled_key(content, encoding);
-    if (auto hit = tiktoken_detail::read_compiled_tiktoken(cache, *key))
+    if (auto hit = tiktoken_detail::read_compiled_tiktoken(cache, *key)) {
+      if (stamp) compiled::remember_digest(cache, *stamp, stamp_salt(encoding), *key);
       return build(std::move(*hit), compiled::entry_path(cache, *key).string());
+    }
   }
   PretrainedPipeline p = read();  // before an in-situ parse rewrites content: key is made
   // Best effort: a cache that cannot be written is no error of this file's.
-  if (key && p.byte_level) (void)tiktoken_detail::write_compiled_tiktoken(cache, *key, p);
+  if (key && p.byte_level && tiktoken_detail::write_compiled_tiktoken(cache, *key, p) && stamp)
+    compiled::remember_digest(cache, *stamp, stamp_salt(encoding), *key);
   return p;
 }
 
@@ -776,16 +789,36 @@ PretrainedPipeline read_tiktoken(std::string_view content, const std::string& so
   });
 }
 
-PretrainedPipeline tiktoken_detail::read_tiktoken_in_place(char* text, std::size_t size,
-                                                           const std::string& source,
-                                                           std::string_view encoding,
-                                                           unsigned threads,
-                                                           const ModelCache& cache) {
+PretrainedPipeline tiktoken_detail::read_tiktoken_file(pretrained_detail::FileBuffer& file,
+                                                       std::size_t read_so_far,
+                                                       const std::string& source,
+                                                       std::string_view encoding, unsigned threads,
+                                                       const ModelCache& cache) {
+  std::optional<compiled::FileStamp> stamp;
+  if (cache.applies_to(file.size())) {
+    stamp = compiled::FileStamp::of(file.status());
+    // Known by its stamp: the entry holds all a load needs, so the rest of
+    // the file is not read at all.
+    if (const auto key = compiled::recall_digest(cache, *stamp, stamp_salt(encoding)))
+      if (auto hit = read_compiled_tiktoken(cache, *key)) {
+        file.close();
+        PretrainedPipeline p = build(std::move(*hit), compiled::entry_path(cache, *key).string());
+        p.compiled_by_stamp = true;
+        return p;
+      }
+  }
+  file.read_except(read_so_far, {}, threads);
+  file.close();
+  char* const text = file.data();
+  const std::size_t size = file.size();
   const std::string_view content(text, size);
-  return read_through(content, encoding, cache, [&] {
-    if (is_encoder_json(content)) return read_encoder_json(text, size, source, threads);
-    return read_rank_file(content, source, encoding, threads);
-  });
+  return read_through(
+      content, encoding, cache,
+      [&] {
+        if (is_encoder_json(content)) return read_encoder_json(text, size, source, threads);
+        return read_rank_file(content, source, encoding, threads);
+      },
+      stamp ? &*stamp : nullptr);
 }
 
 std::string detect_pretrained_format(std::string_view content) {
