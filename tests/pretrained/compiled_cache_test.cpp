@@ -694,46 +694,53 @@ PretrainedTokenizer load_file(const fs::path& path, const ModelCache& settings,
   return PretrainedTokenizer::load(path, "auto", threads, settings);
 }
 
+// A file written now, and a cache of its own whose settled time is off (the
+// file would otherwise be too new for a stamp).
+struct FileAndCache {
+  TempDir files;
+  TempDir cache;
+  ModelCache settings;
+  fs::path path;
+  FileAndCache(const std::string& name, const std::string& bytes)
+      : settings(settings_in(cache.path())), path(files / name) {
+    settings.settled_seconds = 0;
+    write_bytes(path, bytes);
+  }
+  [[nodiscard]] PretrainedTokenizer load(unsigned threads = 1) const {
+    return load_file(path, settings, threads);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a file the cache knows by its stamp is not digested, nor its lists read",
           "[compiled][stamp]") {
   const Fixture& fixture = GENERATE(from_range(std::begin(kFixtures), std::end(kFixtures)));
   INFO(fixture.name);
-  TempDir files;
-  TempDir cache;
-  auto settings = settings_in(cache.path());
-  settings.settled_seconds = 0;  // the file was written a moment ago
-  const fs::path path = files / "tokenizer.json";
-  write_bytes(path, fixture.json(2000));
+  const FileAndCache f("tokenizer.json", fixture.json(2000));
   // The first load digests the file, writes its entry and its stamp.
-  const PretrainedTokenizer first = load_file(path, settings);
+  const PretrainedTokenizer first = f.load();
   CHECK(first.pipeline().compiled_entry.empty());
-  CHECK(stamps_in(cache.path()).size() == 1);
+  CHECK(stamps_in(f.cache.path()).size() == 1);
   // The next loads know the file by its stamp: the lists, which the entry
   // holds, are left unread (zero in the buffer, and jumped over by the parse).
   for (const unsigned threads : {1u, 2u}) {
-    const PretrainedTokenizer again = load_file(path, settings, threads);
+    const PretrainedTokenizer again = f.load(threads);
     CHECK(again.pipeline().compiled_by_stamp);
-    CHECK(again.pipeline().compiled_entry == entries_in(cache.path()).front().string());
+    CHECK(again.pipeline().compiled_entry == entries_in(f.cache.path()).front().string());
     same_tokenizer(first, again);
   }
   // Read from bytes there is no file, and so no stamp: the digest finds the entry.
-  const PretrainedTokenizer from_bytes = load(read_bytes(path), settings);
+  const PretrainedTokenizer from_bytes = load(read_bytes(f.path), f.settings);
   CHECK_FALSE(from_bytes.pipeline().compiled_entry.empty());
   CHECK_FALSE(from_bytes.pipeline().compiled_by_stamp);
 }
 
 TEST_CASE("a file changed since its stamp was kept is digested again", "[compiled][stamp]") {
-  TempDir files;
-  TempDir cache;
-  auto settings = settings_in(cache.path());
-  settings.settled_seconds = 0;
-  const fs::path path = files / "tokenizer.json";
   const std::string before = byte_level_json(2000);
-  write_bytes(path, before);
-  (void)load_file(path, settings);
-  REQUIRE(load_file(path, settings).pipeline().compiled_by_stamp);
+  const FileAndCache f("tokenizer.json", before);
+  (void)f.load();
+  REQUIRE(f.load().pipeline().compiled_by_stamp);
   // The same size, two merges' places swapped ("b c" and "c d"): only the
   // bytes tell, and "bcd" is now "b", "cd".
   std::string after = before;
@@ -745,47 +752,37 @@ TEST_CASE("a file changed since its stamp was kept is digested again", "[compile
   after.replace(bc, 5, "\"c d\"");
   after.replace(cd, 5, "\"b c\"");
   REQUIRE(after.size() == before.size());
-  const PretrainedTokenizer unchanged = load_file(path, settings);
-  rewrite(path, after);
-  const PretrainedTokenizer changed = load_file(path, settings);
+  const PretrainedTokenizer unchanged = f.load();
+  rewrite(f.path, after);
+  const PretrainedTokenizer changed = f.load();
   CHECK_FALSE(changed.pipeline().compiled_by_stamp);
   CHECK(changed.pipeline().compiled_entry.empty());  // another digest, no entry yet
   CHECK(changed.encode("bcd") != unchanged.encode("bcd"));
   same_tokenizer(load(after, ModelCache::off()), changed);
   // Its new stamp is kept, and the next load uses it.
-  const PretrainedTokenizer again = load_file(path, settings);
+  const PretrainedTokenizer again = f.load();
   CHECK(again.pipeline().compiled_by_stamp);
   same_tokenizer(changed, again);
 }
 
 TEST_CASE("a stamp is kept only for a file that has settled", "[compiled][stamp]") {
-  TempDir files;
-  TempDir cache;
-  auto settings = settings_in(cache.path());
-  settings.settled_seconds = 3600;  // the file was changed less than an hour ago
-  const fs::path path = files / "tokenizer.json";
-  write_bytes(path, byte_level_json(2000));
-  (void)load_file(path, settings);
-  const PretrainedTokenizer again = load_file(path, settings);
-  CHECK(stamps_in(cache.path()).empty());
+  FileAndCache f("tokenizer.json", byte_level_json(2000));
+  f.settings.settled_seconds = 3600;  // the file was changed less than an hour ago
+  (void)f.load();
+  const PretrainedTokenizer again = f.load();
+  CHECK(stamps_in(f.cache.path()).empty());
   CHECK_FALSE(again.pipeline().compiled_entry.empty());  // found by its digest
   CHECK_FALSE(again.pipeline().compiled_by_stamp);
-  settings.settled_seconds = -1;  // never by stamp, however old the file
-  CHECK_FALSE(load_file(path, settings).pipeline().compiled_by_stamp);
-  CHECK(stamps_in(cache.path()).empty());
+  f.settings.settled_seconds = -1;  // never by stamp, however old the file
+  CHECK_FALSE(f.load().pipeline().compiled_by_stamp);
+  CHECK(stamps_in(f.cache.path()).empty());
 }
 
 TEST_CASE("a damaged stamp, or one whose entry has gone, is a miss", "[compiled][stamp]") {
-  TempDir files;
-  TempDir cache;
-  auto settings = settings_in(cache.path());
-  settings.settled_seconds = 0;
-  const fs::path path = files / "tokenizer.json";
-  const std::string json = whole_line_json(2000);
-  write_bytes(path, json);
-  const PretrainedTokenizer reference = load_file(path, settings);
-  REQUIRE(stamps_in(cache.path()).size() == 1);
-  const fs::path stamp = stamps_in(cache.path()).front();
+  const FileAndCache f("tokenizer.json", whole_line_json(2000));
+  const PretrainedTokenizer reference = f.load();
+  REQUIRE(stamps_in(f.cache.path()).size() == 1);
+  const fs::path stamp = stamps_in(f.cache.path()).front();
   const std::string good = read_bytes(stamp);
   const auto damaged = [&](std::size_t at) {
     std::string bytes = good;
@@ -798,7 +795,7 @@ TEST_CASE("a damaged stamp, or one whose entry has gone, is a miss", "[compiled]
   for (std::size_t i = 0; i < stamps.size(); ++i) {
     INFO("stamp " << i);
     write_bytes(stamp, stamps[i]);
-    const PretrainedTokenizer read = load_file(path, settings);
+    const PretrainedTokenizer read = f.load();
     CHECK_FALSE(read.pipeline().compiled_by_stamp);
     same_tokenizer(reference, read);
     // The digest found the entry, and the stamp is written again.
@@ -807,24 +804,19 @@ TEST_CASE("a damaged stamp, or one whose entry has gone, is a miss", "[compiled]
   }
   // The entry gone: the stamp's digest names nothing, so the file is read
   // whole, digested and compiled again.
-  for (const fs::path& entry : entries_in(cache.path())) fs::remove(entry);
-  const PretrainedTokenizer rebuilt = load_file(path, settings);
+  for (const fs::path& entry : entries_in(f.cache.path())) fs::remove(entry);
+  const PretrainedTokenizer rebuilt = f.load();
   CHECK_FALSE(rebuilt.pipeline().compiled_by_stamp);
   CHECK(rebuilt.pipeline().compiled_entry.empty());
   same_tokenizer(reference, rebuilt);
-  CHECK(load_file(path, settings).pipeline().compiled_by_stamp);
+  CHECK(f.load().pipeline().compiled_by_stamp);
 }
 
 TEST_CASE("a tiktoken file known by its stamp is read no further than its head",
           "[compiled][stamp][tiktoken]") {
-  TempDir files;
-  TempDir cache;
-  auto settings = settings_in(cache.path());
-  settings.settled_seconds = 0;
-  const fs::path path = files / "ranks.tiktoken";
-  write_bytes(path, rank_file());
+  const FileAndCache f("ranks.tiktoken", rank_file());
   const auto load_as = [&](const std::string& encoding) {
-    return PretrainedTokenizer::load(path, "tiktoken:" + encoding, 1, settings);
+    return PretrainedTokenizer::load(f.path, "tiktoken:" + encoding, 1, f.settings);
   };
   const PretrainedTokenizer built = load_as("cl100k_base");
   CHECK_FALSE(built.pipeline().compiled_by_stamp);
@@ -840,7 +832,7 @@ TEST_CASE("a tiktoken file known by its stamp is read no further than its head",
   // Changed: digested again, with the new ranks ("abc" is no token now).
   std::string changed = rank_file();
   changed.resize(changed.rfind('\n', changed.size() - 2) + 1);
-  rewrite(path, changed);
+  rewrite(f.path, changed);
   const PretrainedTokenizer shorter = load_as("o200k_base");
   CHECK_FALSE(shorter.pipeline().compiled_by_stamp);
   CHECK(shorter.encode("abc").size() == 2);
