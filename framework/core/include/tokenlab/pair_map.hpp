@@ -148,7 +148,10 @@ class PairMap {
       reset(16);
       return false;
     }
-    slots_.assign(capacity, Slot{kEmptyKey, Value{}});
+    // Sized without writing each slot where the allocator default-initialises
+    // (the huge-page one): fill writes every byte.
+    slots_.clear();
+    slots_.resize(capacity);
     fill(static_cast<void*>(slots_.data()), capacity * sizeof(Slot));
     mask_ = capacity - 1;
     size_ = size;

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -32,8 +31,8 @@ struct Record {
 // One stamp file per file (device and inode), so that a file's stamp
 // replaces its last one; its salt is in the record, not the name.
 fs::path stamp_path(const ModelCache& cache, const FileStamp& stamp) {
-  const Digest name = digest_of(std::string_view(reinterpret_cast<const char*>(&stamp.device),
-                                                 sizeof stamp.device + sizeof stamp.inode));
+  const std::uint64_t file[2] = {stamp.device, stamp.inode};
+  const Digest name = digest_of(std::string_view(reinterpret_cast<const char*>(file), sizeof file));
   return *cache.directory / (name.hex().substr(0, 16) + ".tlstamp");
 }
 
@@ -41,8 +40,8 @@ bool salt_fits(std::string_view salt) {
   return salt.size() < kSaltBytes;
 }
 
-// Keeps the newest `keep` stamp files.
-void prune_stamps(const fs::path& directory, std::size_t keep) noexcept {
+// Keeps the newest `keep` stamp files (its caller catches what allocation throws).
+void prune_stamps(const fs::path& directory, std::size_t keep) {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> stamps;
   for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
