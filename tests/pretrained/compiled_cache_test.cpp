@@ -6,7 +6,9 @@
 // never used, and a cache that cannot be written costs nothing but the write.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <bit>
 #include <chrono>
@@ -776,6 +778,14 @@ TEST_CASE("a stamp is kept only for a file that has settled", "[compiled][stamp]
   f.settings.settled_seconds = -1;  // never by stamp, however old the file
   CHECK_FALSE(f.load().pipeline().compiled_by_stamp);
   CHECK(stamps_in(f.cache.path()).empty());
+  // A modification time far in the future (touched to the year 3000) is never
+  // settled, and costs no overflow.
+  f.settings.settled_seconds = 0;
+  const timespec year_3000[2] = {{32503680000, 0}, {32503680000, 0}};  // access, modification
+  REQUIRE(::utimensat(AT_FDCWD, f.path.c_str(), year_3000, 0) == 0);
+  (void)f.load();
+  CHECK_FALSE(f.load().pipeline().compiled_by_stamp);
+  CHECK(stamps_in(f.cache.path()).empty());
 }
 
 TEST_CASE("a damaged stamp, or one whose entry has gone, is a miss", "[compiled][stamp]") {
@@ -837,4 +847,13 @@ TEST_CASE("a tiktoken file known by its stamp is read no further than its head",
   CHECK_FALSE(shorter.pipeline().compiled_by_stamp);
   CHECK(shorter.encode("abc").size() == 2);
   CHECK(load_as("o200k_base").encode("abc").size() == 2);
+}
+
+TEST_CASE("a file whose first 64 KiB are white space is still told by what follows",
+          "[compiled][stamp]") {
+  const FileAndCache f("tokenizer.json", std::string(70000, ' ') + byte_level_json(2000));
+  const PretrainedTokenizer first = f.load();
+  CHECK(first.pipeline().format == "tokenizer.json");
+  same_tokenizer(load(byte_level_json(2000), ModelCache::off()), first);
+  same_tokenizer(first, f.load());
 }

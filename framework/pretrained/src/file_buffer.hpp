@@ -50,6 +50,7 @@ class FileBuffer {
         mapped_(std::exchange(other.mapped_, 0)),
         fd_(std::exchange(other.fd_, -1)),
         status_(other.status_),
+        stat_time_ns_(other.stat_time_ns_),
         path_(std::move(other.path_)) {}
   FileBuffer& operator=(FileBuffer&&) = delete;
   FileBuffer(const FileBuffer&) = delete;
@@ -74,6 +75,9 @@ class FileBuffer {
   [[nodiscard]] std::string_view view() const noexcept { return {data_, size_}; }
   /// What fstat said of the file when it was opened.
   [[nodiscard]] const struct stat& status() const noexcept { return status_; }
+  /// CLOCK_REALTIME just before that fstat, in nanoseconds: how long the file
+  /// had been left alone is measured to it (compiled/file_stamp.hpp).
+  [[nodiscard]] std::int64_t stat_time_ns() const noexcept { return stat_time_ns_; }
 
  private:
   FileBuffer(char* data, std::size_t size, std::size_t mapped) noexcept
@@ -85,6 +89,7 @@ class FileBuffer {
   std::size_t mapped_;  // bytes mapped: size_ + 1 rounded up to pages
   int fd_ = -1;
   struct stat status_ {};
+  std::int64_t stat_time_ns_ = 0;
   std::string path_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -136,6 +137,9 @@ FileBuffer FileBuffer::open(const std::filesystem::path& path) {
   FileBuffer buffer(nullptr, size, mapped);
   buffer.fd_ = fd;
   buffer.path_ = path.string();
+  timespec now{};
+  (void)::clock_gettime(CLOCK_REALTIME, &now);  // before the fstat: file_stamp.hpp says why
+  buffer.stat_time_ns_ = std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
   if (::fstat(fd, &buffer.status_) != 0 || static_cast<std::size_t>(buffer.status_.st_size) != size)
     throw Error(buffer.path_ + ": cannot read: it changed while being opened");
   void* memory =
@@ -215,8 +219,13 @@ PretrainedTokenizer PretrainedTokenizer::load(const std::filesystem::path& path,
   // The format from the file's head (detect_pretrained_format reads 4 KiB and
   // a rank file's first line): a tokenizer.json that the compiled-model cache
   // remembers is then read without its lists.
-  const std::size_t head = std::min(file.size(), kFormatHeadBytes);
+  std::size_t head = std::min(file.size(), kFormatHeadBytes);
   file.read_range(0, head);
+  // Nothing but white space so far: the format is told by what follows it.
+  if (file.view().substr(0, head).find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    file.read_range(head, file.size());
+    head = file.size();
+  }
   const std::string_view head_bytes = file.view().substr(0, head);
   std::string kind = resolve_pretrained_format(head_bytes, source, format);
   if (kind.empty()) kind = "auto";  // reader_for says why nothing fits

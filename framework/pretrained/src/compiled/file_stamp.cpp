@@ -85,22 +85,26 @@ std::optional<Digest> recall_digest(const ModelCache& cache, const FileStamp& st
   return record.digest;
 }
 
-void remember_digest(const ModelCache& cache, const FileStamp& stamp, std::string_view salt,
-                     const Digest& digest) noexcept {
+void remember_digest(const ModelCache& cache, const FileStamp& stamp, std::int64_t taken_ns,
+                     std::string_view salt, const Digest& digest) noexcept {
   if (!cache.directory || !salt_fits(salt) || cache.settled_seconds < 0) return;
-  // Settled: the last change at least settled_seconds before now, by the
-  // clock the kernel stamps files with (to the nanosecond: a file changed
-  // in the same tick as it is digested is not settled, whatever the setting).
-  timespec now{};
-  if (::clock_gettime(CLOCK_REALTIME, &now) != 0) return;
-  const auto nanoseconds = [](std::int64_t seconds, std::int64_t nanos) {
-    return seconds * 1'000'000'000 + nanos;  // int64: until the year 2262
-  };
-  const auto last_change =
-      std::max(nanoseconds(stamp.changed_seconds, stamp.changed_nanoseconds),
-               nanoseconds(stamp.modified_seconds, stamp.modified_nanoseconds));
-  const auto settled = nanoseconds(cache.settled_seconds, 0);
-  if (nanoseconds(now.tv_sec, now.tv_nsec) - last_change <= settled) return;
+  // Settled: the last change (the later of the change and modification
+  // times) more than settled_seconds before the fstat. Compared as seconds
+  // first, so that no time, however far off, overflows: a change time is the
+  // clock's when the file was written, a modification time in the future
+  // (touch -d 3000-01-01) is not settled, and one before 1970 never counts.
+  constexpr std::int64_t kBillion = 1'000'000'000;
+  const std::int64_t taken_seconds = taken_ns / kBillion;
+  const std::int64_t taken_nanoseconds = taken_ns % kBillion;
+  const auto [last_seconds, last_nanoseconds] =
+      std::max(std::pair{stamp.changed_seconds, stamp.changed_nanoseconds},
+               std::pair{stamp.modified_seconds, stamp.modified_nanoseconds});
+  if (last_seconds < 0 || last_seconds > taken_seconds) return;
+  const std::int64_t seconds = taken_seconds - last_seconds;  // 0 to taken_seconds
+  const std::int64_t settled = cache.settled_seconds;
+  if (seconds <= settled + 1 &&
+      seconds * kBillion + (taken_nanoseconds - last_nanoseconds) <= settled * kBillion)
+    return;
   Record record{};
   std::memcpy(record.magic, kMagic, sizeof kMagic);
   record.stamp = stamp;
@@ -122,7 +126,7 @@ void remember_digest(const ModelCache& cache, const FileStamp& stamp, std::strin
       (void)::unlink(temporary.c_str());
       return;
     }
-    // A stamp is 120 bytes; four for each entry the cache keeps is plenty.
+    // A stamp is 128 bytes; four for each entry the cache keeps is plenty.
     prune_stamps(path.parent_path(), 4 * cache.max_entries);
   } catch (...) {  // an allocation failure is no reason to fail the load
   }

@@ -5,19 +5,20 @@
 // cache"). A digest names an entry by the file's bytes; a stamp names the file
 // by what stat says of it, which is far cheaper to ask:
 //
-//   FileStamp stamp = FileStamp::of(fd);
-//   if (auto digest = recall_digest(cache, stamp)) ...     // the bytes' digest, unread
-//   remember_digest(cache, stamp, digest_of(bytes));      // after digesting them
+//   FileStamp stamp = FileStamp::of(st);                  // st: fstat of the open file
+//   if (auto digest = recall_digest(cache, stamp, salt)) ...   // the bytes' digest, unread
+//   remember_digest(cache, stamp, taken_ns, salt, digest_of(bytes));
 //
 // Why a stamp may stand for the bytes (the rule git's index and make rely on):
 // any write to a file sets its change time (ctime) to the current time, which
 // no call can set back, and a file renamed over another is another inode. So
 // a file whose device, inode, size, modification and change times (to the
 // nanosecond) are as they were has not been written since, with one hole: a
-// write in the same clock tick as the digest. A stamp is therefore kept only
-// for a file that had been left alone for kSettledSeconds when it was
-// digested (git's "racily clean" rule; ModelCache::settled_seconds): a later
-// write lands in a later tick.
+// write in the same clock tick as the fstat (file times come from a coarse
+// clock: a tick of milliseconds, seconds on some file systems). A stamp is
+// therefore kept only for a file left alone for ModelCache::settled_seconds
+// before the fstat, by the clock read just before it (git's "racily clean"
+// rule): a later write lands in a later tick, so it changes the stamp.
 // A clock set back across a write could still fool it; TOKENLAB_MODEL_CACHE=off
 // or removing the cache directory is the way out, as for any cache.
 #pragma once
@@ -52,10 +53,11 @@ struct FileStamp {
 [[nodiscard]] std::optional<Digest> recall_digest(const ModelCache& cache, const FileStamp& stamp,
                                                   std::string_view salt);
 
-/// Keeps digest for stamp when the file had settled (cache.settled_seconds
-/// since its last change). Best effort: nothing is reported when it cannot be
-/// written.
-void remember_digest(const ModelCache& cache, const FileStamp& stamp, std::string_view salt,
-                     const Digest& digest) noexcept;
+/// Keeps digest for stamp when the file had settled: its last change more than
+/// cache.settled_seconds before taken_ns, the CLOCK_REALTIME nanoseconds read
+/// just before the fstat that gave stamp (FileBuffer::stat_time_ns). Best
+/// effort: nothing is reported when it cannot be written.
+void remember_digest(const ModelCache& cache, const FileStamp& stamp, std::int64_t taken_ns,
+                     std::string_view salt, const Digest& digest) noexcept;
 
 }  // namespace tokenlab::compiled

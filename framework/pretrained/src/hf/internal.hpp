@@ -44,6 +44,7 @@ namespace tokenlab::hf_detail {
 // never have been read).
 struct KnownFile {
   compiled::FileStamp stamp;
+  std::int64_t stat_time_ns = 0;  // FileBuffer::stat_time_ns of that stamp
   std::optional<compiled::Digest> digest;
   std::optional<CompiledJson> compiled;
 };

@@ -152,6 +152,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_file(pretrained_detail::FileBu
   if (cache.applies_to(file.size())) {
     known.emplace();
     known->stamp = compiled::FileStamp::of(file.status());
+    known->stat_time_ns = file.stat_time_ns();
     known->digest = compiled::recall_digest(cache, known->stamp, kStampSalt);
     if (known->digest) known->compiled = read_compiled_json(cache, *known->digest);
     if (known->compiled) {
@@ -181,7 +182,9 @@ PretrainedPipeline hf_detail::read_tokenizer_json_file(pretrained_detail::FileBu
     // file's own error if it has one.
   }
   pretrained_detail::FileBuffer again = pretrained_detail::FileBuffer::read(source, threads);
-  KnownFile stamp_only{known->stamp, std::nullopt, std::nullopt};
+  // The stamp of the file read now: the path may name another file by now.
+  KnownFile stamp_only{compiled::FileStamp::of(again.status()), again.stat_time_ns(), std::nullopt,
+                       std::nullopt};
   return read_tokenizer_json_in_place(again.data(), again.size(), source, threads, cache,
                                       &stamp_only);
 }
@@ -376,7 +379,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   // The file's stamp, so that its next load needs no digest: only once it
   // has an entry (a stamp without one would save nothing).
   if (known != nullptr && !recalled && has_entry)
-    compiled::remember_digest(cache, known->stamp, kStampSalt, *digest);
+    compiled::remember_digest(cache, known->stamp, known->stat_time_ns, kStampSalt, *digest);
   return p;
 }
 

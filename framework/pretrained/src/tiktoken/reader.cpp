@@ -759,19 +759,20 @@ PretrainedPipeline build(tiktoken_detail::CompiledTiktoken compiled, std::string
 template <class Read>
 PretrainedPipeline read_through(std::string_view content, std::string_view encoding,
                                 const ModelCache& cache, const Read& read,
-                                const compiled::FileStamp* stamp = nullptr) {
+                                const compiled::FileStamp* stamp = nullptr,
+                                std::int64_t stat_time_ns = 0) {
   std::optional<compiled::Digest> key;
   if (cache.applies_to(content.size())) {
     key = tiktoken_detail::compiled_key(content, encoding);
     if (auto hit = tiktoken_detail::read_compiled_tiktoken(cache, *key)) {
-      if (stamp) compiled::remember_digest(cache, *stamp, stamp_salt(encoding), *key);
+      if (stamp) compiled::remember_digest(cache, *stamp, stat_time_ns, stamp_salt(encoding), *key);
       return build(std::move(*hit), compiled::entry_path(cache, *key).string());
     }
   }
   PretrainedPipeline p = read();  // before an in-situ parse rewrites content: key is made
   // Best effort: a cache that cannot be written is no error of this file's.
   if (key && p.byte_level && tiktoken_detail::write_compiled_tiktoken(cache, *key, p) && stamp)
-    compiled::remember_digest(cache, *stamp, stamp_salt(encoding), *key);
+    compiled::remember_digest(cache, *stamp, stat_time_ns, stamp_salt(encoding), *key);
   return p;
 }
 
@@ -818,7 +819,7 @@ PretrainedPipeline tiktoken_detail::read_tiktoken_file(pretrained_detail::FileBu
         if (is_encoder_json(content)) return read_encoder_json(text, size, source, threads);
         return read_rank_file(content, source, encoding, threads);
       },
-      stamp ? &*stamp : nullptr);
+      stamp ? &*stamp : nullptr, file.stat_time_ns());
 }
 
 std::string detect_pretrained_format(std::string_view content) {
