@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/icu_version.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/regex.hpp"
 #include "tokenlab/unicode_version.hpp"
@@ -19,17 +20,12 @@
 using tokenlab::general_category;
 using tokenlab::Regex;
 using tokenlab::UnicodeVersion;
+using tokenlab::test::icu_is_unicode_15;
 
 namespace {
 
 constexpr auto kLibrary = UnicodeVersion::library;
 constexpr auto kV16 = UnicodeVersion::v16_0;
-
-bool icu_is_unicode_15() {
-  UVersionInfo version{};
-  u_getUnicodeVersion(version);
-  return version[0] == 15 && version[1] == 0;
-}
 
 std::vector<std::string> matches(const Regex& regex, std::string_view text) {
   std::vector<std::string> out;

@@ -187,12 +187,17 @@ PretrainedTokenizer load(const std::string& json, const ModelCache& settings,
                                          settings);
 }
 
-std::vector<fs::path> entries_in(const fs::path& dir) {
-  std::vector<fs::path> entries;
-  if (!fs::exists(dir)) return entries;
+// The files of dir with the given extension (".tlmodel": the cache's entries,
+// ".tlstamp": its stamps); none when dir does not exist.
+std::vector<fs::path> files_in(const fs::path& dir, std::string_view extension) {
+  std::vector<fs::path> files;
+  if (!fs::exists(dir)) return files;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".tlmodel") entries.push_back(e.path());
-  return entries;
+    if (e.path().extension() == extension) files.push_back(e.path());
+  return files;
+}
+std::vector<fs::path> entries_in(const fs::path& dir) {
+  return files_in(dir, ".tlmodel");
 }
 
 const std::vector<std::string> kTexts = {
@@ -676,11 +681,7 @@ TEST_CASE("a tiktoken file is compiled too, keyed by its bytes and its encoding"
 namespace {
 
 std::vector<fs::path> stamps_in(const fs::path& dir) {
-  std::vector<fs::path> stamps;
-  if (!fs::exists(dir)) return stamps;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".tlstamp") stamps.push_back(e.path());
-  return stamps;
+  return files_in(dir, ".tlstamp");
 }
 
 // A file's bytes written anew, after the clock has moved on: a write in the

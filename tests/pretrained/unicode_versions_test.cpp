@@ -5,30 +5,21 @@
 // tokens), or tiktoken's. The characters are new in 15.1 or 16.0: Cyrillic TJE
 // (U+1C89, U+1C8A), ARABIC PEPET (U+0897, a mark), Ol Onal (U+1E5D0 a letter,
 // U+1E5F1 and U+1E5F2 digits) and the splatter emoji (U+1FADF).
-#include <unicode/uchar.h>
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
 #include "base64.hpp"
+#include "common/icu_version.hpp"
 #include "pretrained_support.hpp"
 #include "tokenlab/regex.hpp"
 
 using tokenlab::PretrainedTokenizer;
+using tokenlab::test::icu_is_unicode_15;
 using tokenlab::test::Pieces;
 using tokenlab::test::pieces;
 using tokenlab::test::pipeline_with;
-
-namespace {
-
-bool icu_is_unicode_15() {
-  UVersionInfo version{};
-  u_getUnicodeVersion(version);
-  return version[0] == 15 && version[1] == 0;
-}
-
-}  // namespace
 
 TEST_CASE("HF's pre-tokenizers take Unicode 16.0's classes",
           "[pretrained][tokenizer.json][unicode]") {
