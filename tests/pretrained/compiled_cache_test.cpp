@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -149,7 +150,32 @@ std::string whole_line_json(std::size_t merge_count = 100000) {
       R"({"id":2,"content":"</s>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
   json +=
       R"({"id":)" + std::to_string(vocab.size()) +
-      R"(,"content":"<start_of_turn>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],)";
+      R"(,"content":"<start_of_turn>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
+  // One of each kind HF has: matched after normalizing (so as "hello▁world"),
+  // only as a whole word, swallowing the spaces before it, and after it.
+  const auto added = [&](std::size_t offset, const std::string& fields) {
+    return R"({"id":)" + std::to_string(vocab.size() + offset) + "," + fields + "}";
+  };
+  json +=
+      added(
+          1,
+          R"("content":"hello world","single_word":false,"lstrip":false,"rstrip":false,"normalized":true,"special":false)") +
+      ",";
+  json +=
+      added(
+          2,
+          R"("content":"k9","single_word":true,"lstrip":false,"rstrip":false,"normalized":false,"special":false)") +
+      ",";
+  json +=
+      added(
+          3,
+          R"("content":"<L>","single_word":false,"lstrip":true,"rstrip":false,"normalized":false,"special":true)") +
+      ",";
+  json +=
+      added(
+          4,
+          R"("content":"<R>","single_word":false,"lstrip":false,"rstrip":true,"normalized":false,"special":true)") +
+      "],";
   json += R"("normalizer":{"type":"Replace","pattern":{"String":" "},"content":"▁"},)";
   json +=
       R"("pre_tokenizer":{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false},)";
@@ -207,6 +233,7 @@ const std::vector<std::string> kTexts = {
     "Ünïcödé and 日本語 and emoji 🙂 and tabs\tand\nnewlines",
     "",
     "<s>ab</s> cd<start_of_turn>é ééxx\u00A0 ü—",
+    "say hello world  <L>x <R>  y k9 ak9 k9",
 };
 
 void same_tokenizer(const PretrainedTokenizer& a, const PretrainedTokenizer& b) {
@@ -225,6 +252,21 @@ void same_tokenizer(const PretrainedTokenizer& a, const PretrainedTokenizer& b) 
     const std::string* y = tb.token(id);
     REQUIRE((x == nullptr) == (y == nullptr));
     if (x) REQUIRE(*x == *y);
+  }
+  // The added tokens, every field: an entry's are read from it, not from the file.
+  const auto& aa = a.pipeline().added.tokens();
+  const auto& ab = b.pipeline().added.tokens();
+  REQUIRE(ab.size() == aa.size());
+  for (std::size_t i = 0; i < aa.size(); ++i) {
+    INFO("added token " << i << ": " << aa[i].content);
+    CHECK(ab[i].content == aa[i].content);
+    CHECK(ab[i].id == aa[i].id);
+    CHECK(ab[i].special == aa[i].special);
+    CHECK(ab[i].single_word == aa[i].single_word);
+    CHECK(ab[i].lstrip == aa[i].lstrip);
+    CHECK(ab[i].rstrip == aa[i].rstrip);
+    CHECK(ab[i].normalized == aa[i].normalized);
+    CHECK(ab[i].normalized_content == aa[i].normalized_content);
   }
 }
 
@@ -305,6 +347,31 @@ TEST_CASE("a whole-line entry gives HF's ids: merges, byte fallback and added to
   CHECK(read.encode(" ab\u00E9\u00FCxx\u2014<s>") == expected);
   CHECK(read.pipeline().tokens->rows_pending());
   CHECK(read.decode(expected) == " ab\u00E9\u00FCxx\u2014<s>");
+  // The added tokens come from the entry, the file's list jumped over: each
+  // kind matches as it did when the file was read. "hello world" is matched
+  // after normalizing; "k9" only as a word (not in "ak9"); "<L>" takes the
+  // spaces before it and "<R>" those after it.
+  const auto added_id = [&](std::string_view content) {
+    for (const auto& token : built.pipeline().added.tokens())
+      if (token.content == content) return token.id;
+    FAIL("no added token " << content);
+    return TokenId{0};
+  };
+  const std::string text = "say hello world  <L>x <R>  y k9 ak9";
+  const Ids mixed = read.encode(text);
+  CHECK(mixed == built.encode(text));
+  CHECK(std::count(mixed.begin(), mixed.end(), added_id("hello world")) == 1);
+  CHECK(std::count(mixed.begin(), mixed.end(), added_id("k9")) == 1);
+  CHECK(std::count(mixed.begin(), mixed.end(), added_id("<L>")) == 1);
+  CHECK(std::count(mixed.begin(), mixed.end(), added_id("<R>")) == 1);
+  // Between "world" and "x" only "▁world" (the normalized token's) and "<L>":
+  // the two spaces went with it. After "<R>", "y" at once.
+  const auto at = [&](TokenId wanted) {
+    return static_cast<std::size_t>(std::find(mixed.begin(), mixed.end(), wanted) - mixed.begin());
+  };
+  REQUIRE(at(added_id("<R>")) + 1 < mixed.size());
+  CHECK(mixed[at(added_id("hello world")) + 1] == added_id("<L>"));
+  CHECK(mixed[at(added_id("<R>")) + 1] == id("y"));
   same_tokenizer(built, read);
 }
 
@@ -411,7 +478,8 @@ namespace {
 // would make.
 struct EntrySections {
   std::vector<std::string> sections;
-  std::size_t merge_count = 0, table_capacity = 0, table_size = 0, astral = 0, pairs = 0, added = 0;
+  std::size_t merge_count = 0, table_capacity = 0, table_size = 0, astral = 0, pairs = 0, added = 0,
+              added_records = 0, added_bytes = 0;
 };
 
 EntrySections whole_line_sections(const std::string& entry) {
@@ -451,7 +519,9 @@ EntrySections whole_line_sections(const std::string& entry) {
   (void)take(1);
   (void)take(1024);  // byte fallback
   e.added = take(8);
-  (void)take(u64(e.added) * 4);
+  e.added_records = take(u64(e.added) * 16);  // id, flags and two lengths each
+  e.added_bytes = take(8);                    // their strings
+  (void)take(u64(e.added_bytes));
   (void)take(entry.size() - at);  // the lists' places
   REQUIRE(at == entry.size());
   return e;
@@ -509,7 +579,9 @@ TEST_CASE("a whole-line entry whose sizes lie is a miss, however large the lie",
       {"merge table: every slot full", &EntrySections::table_size, 0},  // set below
       {"tokens beyond the BMP: more than the entry holds", &EntrySections::astral, 0x100000},
       {"cut pairs: 2^63", &EntrySections::pairs, 1ull << 63},
-      {"added tokens: 2^62 + 1 (times 4 wraps around)", &EntrySections::added, (1ull << 62) + 1},
+      {"added tokens: 2^60 + 1 (times 16 wraps around)", &EntrySections::added, (1ull << 60) + 1},
+      {"added tokens' strings: 2^40 bytes", &EntrySections::added_bytes, 1ull << 40},
+      {"an added token longer than their strings", &EntrySections::added_records, 0},  // below
   };
   for (const Lie& lie : lies) {
     INFO(lie.what);
@@ -517,7 +589,14 @@ TEST_CASE("a whole-line entry whose sizes lie is a miss, however large the lie",
     std::uint64_t value = lie.value;
     if (lie.section == &EntrySections::table_size)
       std::memcpy(&value, e.sections[e.table_capacity].data(), sizeof value);
-    std::memcpy(e.sections[e.*(lie.section)].data(), &value, sizeof value);
+    if (lie.section == &EntrySections::added_records) {
+      // The first record's content length (its third word) past the strings' end.
+      REQUIRE(e.sections[e.added_records].size() >= 16);
+      const std::uint32_t length = 1u << 30;
+      std::memcpy(e.sections[e.added_records].data() + 8, &length, sizeof length);
+    } else {
+      std::memcpy(e.sections[e.*(lie.section)].data(), &value, sizeof value);
+    }
     write_bytes(entries.front(), entry_with(good, e.sections));
     const PretrainedTokenizer read = load(json, settings);
     CHECK(read.pipeline().compiled_entry.empty());  // a miss: the file's own tables
@@ -619,6 +698,26 @@ TEST_CASE("the digest naming an entry covers every byte", "[compiled]") {
   CHECK(compiled::digest_of("") == compiled::digest_of(std::string()));
   CHECK_FALSE(compiled::digest_of(std::string(1, '\0')) == compiled::digest_of(""));
   CHECK(whole.hex().size() == 32);
+}
+
+TEST_CASE("the digest is the same on every path the machine may take", "[compiled]") {
+  // digest_of runs 16 or 32 bytes a step where the CPU has SSE2 or AVX2; a
+  // cache directory shared by machines with and without them needs the same
+  // names from all: every length across stripes, blocks and the tail, in
+  // bytes of every value.
+  std::mt19937_64 random(20261207);
+  std::string bytes(70'000, '\0');
+  for (char& c : bytes) c = static_cast<char>(random());
+  for (std::size_t n = 0; n <= 1100; ++n) {
+    const std::string_view prefix = std::string_view(bytes).substr(0, n);
+    REQUIRE(compiled::digest_of(prefix) == compiled::digest_of_lane_by_lane(prefix));
+  }
+  for (const std::size_t n : {4095, 4096, 4097, 65'535, 65'536, 65'537, 70'000}) {
+    const std::string_view prefix = std::string_view(bytes).substr(0, n);
+    CHECK(compiled::digest_of(prefix) == compiled::digest_of_lane_by_lane(prefix));
+    CHECK(compiled::digest_of(prefix.substr(1)) ==
+          compiled::digest_of_lane_by_lane(prefix.substr(1)));
+  }
 }
 
 namespace {
@@ -737,6 +836,34 @@ TEST_CASE("a file the cache knows by its stamp is not digested, nor its lists re
   const PretrainedTokenizer from_bytes = load(read_bytes(f.path), f.settings);
   CHECK_FALSE(from_bytes.pipeline().compiled_entry.empty());
   CHECK_FALSE(from_bytes.pipeline().compiled_by_stamp);
+}
+
+TEST_CASE("a file whose added tokens run past its head is known by its stamp too",
+          "[compiled][stamp]") {
+  // 3,000 added tokens before the others, 0.3 MB, as Gemma 3's 6,415 fill
+  // its first 0.9 MB: the stamped load leaves three stretches of the file
+  // unread (the added tokens past the 64 KiB head, the vocabulary, the merges)
+  // and takes the added tokens from the entry.
+  std::string json = whole_line_json(2000);
+  const std::string list = R"("added_tokens":[)";
+  std::string many;
+  for (int i = 0; i < 3000; ++i)
+    many +=
+        R"({"id":0,"content":"<unused)" + std::to_string(i) +
+        R"(>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},)";
+  json.insert(json.find(list) + list.size(), many);
+  REQUIRE(json.find("<start_of_turn>") > std::size_t{64} << 10);
+  const FileAndCache f("tokenizer.json", json);
+  const PretrainedTokenizer first = f.load();
+  REQUIRE(first.pipeline().added.tokens().size() == 3000 + 7);
+  for (const unsigned threads : {1u, 2u}) {
+    const PretrainedTokenizer again = f.load(threads);
+    CHECK(again.pipeline().compiled_by_stamp);
+    same_tokenizer(first, again);
+    const std::string text = "a<unused0>b <unused2999><start_of_turn>k9 hello world<unused30000>";
+    CHECK(again.encode(text) == first.encode(text));
+    CHECK(again.encode("<unused2999>") == Ids{first.pipeline().added.tokens()[2999].id});
+  }
 }
 
 TEST_CASE("a file changed since its stamp was kept is digested again", "[compiled][stamp]") {

@@ -32,25 +32,22 @@ char32_t last_code_point(std::string_view s, std::size_t end, std::size_t& start
 }  // namespace
 
 void AddedTokens::Trie::insert(std::string_view key, std::int32_t token) {
-  if (nodes.empty()) nodes.emplace_back();
+  if (tokens.empty()) tokens.push_back(-1);
   std::uint32_t node = 0;
   for (const char ch : key) {
-    const auto byte = static_cast<unsigned char>(ch);
-    auto& children = nodes[node].children;
-    auto it = std::lower_bound(children.begin(), children.end(), byte,
-                               [](const auto& child, unsigned char b) { return child.first < b; });
-    if (it != children.end() && it->first == byte) {
-      node = it->second;
-      continue;
-    }
-    const auto next = static_cast<std::uint32_t>(nodes.size());
-    children.insert(it, {byte, next});
-    nodes.emplace_back();
-    node = next;
+    const auto fresh = static_cast<std::uint32_t>(tokens.size());
+    bool inserted = false;
+    node = children.insert(pack_pair(node, static_cast<unsigned char>(ch)), fresh, inserted);
+    if (inserted) tokens.push_back(-1);
   }
-  first_byte[static_cast<unsigned char>(key.front())] = true;
+  const auto first = static_cast<unsigned char>(key.front());
+  if (!first_byte[first]) {
+    first_byte[first] = true;
+    ++first_bytes;
+    some_first_byte = first;
+  }
   // The first token with a given content wins, as HF's map keeps one id per content.
-  if (nodes[node].token < 0) nodes[node].token = token;
+  if (tokens[node] < 0) tokens[node] = token;
 }
 
 std::pair<std::size_t, std::int32_t> AddedTokens::Trie::longest(std::string_view text,
@@ -58,13 +55,11 @@ std::pair<std::size_t, std::int32_t> AddedTokens::Trie::longest(std::string_view
   std::pair<std::size_t, std::int32_t> best{0, -1};
   std::uint32_t node = 0;
   for (std::size_t i = pos; i < text.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    const auto& children = nodes[node].children;
-    auto it = std::lower_bound(children.begin(), children.end(), byte,
-                               [](const auto& child, unsigned char b) { return child.first < b; });
-    if (it == children.end() || it->first != byte) break;
-    node = it->second;
-    if (nodes[node].token >= 0) best = {i + 1 - pos, nodes[node].token};
+    const std::uint32_t* child =
+        children.find(pack_pair(node, static_cast<unsigned char>(text[i])));
+    if (child == nullptr) break;
+    node = *child;
+    if (tokens[node] >= 0) best = {i + 1 - pos, tokens[node]};
   }
   return best;
 }
@@ -91,7 +86,7 @@ const AddedToken* AddedTokens::find(TokenId id) const noexcept {
 
 void AddedTokens::split(std::string_view text, bool normalized, const SegmentFn& fn) const {
   const Trie& trie = normalized ? normalized_ : raw_;
-  if (trie.nodes.empty() || text.empty()) {
+  if (trie.empty() || text.empty()) {
     fn(text, std::nullopt);
     return;
   }
@@ -100,8 +95,7 @@ void AddedTokens::split(std::string_view text, bool normalized, const SegmentFn&
   // Where every added token starts with the same byte (tiktoken's and most
   // chat models' specials start with '<'), memchr finds the candidates: the
   // loop below took 7 instructions a byte of text, 3% of encoding English.
-  const std::vector<std::pair<unsigned char, std::uint32_t>>& firsts = trie.nodes[0].children;
-  const int only_first = firsts.size() == 1 ? firsts[0].first : -1;
+  const int only_first = trie.first_bytes == 1 ? trie.some_first_byte : -1;
   while (pos < text.size()) {
     if (only_first >= 0) {
       const void* next = std::memchr(text.data() + pos, only_first, text.size() - pos);

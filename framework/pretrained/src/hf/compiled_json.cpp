@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace tokenlab::hf_detail {
 
@@ -26,6 +27,52 @@ std::span<const T> view_of(compiled::Reader& in, std::uint64_t count) {
   in.expect(count, sizeof(T));
   const std::string_view bytes = in.view(count * sizeof(T));
   return {reinterpret_cast<const T*>(bytes.data()), count};  // 8-byte aligned
+}
+
+// An added token in the entry: its flags and lengths, its two strings in one
+// section after all the records.
+struct AddedRecord {
+  TokenId id = 0;
+  std::uint32_t flags = 0;
+  std::uint32_t content_length = 0;
+  std::uint32_t normalized_length = 0;
+};
+static_assert(std::has_unique_object_representations_v<AddedRecord>);
+constexpr std::uint32_t kSpecial = 1, kSingleWord = 2, kLstrip = 4, kRstrip = 8, kNormalized = 16;
+
+AddedRecord record_of(const AddedToken& token) {
+  AddedRecord r;
+  r.id = token.id;
+  r.flags = (token.special ? kSpecial : 0u) | (token.single_word ? kSingleWord : 0) |
+            (token.lstrip ? kLstrip : 0) | (token.rstrip ? kRstrip : 0) |
+            (token.normalized ? kNormalized : 0);
+  r.content_length = static_cast<std::uint32_t>(token.content.size());
+  r.normalized_length = static_cast<std::uint32_t>(token.normalized_content.size());
+  return r;
+}
+
+std::vector<AddedToken> added_tokens_of(std::span<const AddedRecord> records,
+                                        std::string_view bytes) {
+  std::vector<AddedToken> tokens;
+  tokens.reserve(records.size());
+  std::size_t at = 0;
+  for (const AddedRecord& r : records) {
+    const std::uint64_t length = std::uint64_t{r.content_length} + r.normalized_length;
+    if (r.flags > 31 || r.content_length == 0 || length > bytes.size() - at)
+      throw compiled::Stale("added tokens");
+    AddedToken& token = tokens.emplace_back();
+    token.id = r.id;
+    token.special = (r.flags & kSpecial) != 0;
+    token.single_word = (r.flags & kSingleWord) != 0;
+    token.lstrip = (r.flags & kLstrip) != 0;
+    token.rstrip = (r.flags & kRstrip) != 0;
+    token.normalized = (r.flags & kNormalized) != 0;
+    token.content = bytes.substr(at, r.content_length);
+    token.normalized_content = bytes.substr(at + r.content_length, r.normalized_length);
+    at += length;
+  }
+  if (at != bytes.size()) throw compiled::Stale("added tokens");
+  return tokens;
 }
 
 }  // namespace
@@ -56,14 +103,16 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     else
       c.model = load_bpe_tables(*in);
     const auto added = in->value<std::uint64_t>();
-    in->expect(added, sizeof(TokenId));
-    c.added_ids.resize(added);
-    in->read(c.added_ids.data(), added * sizeof(TokenId));
+    in->expect(added, sizeof(AddedRecord));
+    std::vector<AddedRecord> records(added);
+    in->read(records.data(), added * sizeof(AddedRecord));
+    const std::string added_bytes = in->string();
     c.spans = in->value<ListDivertingHandler::ListSpans>();
     in->finish();  // from here on, what was read is the entry as written
     std::uint64_t total = 0;
     for (const std::uint32_t length : vocabulary->lengths) total += length;
     if (total != vocabulary->bytes.size()) throw compiled::Stale("vocabulary bytes");
+    c.added = added_tokens_of(records, added_bytes);
     // The rows are made when the table is filled, not on every load: 200,000
     // of them are 4.8 MB that encoding ids never reads.
     c.tokens = TokenTable::deferred(size, id_limit, [vocabulary](TokenTable& table) {
@@ -87,7 +136,7 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
                          const ByteLevelEncoder* encoder, const PretrainedModel& model,
-                         std::span<const TokenId> added_ids,
+                         std::span<const AddedToken> added,
                          const ListDivertingHandler::ListSpans& spans, unsigned threads) {
   compiled::Writer out;
   out.value(encoder != nullptr ? kByteLevel : kBpeModel);
@@ -119,8 +168,17 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   } else if (!save_bpe_tables(model, out, threads)) {
     return false;
   }
-  out.value(static_cast<std::uint64_t>(added_ids.size()));
-  out.bytes(added_ids.data(), added_ids.size() * sizeof(TokenId));
+  std::vector<AddedRecord> records;
+  std::string added_bytes;
+  records.reserve(added.size());
+  for (const AddedToken& token : added) {
+    records.push_back(record_of(token));
+    added_bytes += token.content;
+    added_bytes += token.normalized_content;
+  }
+  out.value(static_cast<std::uint64_t>(records.size()));
+  out.bytes(records.data(), records.size() * sizeof(AddedRecord));
+  out.string(added_bytes);
   out.value(spans);
   return out.commit(compiled::entry_path(cache, digest), digest, cache.max_entries);
 }

@@ -159,12 +159,14 @@ PretrainedPipeline hf_detail::read_tokenizer_json_file(pretrained_detail::FileBu
       // The lists the parse jumps over (ListDivertingHandler::skip_lists),
       // in file order; a span it would not jump over is read.
       // (A list that starts in the bytes read already is skipped from there.)
-      for (const auto* span : {&known->compiled->spans.vocab, &known->compiled->spans.merges})
+      const auto& spans = known->compiled->spans;
+      for (const auto* span : {&spans.vocab, &spans.merges, &spans.added})
         if (span->entries > 0 && span->begin <= span->end && span->end <= file.size() &&
             span->end > read_so_far)
           skipped.emplace_back(std::max<std::uint64_t>(span->begin, read_so_far), span->end);
       std::sort(skipped.begin(), skipped.end());
-      if (skipped.size() == 2 && skipped[0].second > skipped[1].first) skipped.clear();
+      for (std::size_t i = 1; i < skipped.size(); ++i)
+        if (skipped[i - 1].second > skipped[i].first) skipped.clear();
     } else {
       known->digest.reset();
     }
@@ -232,6 +234,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   if (threads >= 2 && !compiled) prefetch.emplace();
   std::size_t fast_vocab = 0;
   std::size_t fast_merges = 0;
+  bool added_jumped = false;
   hf_detail::ListDivertingHandler::ListSpans spans;
   rapidjson::Reader reader;
   std::optional<std::size_t> too_deep_at;
@@ -251,6 +254,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
              .IsError();
     fast_vocab = handler.fast_vocab_entries();
     fast_merges = handler.fast_merge_entries();
+    added_jumped = handler.added_jumped();
     spans = handler.spans();
     return ok;
   };
@@ -316,7 +320,10 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
     if (threads >= 2 && !p.byte_level) p.model->prepare(threads);
   }
   if (const auto d = root.find("decoder")) add_decoders(*d, p.decoders);
-  if (const auto added = root.find("added_tokens")) {
+  if (added_jumped) {
+    // The parse jumped over the list: the entry holds the tokens it gave.
+    for (AddedToken& token : compiled->added) p.added.add(std::move(token));
+  } else if (const auto added = root.find("added_tokens")) {
     std::unordered_map<std::string, TokenId> added_ids;
     std::optional<TokenId> largest_added;
     for (std::size_t i = 0; i < added->size(); ++i) {
@@ -345,9 +352,9 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
       // A compiled entry holds the ids these rules gave: they look the model's
       // tokens up, which would fill its deferred table.
       if (compiled) {
-        if (resolved_added_ids.size() >= compiled->added_ids.size())
+        if (resolved_added_ids.size() >= compiled->added.size())
           a.fail("internal: the compiled entry of this file has fewer added tokens");
-        token.id = compiled->added_ids[resolved_added_ids.size()];
+        token.id = compiled->added[resolved_added_ids.size()].id;
       } else if (const auto model_id = p.tokens->find(token.content)) {
         token.id = *model_id;
       } else if (const auto earlier = added_ids.find(token.content); earlier != added_ids.end()) {
@@ -375,7 +382,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   bool has_entry = compiled.has_value();
   if (writes_entry)
     has_entry = write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, p.byte_level.get(),
-                                    *p.model, resolved_added_ids, spans, threads);
+                                    *p.model, p.added.tokens(), spans, threads);
   // The file's stamp, so that its next load needs no digest: only once it
   // has an entry (a stamp without one would save nothing).
   if (known != nullptr && !recalled && has_entry)

@@ -458,6 +458,17 @@ bool ListDivertingHandler::StartArray() {
     return true;
   }
   give_up();
+  if (depth_ == 1 && root_is_object_ && root_key_ == "added_tokens" && !added_started_ &&
+      stream_ != nullptr) {
+    added_started_ = added_open_ = true;
+    spans_.added.begin = stream_->Tell();
+    if (discard_ && skip_.added.entries > 0 && skip_.added.begin == spans_.added.begin) {
+      // RapidJSON goes on at the `]`: an empty array in the document.
+      stream_->src_ = stream_->head_ + skip_.added.end;
+      spans_.added = skip_.added;
+      added_jumped_ = true;
+    }
+  }
   if (!scores_started_ && opens_model_member("vocab")) {
     scores_started_ = scores_open_ = scores_valid_ = true;
   } else {
@@ -487,6 +498,14 @@ bool ListDivertingHandler::EndArray(rapidjson::SizeType elements) {
   }
   give_up();
   note_end_array();
+  if (depth_ == 1 && added_open_) {
+    added_open_ = false;
+    // RapidJSON has just taken the `]`.
+    if (!added_jumped_ && stream_->Tell() > spans_.added.begin) {
+      spans_.added.end = stream_->Tell() - 1;
+      spans_.added.entries = elements;
+    }
+  }
   if (depth_ == 1) model_is_object_ = false;
   if (depth_ == 2 && merges_forwarded_) {
     elements += static_cast<rapidjson::SizeType>(fast_merges_);  // as for the vocabulary

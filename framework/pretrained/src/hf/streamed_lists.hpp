@@ -122,6 +122,11 @@ class ListDivertingHandler {
   struct ListSpans {
     Span vocab;
     Span merges;
+    /// The top-level added_tokens array, from its first byte after `[` to its
+    /// `]`, entries its elements: noted as RapidJSON reads it (no fast path),
+    /// and jumped over on a hit like the lists, whose entry then holds the
+    /// added tokens as they were read (hf/compiled_json.hpp).
+    Span added;
   };
   [[nodiscard]] const ListSpans& spans() const noexcept { return spans_; }
   /// For a file whose model comes from the compiled-model cache
@@ -134,6 +139,9 @@ class ListDivertingHandler {
     discard_ = true;
     skip_ = spans;
   }
+  /// Whether the parse jumped over the added_tokens array (skip_lists): the
+  /// document then holds it empty.
+  [[nodiscard]] bool added_jumped() const noexcept { return added_jumped_; }
   /// Entries of model.vocab and model.merges the fast paths took straight
   /// from the buffer (the others came through RapidJSON's events).
   [[nodiscard]] std::size_t fast_vocab_entries() const noexcept { return fast_vocab_; }
@@ -201,6 +209,9 @@ class ListDivertingHandler {
   bool model_is_object_ = false;   // the container open at depth 2 is root.model's object
   bool vocab_started_ = false;     // each list is gathered once: a second model.vocab
   bool merges_started_ = false;    // goes to the document (whose check refuses it)
+  bool added_started_ = false;     // the top-level added_tokens array, once
+  bool added_open_ = false;        // and still open
+  bool added_jumped_ = false;      // and jumped over (skip_lists)
   std::string root_key_;           // the last member name at depth 1
   std::string model_key_;          // the last member name at depth 2
   std::string_view pending_name_;  // vocab: a member's name, its value still to come
