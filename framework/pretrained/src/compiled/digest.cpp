@@ -6,6 +6,7 @@
 #include <emmintrin.h>
 #endif
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -205,8 +206,18 @@ __attribute__((target("avx2"))) void accumulate_all_avx2(const unsigned char* p,
   for (int i = 0; i < 2; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + 4 * i), v[i]);
 }
 
+// cpuid itself, once, when first asked (as utf8.cpp does): __builtin_cpu_supports
+// brings libgcc's CPU probe in as a constructor that runs in every process,
+// a dozen cpuid instructions, each a trap to the hypervisor on a virtual machine.
 bool has_avx2() noexcept {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0 || (ecx & bit_OSXSAVE) == 0) return false;
+    unsigned xcr0_low = 0, xcr0_high = 0;  // the OS saves the YMM registers: XCR0 bits 1, 2
+    __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+    if ((xcr0_low & 6u) != 6u) return false;
+    return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 && (ebx & bit_AVX2) != 0;
+  }();
   return avx2;
 }
 #endif
