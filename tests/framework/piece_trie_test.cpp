@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <random>
@@ -94,4 +95,53 @@ TEST_CASE("a piece trie refuses a key given twice and an empty key", "[framework
   for (int i = 0; i < 100; ++i) entries.emplace_back("ab", i);  // one bucket of 100
   CHECK_THROWS_WITH(PieceTrie(entries), "duplicate piece 'ab' in a trie");
   CHECK_THROWS_WITH(PieceTrie({{"a", 0}, {"", 1}}), "empty piece in a trie");
+}
+
+TEST_CASE("a piece trie read back from its arrays answers as the one written",
+          "[framework][trie]") {
+  const PieceTrie built({{"a", 1}, {"ab", 2}, {"abc", 3}, {"b", 4}, {"\xE2\x96\x81x", 5}});
+  const auto copy_of = [&](std::string nodes, std::string dense, PieceTrie& into) {
+    std::size_t at = 0;
+    const std::string both = nodes + dense;
+    return into.assign(nodes.size() / PieceTrie::node_bytes(), dense.size() / 4,
+                       [&](void* to, std::size_t bytes) {
+                         std::memcpy(to, both.data() + at, bytes);
+                         at += bytes;
+                       });
+  };
+  const std::string nodes(static_cast<const char*>(built.node_data()),
+                          built.node_count() * PieceTrie::node_bytes());
+  const std::string dense(reinterpret_cast<const char*>(built.dense_data()),
+                          built.dense_words() * 4);
+  PieceTrie read;
+  REQUIRE(copy_of(nodes, dense, read));
+  for (const std::string key : {"a", "ab", "abc", "b", "\xE2\x96\x81x", "abcd", "c", ""})
+    CHECK(read.find(key) == built.find(key));
+  // A child index past the nodes (the first node's first_child, its first
+  // word, made huge) is refused, and leaves the trie empty: a query of a
+  // damaged entry's trie could otherwise read past its arrays.
+  std::string damaged = nodes;
+  const std::uint32_t far = 1u << 30;
+  std::memcpy(damaged.data(), &far, sizeof far);
+  PieceTrie refused;
+  CHECK_FALSE(copy_of(damaged, dense, refused));
+  CHECK(refused.find("a") == PieceTrie::kNone);
+  CHECK_FALSE(copy_of("", "", refused));  // not even a root
+  // A root with 52 children has a direct table: a table word past the nodes is
+  // refused too.
+  std::vector<std::pair<std::string_view, std::uint32_t>> letters;
+  static const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  for (std::size_t i = 0; i < alphabet.size(); ++i)
+    letters.emplace_back(std::string_view(alphabet).substr(i, 1), static_cast<std::uint32_t>(i));
+  const PieceTrie wide(letters);
+  REQUIRE(wide.dense_words() == 256);
+  const std::string wide_nodes(static_cast<const char*>(wide.node_data()),
+                               wide.node_count() * PieceTrie::node_bytes());
+  std::string wide_dense(reinterpret_cast<const char*>(wide.dense_data()), 256 * 4);
+  PieceTrie wide_read;
+  REQUIRE(copy_of(wide_nodes, wide_dense, wide_read));
+  CHECK(wide_read.find("Q") == wide.find("Q"));
+  const std::uint32_t past = static_cast<std::uint32_t>(wide.node_count());
+  std::memcpy(wide_dense.data() + 4 * 'Q', &past, sizeof past);
+  CHECK_FALSE(copy_of(wide_nodes, wide_dense, wide_read));
 }

@@ -187,6 +187,45 @@ std::string whole_line_json(std::size_t merge_count = 100000) {
   return json + lists_json(vocab, merges);
 }
 
+// A BERT-shaped WordPiece tokenizer.json: its five specials (added tokens, in
+// the vocabulary), the letters, digits and some punctuation, each letter after
+// "##", every two-letter word and its "##" form, and a few whole words (or,
+// with_unknown false, no "[UNK]" in the vocabulary: HF then fails only on a
+// word that needs it). BERT's normalizer, pre-tokenizer and decoder.
+std::string wordpiece_json(bool with_unknown = true) {
+  std::vector<std::string> vocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+  if (!with_unknown) vocab[1] = "[unused1]";
+  for (char c = 'a'; c <= 'z'; ++c) {
+    vocab.emplace_back(1, c);
+    vocab.push_back(std::string("##") + c);
+  }
+  for (char c = '0'; c <= '9'; ++c) vocab.emplace_back(1, c);
+  for (const char* p : {".", ",", "!", "?", "-", "'"}) vocab.emplace_back(p);
+  for (char a = 'a'; a <= 'z'; ++a)
+    for (char b = 'a'; b <= 'z'; ++b) {
+      vocab.push_back(std::string{a, b});
+      vocab.push_back(std::string("##") + a + b);
+    }
+  for (const char* w : {"the", "quick", "brown", "fox", "jump", "##ing", "over", "lazy", "dog",
+                        "hello", "world", "\u00e9"})
+    vocab.emplace_back(w);
+  std::string json = R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[)";
+  for (std::size_t id = 0; id < 5; ++id)
+    json +=
+        (id ? "," : "") + std::string(R"({"id":)") + std::to_string(id) + R"(,"content":)" +
+        json_string(vocab[id]) +
+        R"(,"single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true})";
+  json +=
+      R"(],"normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true},)";
+  json += R"("pre_tokenizer":{"type":"BertPreTokenizer"},"post_processor":null,)";
+  json += R"("decoder":{"type":"WordPiece","prefix":"##","cleanup":true},)";
+  json +=
+      R"("model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{)";
+  for (std::size_t id = 0; id < vocab.size(); ++id)
+    json += (id ? "," : "") + json_string(vocab[id]) + ":" + std::to_string(id);
+  return json + "}}}";
+}
+
 // The two kinds of entry, by the fixture that makes each.
 struct Fixture {
   const char* name;
@@ -373,6 +412,50 @@ TEST_CASE("a whole-line entry gives HF's ids: merges, byte fallback and added to
   CHECK(mixed[at(added_id("hello world")) + 1] == added_id("<L>"));
   CHECK(mixed[at(added_id("<R>")) + 1] == id("y"));
   same_tokenizer(built, read);
+}
+
+TEST_CASE("a WordPiece tokenizer.json is compiled on its first load and read back on the next",
+          "[compiled][wordpiece]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string json = wordpiece_json();
+  const PretrainedTokenizer first = load(json, settings);
+  REQUIRE(first.pipeline().model->type() == "WordPiece");
+  CHECK(first.pipeline().compiled_entry.empty());
+  REQUIRE(entries_in(dir.path()).size() == 1);
+  for (const unsigned threads : {1u, 2u}) {
+    const PretrainedTokenizer again = load(json, settings, threads);
+    CHECK(again.pipeline().compiled_entry == entries_in(dir.path()).front().string());
+    // The tries came from the entry: encoding spelled no token's string.
+    const std::string text = "The QUICK brown foxes jumping, over 12 lazy dogs! Hello [SEP] world";
+    CHECK(again.encode(text) == first.encode(text));
+    CHECK(again.pipeline().tokens->rows_pending());
+    same_tokenizer(first, again);
+  }
+  // "jumping" is "jump" "##ing"; "xyzzy" "xy" and two continuing pieces; "☃" unknown.
+  const auto id = [&](const std::string& token) { return *first.pipeline().tokens->find(token); };
+  const PretrainedTokenizer read = load(json, settings);
+  CHECK(read.encode("jumping xyzzy \u2603") ==
+        Ids{id("jump"), id("##ing"), id("xy"), id("##zz"), id("##y"), id("[UNK]")});
+}
+
+TEST_CASE("a WordPiece entry fails as the file does on a word that needs a missing unknown token",
+          "[compiled][wordpiece]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string json = wordpiece_json(false);
+  const PretrainedTokenizer first = load(json, settings);
+  const PretrainedTokenizer again = load(json, settings);
+  REQUIRE_FALSE(again.pipeline().compiled_entry.empty());
+  CHECK(again.encode("hello world") == first.encode("hello world"));
+  std::string expected;
+  try {
+    (void)first.encode("hello \u2603");
+  } catch (const std::exception& e) {
+    expected = e.what();
+  }
+  REQUIRE(expected.find("[UNK]") != std::string::npos);
+  CHECK_THROWS_WITH(again.encode("hello \u2603"), expected);
 }
 
 TEST_CASE("a piece that is a token is looked up whole unless the token's bytes merge apart",
@@ -661,8 +744,8 @@ TEST_CASE("files the cache does not take: small ones, other models, and a cache 
     (void)load(json, settings_in(dir.path()));
     CHECK(entries_in(dir.path()).empty());
   }
-  SECTION("a model that is not BPE, however large") {
-    std::string json = R"({"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0)";
+  SECTION("a model that is neither BPE nor WordPiece, however large") {
+    std::string json = R"({"model":{"type":"WordLevel","unk_token":"[UNK]","vocab":{"[UNK]":0)";
     for (int i = 1; i < 5000; ++i) json += ",\"w" + std::to_string(i) + "\":" + std::to_string(i);
     (void)load(json + "}}}", settings_in(dir.path()));
     CHECK(entries_in(dir.path()).empty());
@@ -675,7 +758,7 @@ TEST_CASE("files the cache does not take: small ones, other models, and a cache 
     ::unsetenv("TOKENLAB_MODEL_CACHE");
     REQUIRE(own.directory.has_value());
     CHECK(*own.directory == dir.path());
-    CHECK(own.min_file_bytes == std::size_t{1} << 20);
+    CHECK(own.min_file_bytes == std::size_t{256} << 10);
   }
 }
 
@@ -864,6 +947,17 @@ TEST_CASE("a file whose added tokens run past its head is known by its stamp too
     CHECK(again.encode(text) == first.encode(text));
     CHECK(again.encode("<unused2999>") == Ids{first.pipeline().added.tokens()[2999].id});
   }
+}
+
+TEST_CASE("a WordPiece file known by its stamp reads its entry, its vocabulary unread",
+          "[compiled][stamp][wordpiece]") {
+  const FileAndCache f("tokenizer.json", wordpiece_json());
+  const PretrainedTokenizer first = f.load();
+  CHECK(first.pipeline().compiled_entry.empty());
+  CHECK(stamps_in(f.cache.path()).size() == 1);
+  const PretrainedTokenizer again = f.load();
+  CHECK(again.pipeline().compiled_by_stamp);
+  same_tokenizer(first, again);
 }
 
 TEST_CASE("a file changed since its stamp was kept is digested again", "[compiled][stamp]") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <type_traits>
 
 #include "tokenlab/error.hpp"
 
@@ -123,6 +124,21 @@ PieceTrie::PieceTrie(std::vector<std::pair<std::string_view, std::uint32_t>> ent
         dense_[node.first_child + nodes_[first_child + k].label] = first_child + k;
     }
   }
+}
+
+bool PieceTrie::indices_valid() const noexcept {
+  static_assert(std::has_unique_object_representations_v<Node>);
+  if (nodes_.empty()) return false;
+  for (const Node& n : nodes_) {
+    if (n.dense > 1) return false;
+    const std::uint64_t end =
+        std::uint64_t{n.first_child} + (n.dense != 0 ? 256 : std::uint64_t{n.child_count});
+    if (n.dense != 0 ? end > dense_.size() : (n.child_count > 0 && end > nodes_.size()))
+      return false;
+  }
+  for (const std::uint32_t child : dense_)
+    if (child != kNone && child >= nodes_.size()) return false;
+  return true;
 }
 
 std::uint32_t PieceTrie::find(std::string_view key) const noexcept {

@@ -72,6 +72,30 @@ class TOKENLAB_API PieceTrie {
 
   [[nodiscard]] std::size_t node_count() const noexcept { return nodes_.size(); }
 
+  /// The trie's two arrays as they lie in memory, for a cache that keeps it for
+  /// this build (the node layout is the build's): node_count() nodes of
+  /// node_bytes() each, and dense_words() words.
+  [[nodiscard]] const void* node_data() const noexcept { return nodes_.data(); }
+  static constexpr std::size_t node_bytes() noexcept { return sizeof(Node); }
+  [[nodiscard]] const std::uint32_t* dense_data() const noexcept { return dense_.data(); }
+  [[nodiscard]] std::size_t dense_words() const noexcept { return dense_.size(); }
+  /// Replaces the trie by nodes nodes and dense words that read(void* to,
+  /// std::size_t bytes) fills, nodes first, as node_data() and dense_data()
+  /// gave them. False, and the trie empty, unless every child index the
+  /// arrays hold stays inside them (so no query can read past them).
+  template <class Read>
+  bool assign(std::size_t nodes, std::size_t dense, Read&& read) {
+    nodes_.resize(nodes);
+    dense_.resize(dense);
+    read(static_cast<void*>(nodes_.data()), nodes * sizeof(Node));
+    read(static_cast<void*>(dense_.data()), dense * sizeof(std::uint32_t));
+    if (!indices_valid()) {
+      *this = PieceTrie();
+      return false;
+    }
+    return true;
+  }
+
  private:
   // 12 bytes: training builds tries over up to a million seed pieces (millions of
   // nodes for 3-byte scripts), so every byte here is megabytes of peak memory.
@@ -97,6 +121,8 @@ class TOKENLAB_API PieceTrie {
     }
     return kNone;
   }
+
+  [[nodiscard]] bool indices_valid() const noexcept;
 
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> dense_;

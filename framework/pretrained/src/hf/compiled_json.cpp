@@ -12,6 +12,7 @@ namespace {
 // tokenizer.json's byte-level BPE, or another BPE (whole-line) by its model's tables.
 constexpr std::uint64_t kByteLevel = 0x6a736f6e62706533ull;  // "jsonbpe3"
 constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d31ull;   // "jsonbpm1"
+constexpr std::uint64_t kWordPiece = 0x6a736f6e77706331ull;  // "jsonwpc1"
 
 // A vocabulary as the entry holds it, viewed in its mapping until a deferred
 // table's fill: ids, the tokens' lengths and their bytes end to end.
@@ -83,7 +84,7 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
   if (!in) return std::nullopt;
   try {
     const auto kind = in->value<std::uint64_t>();
-    if (kind != kByteLevel && kind != kBpeModel) return std::nullopt;
+    if (kind != kByteLevel && kind != kBpeModel && kind != kWordPiece) return std::nullopt;
     CompiledJson c;
     const auto size = in->value<std::uint64_t>();
     const auto id_limit = in->value<std::uint64_t>();
@@ -100,8 +101,12 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     c.merges = {in->mapping(), view_of<MergeIds>(*in, merges)};
     if (kind == kByteLevel)
       c.encoder = ByteLevelEncoder::load(*in);
-    else
+    else if (kind == kBpeModel)
       c.model = load_bpe_tables(*in);
+    else if (merges == 0)
+      c.wordpiece = load_wordpiece_tables(*in);
+    else
+      throw compiled::Stale("WordPiece merges");
     const auto added = in->value<std::uint64_t>();
     in->expect(added, sizeof(AddedRecord));
     std::vector<AddedRecord> records(added);
@@ -139,7 +144,9 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
                          std::span<const AddedToken> added,
                          const ListDivertingHandler::ListSpans& spans, unsigned threads) {
   compiled::Writer out;
-  out.value(encoder != nullptr ? kByteLevel : kBpeModel);
+  const bool wordpiece = encoder == nullptr && model.type() == "WordPiece";
+  if (wordpiece && !merges.empty()) return false;
+  out.value(encoder != nullptr ? kByteLevel : wordpiece ? kWordPiece : kBpeModel);
   std::vector<TokenId> ids;
   std::vector<std::uint32_t> lengths;
   std::string bytes;
@@ -165,7 +172,8 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   if (encoder != nullptr) {
     if (!encoder->whole_piece_first()) merging_apart = encoder->tokens_merging_apart(threads);
     encoder->save(out, encoder->whole_piece_first() ? nullptr : &merging_apart);
-  } else if (!save_bpe_tables(model, out, threads)) {
+  } else if (wordpiece ? !save_wordpiece_tables(model, out)
+                       : !save_bpe_tables(model, out, threads)) {
     return false;
   }
   std::vector<AddedRecord> records;

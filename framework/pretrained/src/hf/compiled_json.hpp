@@ -1,9 +1,11 @@
 // File: hf/compiled_json.hpp (private to tokenlab_pretrained)
-// A BPE tokenizer.json in the compiled-model cache (compiled/compiled_file.hpp):
-// what its 200,000 tokens and merges cost most of a load to build, kept for the
-// next load of the same bytes. Two kinds: a byte-level file (GPT-4o, Llama 3,
-// Qwen, DeepSeek V3, GPT-2) keeps its fused encoder's tables, a whole-line one
-// (Gemma 3, Llama 2, Mistral) the BPE model's (hf/bpe_tables.hpp). The rest of the file
+// A BPE or WordPiece tokenizer.json in the compiled-model cache
+// (compiled/compiled_file.hpp): what its 200,000 tokens and merges cost most of
+// a load to build, kept for the next load of the same bytes. Three kinds: a
+// byte-level file (GPT-4o, Llama 3, Qwen, DeepSeek V3, GPT-2) keeps its fused
+// encoder's tables, a whole-line one (Gemma 3, Llama 2, Mistral) the BPE
+// model's (hf/bpe_tables.hpp), a WordPiece one (BERT) its two tries
+// (hf/wordpiece_tables.hpp). The rest of the file
 // (normalizer, pre-tokenizer, decoder, post-processor) is small, and is read from the
 // file each time.
 //
@@ -33,6 +35,7 @@
 #include "hf/bpe_tables.hpp"
 #include "hf/merge_ids.hpp"
 #include "hf/streamed_lists.hpp"
+#include "hf/wordpiece_tables.hpp"
 #include "tokenlab/pretrained/added_tokens.hpp"
 #include "tokenlab/pretrained/token_table.hpp"
 
@@ -43,6 +46,7 @@ struct CompiledJson {
   SharedMerges merges;                              // viewed in the entry's mapping
   std::shared_ptr<const ByteLevelEncoder> encoder;  // a byte-level file's, else null
   std::shared_ptr<BpeTables> model;                 // a whole-line file's, else null
+  std::shared_ptr<WordPieceTables> wordpiece;       // a WordPiece file's (no merges), else null
   std::vector<AddedToken> added;                    // those with content, in file order
   ListDivertingHandler::ListSpans spans;
 };
@@ -53,8 +57,9 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
 
 /// Writes the entry for digest, on up to threads threads: the fused encoder's
 /// tables when encoder is given, else those of model (a BPE model of
-/// make_bpe_model, whose tables this builds if no encode has). False when it
-/// could not (nothing is left).
+/// make_bpe_model, whose tables this builds if no encode has, or a WordPiece
+/// model of make_wordpiece_model, with merges empty). False when it could not
+/// (nothing is left).
 bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest,
                          const TokenTable& tokens, std::span<const MergeIds> merges,
                          const ByteLevelEncoder* encoder, const PretrainedModel& model,

@@ -89,7 +89,10 @@ bool may_have_entry(std::string_view content) {
       i += token.size();
       return true;
     };
-    if (take(":") && take("{")) return take("\"type\"") && take(":") && take("\"BPE\"");
+    if (take(":") && take("{")) {
+      if (!take("\"type\"") || !take(":")) return false;
+      return take("\"BPE\"") || take("\"WordPiece\"");
+    }
     from = found + 1;
   }
 }
@@ -198,8 +201,8 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
                                                            KnownFile* known) {
   const std::string_view content(text, size);
   // The compiled-model cache, looked up by the bytes before the in-situ parse
-  // rewrites them (hf/compiled_json.hpp). Only a BPE model can have an entry:
-  // a WordPiece or unigram file is not digested for nothing. A file whose
+  // rewrites them (hf/compiled_json.hpp). Only a BPE or WordPiece model can have
+  // an entry: a unigram or WordLevel file is not digested for nothing. A file whose
   // stamp recalled its entry comes with both.
   std::optional<compiled::Digest> digest;
   std::optional<CompiledJson> compiled;
@@ -305,8 +308,14 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   // Whether this load writes an entry: then it needs the merges (shared with
   // the model) and the added tokens' ids as well as the pipeline. A byte-level
   // file's entry keeps its fused encoder, another's the model's tables.
-  const bool writes_entry = digest && !compiled && bpe.read && lists_taken_whole &&
-                            (!p.byte_level || !bpe.options.unknown_token);
+  // A WordPiece file's entry keeps its model's tries, when its vocabulary was
+  // taken whole (and it has no merges).
+  const bool wordpiece_entry =
+      digest && !compiled && !bpe.read && p.model && p.model->type() == "WordPiece" &&
+      lists.has_vocab && !lists.has_merges && fast_vocab == lists.vocab.size() && fast_vocab > 0;
+  const bool writes_entry = (digest && !compiled && bpe.read && lists_taken_whole &&
+                             (!p.byte_level || !bpe.options.unknown_token)) ||
+                            wordpiece_entry;
   const SharedMerges entry_merges = bpe.merges;
   std::vector<TokenId> resolved_added_ids;
   if (bpe.read) {

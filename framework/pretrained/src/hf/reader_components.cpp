@@ -399,7 +399,8 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
   const std::string type = type_value             ? std::string(type_value->string())
                            : model.find("merges") ? "BPE"
                                                   : "";
-  if (compiled && type != "BPE") model.fail("internal: a compiled entry for a model not BPE");
+  if (compiled && type != (compiled->wordpiece ? "WordPiece" : "BPE"))
+    model.fail("internal: a compiled entry for a model of another type");
   if (type == "BPE") {
     model.only_members({"type", "vocab", "merges", "dropout", "unk_token",
                         "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
@@ -449,12 +450,19 @@ void read_model(const Value& model, PretrainedPipeline& p, const std::string& fi
   } else if (type == "WordPiece") {
     model.only_members(
         {"type", "vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"});
-    vocab_object();
     const auto max_chars = model.find("max_input_chars_per_word");
-    p.model = make_wordpiece_model(
-        p.tokens, model.optional_string("unk_token").value_or("[UNK]"),
-        model.optional_string("continuing_subword_prefix").value_or("##"),
-        max_chars ? max_chars->unsigned_integer() : 100, file + ": " + model.path());
+    std::string unknown = model.optional_string("unk_token").value_or("[UNK]");
+    std::string prefix = model.optional_string("continuing_subword_prefix").value_or("##");
+    const std::size_t max = max_chars ? max_chars->unsigned_integer() : 100;
+    if (compiled) {
+      p.tokens = compiled->tokens;
+      p.model = make_wordpiece_model(p.tokens, std::move(unknown), std::move(prefix), max,
+                                     std::move(compiled->wordpiece));
+    } else {
+      vocab_object();
+      p.model = make_wordpiece_model(p.tokens, std::move(unknown), std::move(prefix), max,
+                                     file + ": " + model.path());
+    }
   } else if (type == "WordLevel") {
     model.only_members({"type", "vocab", "unk_token"});
     vocab_object();

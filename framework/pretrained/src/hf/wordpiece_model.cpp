@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "hf/wordpiece_tables.hpp"
 #include "model_common.hpp"
 #include "tokenlab/error.hpp"
 #include "tokenlab/piece_trie.hpp"
@@ -15,6 +16,15 @@
 #include "tokenlab/utf8.hpp"
 
 namespace tokenlab {
+
+namespace hf_detail {
+struct WordPieceTables {
+  TokenId unknown = PretrainedModel::kNoToken;
+  PieceTrie initial;
+  PieceTrie continuing;
+};
+}  // namespace hf_detail
+
 namespace {
 
 constexpr TokenId kNone = PretrainedModel::kNoToken;
@@ -48,6 +58,26 @@ class WordPieceModel final : public PretrainedModel {
     }
     initial_ = PieceTrie(std::move(initial));
     continuing_ = PieceTrie(std::move(continuing));
+  }
+  /// From an entry's tables, which hold what the constructor above builds.
+  WordPieceModel(std::shared_ptr<const TokenTable> tokens, std::string unknown, std::string prefix,
+                 std::size_t max_chars, hf_detail::WordPieceTables&& tables)
+      : tokens_(std::move(tokens)),
+        unknown_token_(std::move(unknown)),
+        prefix_(std::move(prefix)),
+        max_chars_(max_chars),
+        unknown_(tables.unknown),
+        initial_(std::move(tables.initial)),
+        continuing_(std::move(tables.continuing)) {}
+
+  void save(compiled::Writer& out) const {
+    out.value(unknown_);
+    for (const PieceTrie* trie : {&initial_, &continuing_}) {
+      out.value(static_cast<std::uint64_t>(trie->node_count()));
+      out.value(static_cast<std::uint64_t>(trie->dense_words()));
+      out.bytes(trie->node_data(), trie->node_count() * PieceTrie::node_bytes());
+      out.bytes(trie->dense_data(), trie->dense_words() * sizeof(std::uint32_t));
+    }
   }
   void encode(std::string_view piece, std::vector<TokenId>& out) const override {
     if (piece.empty()) return;
@@ -106,6 +136,37 @@ class WordPieceModel final : public PretrainedModel {
 };
 
 }  // namespace
+
+bool hf_detail::save_wordpiece_tables(const PretrainedModel& model, compiled::Writer& out) {
+  const auto* wordpiece = dynamic_cast<const WordPieceModel*>(&model);
+  if (wordpiece == nullptr) return false;
+  wordpiece->save(out);
+  return true;
+}
+
+std::shared_ptr<hf_detail::WordPieceTables> hf_detail::load_wordpiece_tables(compiled::Reader& in) {
+  auto tables = std::make_shared<WordPieceTables>();
+  tables->unknown = in.value<TokenId>();
+  for (PieceTrie* trie : {&tables->initial, &tables->continuing}) {
+    const auto nodes = in.value<std::uint64_t>();
+    const auto dense = in.value<std::uint64_t>();
+    // Sizes checked against the entry before anything is allocated for them.
+    in.expect(nodes, PieceTrie::node_bytes());
+    in.expect(dense, sizeof(std::uint32_t));
+    if (!trie->assign(nodes, dense, [&](void* to, std::size_t bytes) { in.read(to, bytes); }))
+      throw compiled::Stale("WordPiece trie");
+  }
+  return tables;
+}
+
+std::unique_ptr<PretrainedModel> hf_detail::make_wordpiece_model(
+    std::shared_ptr<const TokenTable> tokens, std::string unknown_token,
+    std::string continuing_subword_prefix, std::size_t max_input_chars_per_word,
+    std::shared_ptr<WordPieceTables> tables) {
+  return std::make_unique<WordPieceModel>(std::move(tokens), std::move(unknown_token),
+                                          std::move(continuing_subword_prefix),
+                                          max_input_chars_per_word, std::move(*tables));
+}
 
 std::unique_ptr<PretrainedModel> make_wordpiece_model(std::shared_ptr<const TokenTable> tokens,
                                                       std::string unknown_token,
