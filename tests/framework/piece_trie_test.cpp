@@ -100,10 +100,11 @@ TEST_CASE("a piece trie refuses a key given twice and an empty key", "[framework
 TEST_CASE("a piece trie read back from its arrays answers as the one written",
           "[framework][trie]") {
   const PieceTrie built({{"a", 1}, {"ab", 2}, {"abc", 3}, {"b", 4}, {"\xE2\x96\x81x", 5}});
+  std::uint32_t value_limit = 6;  // the values are 1 to 5
   const auto copy_of = [&](std::string nodes, std::string dense, PieceTrie& into) {
     std::size_t at = 0;
     const std::string both = nodes + dense;
-    return into.assign(nodes.size() / PieceTrie::node_bytes(), dense.size() / 4,
+    return into.assign(nodes.size() / PieceTrie::node_bytes(), dense.size() / 4, value_limit,
                        [&](void* to, std::size_t bytes) {
                          std::memcpy(to, both.data() + at, bytes);
                          at += bytes;
@@ -127,6 +128,10 @@ TEST_CASE("a piece trie read back from its arrays answers as the one written",
   CHECK_FALSE(copy_of(damaged, dense, refused));
   CHECK(refused.find("a") == PieceTrie::kNone);
   CHECK_FALSE(copy_of("", "", refused));  // not even a root
+  // A value at or past the limit (the vocabulary's size) is refused too.
+  value_limit = 5;
+  CHECK_FALSE(copy_of(nodes, dense, refused));
+  value_limit = 60;
   // A root with 52 children has a direct table: a table word past the nodes is
   // refused too.
   std::vector<std::pair<std::string_view, std::uint32_t>> letters;

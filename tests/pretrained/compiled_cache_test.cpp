@@ -192,7 +192,7 @@ std::string whole_line_json(std::size_t merge_count = 100000) {
 // "##", every two-letter word and its "##" form, and a few whole words (or,
 // with_unknown false, no "[UNK]" in the vocabulary: HF then fails only on a
 // word that needs it). BERT's normalizer, pre-tokenizer and decoder.
-std::string wordpiece_json(bool with_unknown = true) {
+std::string wordpiece_json(bool with_unknown = true, bool three_letter_words = false) {
   std::vector<std::string> vocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
   if (!with_unknown) vocab[1] = "[unused1]";
   for (char c = 'a'; c <= 'z'; ++c) {
@@ -209,6 +209,11 @@ std::string wordpiece_json(bool with_unknown = true) {
   for (const char* w : {"the", "quick", "brown", "fox", "jump", "##ing", "over", "lazy", "dog",
                         "hello", "world", "\u00e9"})
     vocab.emplace_back(w);
+  if (three_letter_words)  // 17,576 more: a vocabulary past the 64 KiB head
+    for (char a = 'a'; a <= 'z'; ++a)
+      for (char b = 'a'; b <= 'z'; ++b)
+        for (char c = 'a'; c <= 'z'; ++c)
+          if (std::string w{a, b, c}; w != "dog" && w != "fox" && w != "the") vocab.push_back(w);
   std::string json = R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":[)";
   for (std::size_t id = 0; id < 5; ++id)
     json +=
@@ -396,6 +401,8 @@ TEST_CASE("a whole-line entry gives HF's ids: merges, byte fallback and added to
     FAIL("no added token " << content);
     return TokenId{0};
   };
+  CHECK_FALSE(built.pipeline().added_from_entry);
+  CHECK(read.pipeline().added_from_entry);
   const std::string text = "say hello world  <L>x <R>  y k9 ak9";
   const Ids mixed = read.encode(text);
   CHECK(mixed == built.encode(text));
@@ -426,6 +433,7 @@ TEST_CASE("a WordPiece tokenizer.json is compiled on its first load and read bac
   for (const unsigned threads : {1u, 2u}) {
     const PretrainedTokenizer again = load(json, settings, threads);
     CHECK(again.pipeline().compiled_entry == entries_in(dir.path()).front().string());
+    CHECK(again.pipeline().added_from_entry);
     // The tries came from the entry: encoding spelled no token's string.
     const std::string text = "The QUICK brown foxes jumping, over 12 lazy dogs! Hello [SEP] world";
     CHECK(again.encode(text) == first.encode(text));
@@ -787,19 +795,31 @@ TEST_CASE("the digest is the same on every path the machine may take", "[compile
   // digest_of runs 16 or 32 bytes a step where the CPU has SSE2 or AVX2; a
   // cache directory shared by machines with and without them needs the same
   // names from all: every length across stripes, blocks and the tail, in
-  // bytes of every value.
+  // bytes of every value, by each path this machine has against the lane-by-
+  // lane definition.
   std::mt19937_64 random(20261207);
   std::string bytes(70'000, '\0');
   for (char& c : bytes) c = static_cast<char>(random());
+  using compiled::DigestPath;
+  std::vector<DigestPath> paths;
+  for (const DigestPath path : {DigestPath::sse2, DigestPath::avx2})
+    if (compiled::digest_path_available(path)) paths.push_back(path);
+  INFO(paths.size() << " vector paths on this machine");
+  const auto definition = [](std::string_view b) {
+    return compiled::digest_by_path(b, DigestPath::lane_by_lane);
+  };
   for (std::size_t n = 0; n <= 1100; ++n) {
     const std::string_view prefix = std::string_view(bytes).substr(0, n);
-    REQUIRE(compiled::digest_of(prefix) == compiled::digest_of_lane_by_lane(prefix));
+    REQUIRE(compiled::digest_of(prefix) == definition(prefix));
+    for (const DigestPath path : paths)
+      REQUIRE(compiled::digest_by_path(prefix, path) == definition(prefix));
   }
   for (const std::size_t n : {4095, 4096, 4097, 65'535, 65'536, 65'537, 70'000}) {
     const std::string_view prefix = std::string_view(bytes).substr(0, n);
-    CHECK(compiled::digest_of(prefix) == compiled::digest_of_lane_by_lane(prefix));
-    CHECK(compiled::digest_of(prefix.substr(1)) ==
-          compiled::digest_of_lane_by_lane(prefix.substr(1)));
+    CHECK(compiled::digest_of(prefix) == definition(prefix));
+    CHECK(compiled::digest_of(prefix.substr(1)) == definition(prefix.substr(1)));
+    for (const DigestPath path : paths)
+      CHECK(compiled::digest_by_path(prefix.substr(3), path) == definition(prefix.substr(3)));
   }
 }
 
@@ -951,13 +971,21 @@ TEST_CASE("a file whose added tokens run past its head is known by its stamp too
 
 TEST_CASE("a WordPiece file known by its stamp reads its entry, its vocabulary unread",
           "[compiled][stamp][wordpiece]") {
-  const FileAndCache f("tokenizer.json", wordpiece_json());
+  const std::string json = wordpiece_json(true, true);
+  REQUIRE(json.size() > std::size_t{3} * (64 << 10));
+  const FileAndCache f("tokenizer.json", json);
   const PretrainedTokenizer first = f.load();
   CHECK(first.pipeline().compiled_entry.empty());
   CHECK(stamps_in(f.cache.path()).size() == 1);
-  const PretrainedTokenizer again = f.load();
-  CHECK(again.pipeline().compiled_by_stamp);
-  same_tokenizer(first, again);
+  for (const unsigned threads : {1u, 2u}) {
+    const PretrainedTokenizer again = f.load(threads);
+    CHECK(again.pipeline().compiled_by_stamp);
+    CHECK(again.pipeline().added_from_entry);
+    const std::string text = "the quick brown fox jumps over the lazy dog abc xyzzy";
+    CHECK(again.encode(text) == first.encode(text));
+    CHECK(again.pipeline().tokens->rows_pending());  // the vocabulary left unread and unspelled
+    same_tokenizer(first, again);
+  }
 }
 
 TEST_CASE("a file changed since its stamp was kept is digested again", "[compiled][stamp]") {

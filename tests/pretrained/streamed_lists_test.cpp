@@ -46,7 +46,7 @@ bool parse_into(Streamed& s, bool fast, const ListDivertingHandler::ListSpans* s
     rapidjson::InsituStringStream stream(s.text.data());
     ListDivertingHandler handler(out, s.lists);
     if (fast) handler.limit_nesting(128, stream, too_deep_at);
-    if (skip) handler.skip_lists(*skip);
+    if (skip) handler.skip_lists(*skip, s.text.size());
     const bool parsed =
         !reader
              .Parse<rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag>(stream,
@@ -294,7 +294,8 @@ TEST_CASE(
 TEST_CASE("a compiled entry's spans make the fast paths jump over the lists unread",
           "[streamed][compiled]") {
   const std::string json =
-      R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]},"decoder":null})";
+      R"({"added_tokens":[{"id":3,"content":"<s>"},{"id":4,"content":"</s>"}],)"
+      R"("model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]},"decoder":null})";
   // Where a first parse found the lists.
   Streamed first{json, {}, {}};
   parse_streamed(first, true);
@@ -304,10 +305,14 @@ TEST_CASE("a compiled entry's spans make the fast paths jump over the lists unre
   CHECK(json.substr(spans.vocab.begin, spans.vocab.end - spans.vocab.begin) ==
         R"("a":0,"b":1,"ab":2)");
   CHECK(json.substr(spans.merges.begin, spans.merges.end - spans.merges.begin) == R"("a b")");
+  CHECK(spans.added.entries == 2);
+  CHECK(json.substr(spans.added.begin, spans.added.end - spans.added.begin) ==
+        R"({"id":3,"content":"<s>"},{"id":4,"content":"</s>"})");
   // The same file with its lists' entries overwritten: read, they are no JSON
-  // at all; jumped over, the rest parses, and nothing of them is kept.
+  // at all; jumped over, the rest parses, and nothing of them is kept (the
+  // added tokens are an empty array in the document).
   std::string garbled = json;
-  for (const auto& span : {spans.vocab, spans.merges})
+  for (const auto& span : {spans.vocab, spans.merges, spans.added})
     for (std::uint64_t i = span.begin; i < span.end; ++i) garbled[i] = '#';
   Streamed read_garbled{garbled, {}, {}};
   CHECK_FALSE(parse_into(read_garbled, true));
@@ -316,11 +321,38 @@ TEST_CASE("a compiled entry's spans make the fast paths jump over the lists unre
   CHECK(jumped.lists.vocab.empty());
   CHECK(jumped.lists.merges.empty());
   CHECK(jumped.fast_vocab == 3);
+  REQUIRE(jumped.document.HasMember("added_tokens"));
+  CHECK(jumped.document["added_tokens"].IsArray());
+  CHECK(jumped.document["added_tokens"].Empty());
+  // Spans that start where a list does but do not end on its closing bracket
+  // inside the text (a damaged entry whose checksum holds) are not jumped.
+  for (const std::uint64_t end :
+       {std::uint64_t{1}, std::uint64_t{json.size()}, std::uint64_t{1} << 40}) {
+    for (const int which : {0, 1, 2}) {
+      ListDivertingHandler::ListSpans bad = spans;
+      ListDivertingHandler::Span& span = which == 0   ? bad.vocab
+                                         : which == 1 ? bad.merges
+                                                      : bad.added;
+      span.end = end;
+      INFO("list " << which << ", end " << end);
+      Streamed not_jumped{garbled, {}, {}};
+      CHECK_FALSE(parse_into(not_jumped, true, &bad));
+      Streamed clean{json, {}, {}};
+      CHECK(parse_into(clean, true, &bad));
+    }
+  }
+  {
+    ListDivertingHandler::ListSpans off_by_one = spans;
+    off_by_one.added.end -= 1;  // on the last token's '}', not the ']'
+    Streamed not_jumped{garbled, {}, {}};
+    CHECK_FALSE(parse_into(not_jumped, true, &off_by_one));
+  }
   // Spans that do not start where a list starts (another file's): the lists
   // are read, not jumped over.
   ListDivertingHandler::ListSpans elsewhere = spans;
   elsewhere.vocab.begin += 1;
   elsewhere.merges.begin += 1;
+  elsewhere.added.begin += 1;
   Streamed garbled_elsewhere{garbled, {}, {}};
   CHECK_FALSE(parse_into(garbled_elsewhere, true, &elsewhere));
   Streamed read{json, {}, {}};

@@ -126,11 +126,11 @@ PieceTrie::PieceTrie(std::vector<std::pair<std::string_view, std::uint32_t>> ent
   }
 }
 
-bool PieceTrie::indices_valid() const noexcept {
+bool PieceTrie::indices_valid(std::uint32_t value_limit) const noexcept {
   static_assert(std::has_unique_object_representations_v<Node>);
   if (nodes_.empty()) return false;
   for (const Node& n : nodes_) {
-    if (n.dense > 1) return false;
+    if (n.dense > 1 || (n.value != kNone && n.value >= value_limit)) return false;
     const std::uint64_t end =
         std::uint64_t{n.first_child} + (n.dense != 0 ? 256 : std::uint64_t{n.child_count});
     if (n.dense != 0 ? end > dense_.size() : (n.child_count > 0 && end > nodes_.size()))

@@ -82,14 +82,15 @@ class TOKENLAB_API PieceTrie {
   /// Replaces the trie by nodes nodes and dense words that read(void* to,
   /// std::size_t bytes) fills, nodes first, as node_data() and dense_data()
   /// gave them. False, and the trie empty, unless every child index the
-  /// arrays hold stays inside them (so no query can read past them).
+  /// arrays hold stays inside them (so no query can read past them) and every
+  /// value is below value_limit (or none).
   template <class Read>
-  bool assign(std::size_t nodes, std::size_t dense, Read&& read) {
+  bool assign(std::size_t nodes, std::size_t dense, std::uint32_t value_limit, Read&& read) {
     nodes_.resize(nodes);
     dense_.resize(dense);
     read(static_cast<void*>(nodes_.data()), nodes * sizeof(Node));
     read(static_cast<void*>(dense_.data()), dense * sizeof(std::uint32_t));
-    if (!indices_valid()) {
+    if (!indices_valid(value_limit)) {
       *this = PieceTrie();
       return false;
     }
@@ -122,7 +123,7 @@ class TOKENLAB_API PieceTrie {
     return kNone;
   }
 
-  [[nodiscard]] bool indices_valid() const noexcept;
+  [[nodiscard]] bool indices_valid(std::uint32_t value_limit) const noexcept;
 
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> dense_;

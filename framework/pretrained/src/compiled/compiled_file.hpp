@@ -54,10 +54,13 @@ struct Digest {
   [[nodiscard]] std::string hex() const;
 };
 [[nodiscard]] Digest digest_of(std::string_view bytes) noexcept;
-/// digest_of computed one 64-bit lane at a time, without the vector paths
-/// (SSE2, AVX2) digest_of takes where the machine has them; equal to it for
-/// every input, which the tests check.
-[[nodiscard]] Digest digest_of_lane_by_lane(std::string_view bytes) noexcept;
+/// The ways digest_of can run: one 64-bit lane at a time (the definition),
+/// or with the vector instructions it takes where the machine has them. Every
+/// path gives the same digest for every input, which the tests check.
+enum class DigestPath { lane_by_lane, sse2, avx2 };
+[[nodiscard]] bool digest_path_available(DigestPath path) noexcept;
+/// digest_of computed by path (lane by lane when path is not available).
+[[nodiscard]] Digest digest_by_path(std::string_view bytes, DigestPath path) noexcept;
 
 /// The entry's path for digest in cache (whose directory must be set).
 [[nodiscard]] std::filesystem::path entry_path(const ModelCache& cache, const Digest& digest);

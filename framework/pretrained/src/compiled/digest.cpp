@@ -212,7 +212,9 @@ __attribute__((target("avx2"))) void accumulate_all_avx2(const unsigned char* p,
 bool has_avx2() noexcept {
   static const bool avx2 = [] {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0 || (ecx & bit_OSXSAVE) == 0) return false;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0 || (ecx & bit_OSXSAVE) == 0 ||
+        (ecx & bit_AVX) == 0)
+      return false;
     unsigned xcr0_low = 0, xcr0_high = 0;  // the OS saves the YMM registers: XCR0 bits 1, 2
     __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
     if ((xcr0_low & 6u) != 6u) return false;
@@ -259,10 +261,38 @@ Digest digest_of(std::string_view bytes) noexcept {
   return finish_digest(acc, bytes.size());
 }
 
-Digest digest_of_lane_by_lane(std::string_view bytes) noexcept {
+bool digest_path_available(DigestPath path) noexcept {
+  switch (path) {
+    case DigestPath::lane_by_lane:
+      return true;
+    case DigestPath::sse2:
+#if defined(__SSE2__)
+      return true;
+#else
+      return false;
+#endif
+    case DigestPath::avx2:
+#if defined(TOKENLAB_DIGEST_AVX2)
+      return has_avx2();
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+Digest digest_by_path(std::string_view bytes, DigestPath path) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   std::uint64_t acc[8];
-  accumulate_all<ScalarLanes>(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
-                              acc);
+  if (path == DigestPath::avx2 && digest_path_available(path)) {
+#if defined(TOKENLAB_DIGEST_AVX2)
+    accumulate_all_avx2(p, bytes.size(), acc);
+#endif
+  } else if (path == DigestPath::sse2 && digest_path_available(path)) {
+    accumulate_all<Lanes>(p, bytes.size(), acc);
+  } else {
+    accumulate_all<ScalarLanes>(p, bytes.size(), acc);
+  }
   return finish_digest(acc, bytes.size());
 }
 

@@ -10,8 +10,8 @@ namespace {
 
 // What the entry's first section says it holds, in this layout: a
 // tokenizer.json's byte-level BPE, or another BPE (whole-line) by its model's tables.
-constexpr std::uint64_t kByteLevel = 0x6a736f6e62706533ull;  // "jsonbpe3"
-constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d31ull;   // "jsonbpm1"
+constexpr std::uint64_t kByteLevel = 0x6a736f6e62706534ull;  // "jsonbpe4"
+constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d32ull;   // "jsonbpm2"
 constexpr std::uint64_t kWordPiece = 0x6a736f6e77706331ull;  // "jsonwpc1"
 
 // A vocabulary as the entry holds it, viewed in its mapping until a deferred
@@ -59,7 +59,8 @@ std::vector<AddedToken> added_tokens_of(std::span<const AddedRecord> records,
   std::size_t at = 0;
   for (const AddedRecord& r : records) {
     const std::uint64_t length = std::uint64_t{r.content_length} + r.normalized_length;
-    if (r.flags > 31 || r.content_length == 0 || length > bytes.size() - at)
+    if (r.flags > 31 || r.id > TokenTable::kMaxId || r.content_length == 0 ||
+        length > bytes.size() - at)
       throw compiled::Stale("added tokens");
     AddedToken& token = tokens.emplace_back();
     token.id = r.id;
@@ -104,7 +105,7 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     else if (kind == kBpeModel)
       c.model = load_bpe_tables(*in);
     else if (merges == 0)
-      c.wordpiece = load_wordpiece_tables(*in);
+      c.wordpiece = load_wordpiece_tables(*in, id_limit);
     else
       throw compiled::Stale("WordPiece merges");
     const auto added = in->value<std::uint64_t>();

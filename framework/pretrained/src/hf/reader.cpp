@@ -248,7 +248,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
     // the parse past kMaxJsonNesting, as check_json_nesting would have.
     handler.limit_nesting(kMaxJsonNesting, stream, too_deep_at);
     if (prefetch) handler.prefetch_into(*prefetch);
-    if (compiled) handler.skip_lists(compiled->spans);
+    if (compiled) handler.skip_lists(compiled->spans, size);
     // Numbers as text, typed by json::number_event (json_numbers.hpp says why).
     const bool ok =
         !reader
@@ -329,6 +329,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
     if (threads >= 2 && !p.byte_level) p.model->prepare(threads);
   }
   if (const auto d = root.find("decoder")) add_decoders(*d, p.decoders);
+  p.added_from_entry = added_jumped;
   if (added_jumped) {
     // The parse jumped over the list: the entry holds the tokens it gave.
     for (AddedToken& token : compiled->added) p.added.add(std::move(token));

@@ -193,9 +193,15 @@ bool scan_id(const char* p, const char*& end, TokenId& id) noexcept {
 // entry followed by a comma is taken only when an entry starts after the
 // comma, so that RapidJSON, resuming at an entry, is where it would be after
 // the comma. Nothing is written before an entry is known to be taken.
-bool ListDivertingHandler::jump_over(Span& found, const Span& skip, std::size_t& fast) {
+bool ListDivertingHandler::lands_on(const Span& skip, char closing) const noexcept {
+  return discard_ && skip.entries > 0 && skip.begin == stream_->Tell() && skip.begin <= skip.end &&
+         skip.end < text_size_ && stream_->head_[skip.end] == closing;
+}
+
+bool ListDivertingHandler::jump_over(Span& found, const Span& skip, std::size_t& fast,
+                                     char closing) {
   found.begin = stream_->Tell();
-  if (!discard_ || skip.begin != found.begin || skip.entries == 0) return false;
+  if (!lands_on(skip, closing)) return false;
   stream_->src_ = stream_->head_ + skip.end;
   found = skip;
   fast = skip.entries;
@@ -203,7 +209,7 @@ bool ListDivertingHandler::jump_over(Span& found, const Span& skip, std::size_t&
 }
 
 void ListDivertingHandler::take_vocab() {
-  if (jump_over(spans_.vocab, skip_.vocab, fast_vocab_)) return;
+  if (jump_over(spans_.vocab, skip_.vocab, fast_vocab_, '}')) return;
   char* const base = stream_->src_;
   const char* p = base;
   for (;;) {
@@ -229,7 +235,7 @@ void ListDivertingHandler::take_vocab() {
 }
 
 void ListDivertingHandler::take_merges() {
-  if (jump_over(spans_.merges, skip_.merges, fast_merges_)) return;
+  if (jump_over(spans_.merges, skip_.merges, fast_merges_, ']')) return;
   char* const base = stream_->src_;
   // A [left, right] pair opens a level: past the nesting limit, RapidJSON's.
   const bool pairs = static_cast<std::size_t>(depth_) < max_depth_;
@@ -462,7 +468,7 @@ bool ListDivertingHandler::StartArray() {
       stream_ != nullptr) {
     added_started_ = added_open_ = true;
     spans_.added.begin = stream_->Tell();
-    if (discard_ && skip_.added.entries > 0 && skip_.added.begin == spans_.added.begin) {
+    if (lands_on(skip_.added, ']')) {
       // RapidJSON goes on at the `]`: an empty array in the document.
       stream_->src_ = stream_->head_ + skip_.added.end;
       spans_.added = skip_.added;

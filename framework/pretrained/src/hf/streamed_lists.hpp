@@ -135,9 +135,13 @@ class ListDivertingHandler {
   /// reading it (the bytes are the ones the entry was written from: its name
   /// is their digest), or, should a list not start where spans says, step
   /// over its entries without keeping them.
-  void skip_lists(const ListSpans& spans) noexcept {
+  /// A span's jump is taken only when it starts where the parse is and lands,
+  /// inside the text of text_size bytes, on the bracket that closes that list
+  /// (a damaged entry whose checksum holds cannot send the parse elsewhere).
+  void skip_lists(const ListSpans& spans, std::size_t text_size) noexcept {
     discard_ = true;
     skip_ = spans;
+    text_size_ = text_size;
   }
   /// Whether the parse jumped over the added_tokens array (skip_lists): the
   /// document then holds it empty.
@@ -185,7 +189,10 @@ class ListDivertingHandler {
   // A list's start noted in found; on a hit (skip_lists) whose span starts
   // here, the stream moved to its end and true returned. fast: the list's
   // count of entries the fast paths took.
-  bool jump_over(Span& found, const Span& skip, std::size_t& fast);
+  bool jump_over(Span& found, const Span& skip, std::size_t& fast, char closing);
+  // Whether skip (a hit's span of a list closed by closing) starts where the
+  // parse is and ends on its closing bracket inside the text.
+  [[nodiscard]] bool lands_on(const Span& skip, char closing) const noexcept;
   // A list's end noted in found, after the fast path took fast entries.
   void note_end(Span& found, std::size_t fast) {
     found.end = stream_->Tell();
@@ -220,6 +227,7 @@ class ListDivertingHandler {
   std::size_t fast_merges_ = 0;    // entries take_merges took
   bool discard_ = false;           // skip_lists()
   ListSpans skip_;                 // skip_lists()'s spans
+  std::size_t text_size_ = 0;      // skip_lists()'s
   ListSpans spans_;                // the spans found
   bool vocab_forwarded_ = false;   // the vocabulary went back to the document while open
   bool merges_forwarded_ = false;  // so did the merges

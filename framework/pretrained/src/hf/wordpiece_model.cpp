@@ -144,16 +144,21 @@ bool hf_detail::save_wordpiece_tables(const PretrainedModel& model, compiled::Wr
   return true;
 }
 
-std::shared_ptr<hf_detail::WordPieceTables> hf_detail::load_wordpiece_tables(compiled::Reader& in) {
+std::shared_ptr<hf_detail::WordPieceTables> hf_detail::load_wordpiece_tables(
+    compiled::Reader& in, std::uint64_t id_limit) {
   auto tables = std::make_shared<WordPieceTables>();
   tables->unknown = in.value<TokenId>();
+  if (tables->unknown != kNone && tables->unknown >= id_limit)
+    throw compiled::Stale("WordPiece unknown id");
+  const auto value_limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(id_limit, kNone));
   for (PieceTrie* trie : {&tables->initial, &tables->continuing}) {
     const auto nodes = in.value<std::uint64_t>();
     const auto dense = in.value<std::uint64_t>();
     // Sizes checked against the entry before anything is allocated for them.
     in.expect(nodes, PieceTrie::node_bytes());
     in.expect(dense, sizeof(std::uint32_t));
-    if (!trie->assign(nodes, dense, [&](void* to, std::size_t bytes) { in.read(to, bytes); }))
+    if (!trie->assign(nodes, dense, value_limit,
+                      [&](void* to, std::size_t bytes) { in.read(to, bytes); }))
       throw compiled::Stale("WordPiece trie");
   }
   return tables;

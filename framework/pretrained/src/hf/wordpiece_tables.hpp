@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -32,10 +33,12 @@ struct WordPieceTables;
 /// make_wordpiece_model made.
 bool save_wordpiece_tables(const PretrainedModel& model, compiled::Writer& out);
 
-/// The tables save_wordpiece_tables wrote. Throws compiled::Stale on an entry
-/// of another shape or whose tries index past their arrays; like everything
-/// read, trusted only after in.finish().
-std::shared_ptr<WordPieceTables> load_wordpiece_tables(compiled::Reader& in);
+/// The tables save_wordpiece_tables wrote, for a vocabulary of ids below
+/// id_limit. Throws compiled::Stale on an entry of another shape, whose tries
+/// index past their arrays or whose ids reach id_limit; like everything read,
+/// trusted only after in.finish().
+std::shared_ptr<WordPieceTables> load_wordpiece_tables(compiled::Reader& in,
+                                                       std::uint64_t id_limit);
 
 /// make_wordpiece_model with the tables of an entry written for the same file
 /// (so for the same tokens and options): it looks nothing up in tokens.

@@ -47,6 +47,9 @@ struct PretrainedPipeline {
   /// size and times) rather than by digesting its bytes: then the bytes the
   /// entry stands for (a tokenizer.json's vocabulary and merges) were not read.
   bool compiled_by_stamp = false;
+  /// Whether the added tokens were that entry's, the file's list jumped over
+  /// unparsed (a tokenizer.json whose entry holds them).
+  bool added_from_entry = false;
   /// The model's vocabulary (what the model can emit); shared with the model.
   std::shared_ptr<const TokenTable> tokens;
   /// Tokens cut out of the text before the model; their ids may lie beyond the
