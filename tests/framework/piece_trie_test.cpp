@@ -106,7 +106,7 @@ TEST_CASE("a piece trie read back from its arrays answers as the one written",
     const std::string both = nodes + dense;
     return into.assign(nodes.size() / PieceTrie::node_bytes(), dense.size() / 4, value_limit,
                        [&](void* to, std::size_t bytes) {
-                         std::memcpy(to, both.data() + at, bytes);
+                         if (bytes > 0) std::memcpy(to, both.data() + at, bytes);
                          at += bytes;
                        });
   };
