@@ -724,6 +724,24 @@ TEST_CASE("the cache keeps its newest entries", "[compiled]") {
   CHECK(load(byte_level_json(1320), settings).pipeline().tokens->rows_pending());
 }
 
+TEST_CASE("the cache keeps the entries read most recently", "[compiled]") {
+  TempDir dir;
+  const auto settings = settings_in(dir.path(), 2);
+  const auto pause = [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); };
+  (void)load(byte_level_json(1300), settings);
+  pause();
+  (void)load(byte_level_json(1310), settings);
+  pause();
+  // Read again, the first entry becomes the newest: the third file's entry
+  // then pushes out the second's, which was written later but not read since.
+  REQUIRE(load(byte_level_json(1300), settings).pipeline().tokens->rows_pending());
+  pause();
+  (void)load(byte_level_json(1320), settings);
+  CHECK(entries_in(dir.path()).size() == 2);
+  CHECK(load(byte_level_json(1300), settings).pipeline().tokens->rows_pending());
+  CHECK_FALSE(load(byte_level_json(1310), settings).pipeline().tokens->rows_pending());
+}
+
 TEST_CASE("a cache that cannot be written costs nothing but the write", "[compiled]") {
   TempDir dir;
   write_bytes(dir / "not-a-directory", "x");

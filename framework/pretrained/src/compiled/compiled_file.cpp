@@ -76,8 +76,9 @@ bool write_all(int fd, const void* data, std::size_t size) noexcept {
   return true;
 }
 
-// Keeps the newest max_entries entries (by modification time) and removes
-// the rest, and any temporary a killed writer left over an hour ago.
+// Keeps the newest max_entries entries (by modification time, which a read
+// sets too: the most recently used) and removes the rest, and any temporary a
+// killed writer left over an hour ago.
 void prune(const fs::path& directory, std::size_t max_entries) noexcept {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
@@ -211,8 +212,10 @@ std::optional<Reader> Reader::open(const fs::path& path, const Digest& digest) {
   void* map = sized ? ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ,
                              MAP_PRIVATE | MAP_POPULATE, fd, 0)
                     : MAP_FAILED;
-  ::close(fd);  // the mapping keeps the file
-  if (map == MAP_FAILED) return std::nullopt;
+  if (map == MAP_FAILED) {
+    ::close(fd);
+    return std::nullopt;
+  }
   const auto bytes = static_cast<std::size_t>(st.st_size);
   Reader r;
   r.mapping_ = std::shared_ptr<const void>(
@@ -222,8 +225,15 @@ std::optional<Reader> Reader::open(const fs::path& path, const Digest& digest) {
   std::memcpy(&header, r.data_, sizeof header);
   if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0 ||
       header.build_id != build_id_digest() || !(header.digest == digest) ||
-      header.payload_bytes != bytes - sizeof header)
+      header.payload_bytes != bytes - sizeof header) {
+    ::close(fd);
     return std::nullopt;
+  }
+  // The entry's times set to now: pruning keeps the newest entries, so an
+  // entry read often outlives a run of files loaded once. Best effort: in a
+  // cache someone else owns the call fails, and the order stays the writes'.
+  (void)::futimens(fd, nullptr);
+  ::close(fd);  // the mapping keeps the file
   r.offset_ = sizeof header;
   r.end_ = bytes;
   r.expected_checksum_ = header.checksum;
