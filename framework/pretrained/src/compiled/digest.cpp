@@ -158,7 +158,10 @@ void accumulate_all(const unsigned char* p, std::size_t n, std::uint64_t acc[8])
 // as many a step (entries are checksummed on every load: Gemma 3's 28 MB took
 // an eighth of its load from a stamp at SSE2's 10 GB/s). _mm256_shuffle_epi32
 // shuffles within each 128-bit half, so lane i's neighbour is still i ^ 1.
-// One function, so that everything in it is compiled for AVX2.
+// One function, so that everything in it is compiled for AVX2: accumulate_all's
+// loop is written out again because GCC will not inline AVX2 lane methods into
+// a template instantiated for the default target ("target specific option
+// mismatch"), even one that is itself inlined into an AVX2 function.
 __attribute__((target("avx2"))) void accumulate_all_avx2(const unsigned char* p, std::size_t n,
                                                          std::uint64_t acc[8]) noexcept {
   __m256i v[2];
@@ -249,16 +252,9 @@ std::string Digest::hex() const {
 }
 
 Digest digest_of(std::string_view bytes) noexcept {
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  std::uint64_t acc[8];
-#if defined(TOKENLAB_DIGEST_AVX2)
-  if (has_avx2()) {
-    accumulate_all_avx2(p, bytes.size(), acc);
-    return finish_digest(acc, bytes.size());
-  }
-#endif
-  accumulate_all<Lanes>(p, bytes.size(), acc);
-  return finish_digest(acc, bytes.size());
+  // SSE2 falls back to the lane-by-lane path on a target without it.
+  return digest_by_path(
+      bytes, digest_path_available(DigestPath::avx2) ? DigestPath::avx2 : DigestPath::sse2);
 }
 
 bool digest_path_available(DigestPath path) noexcept {

@@ -317,7 +317,6 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
                              (!p.byte_level || !bpe.options.unknown_token)) ||
                             wordpiece_entry;
   const SharedMerges entry_merges = bpe.merges;
-  std::vector<TokenId> resolved_added_ids;
   if (bpe.read) {
     if (compiled && compiled->model)
       p.model = hf_detail::make_bpe_model(p.tokens, std::move(bpe.merges), bpe.options, bpe.where,
@@ -360,11 +359,13 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
       // and any other the next id after the model's vocabulary and the added
       // tokens so far (HF only warns when that differs from the file's id).
       // A compiled entry holds the ids these rules gave: they look the model's
-      // tokens up, which would fill its deferred table.
+      // tokens up, which would fill its deferred table. This token's place
+      // among them is how many were added before it.
       if (compiled) {
-        if (resolved_added_ids.size() >= compiled->added.size())
+        const std::size_t resolved = p.added.tokens().size();
+        if (resolved >= compiled->added.size())
           a.fail("internal: the compiled entry of this file has fewer added tokens");
-        token.id = compiled->added[resolved_added_ids.size()].id;
+        token.id = compiled->added[resolved].id;
       } else if (const auto model_id = p.tokens->find(token.content)) {
         token.id = *model_id;
       } else if (const auto earlier = added_ids.find(token.content); earlier != added_ids.end()) {
@@ -382,7 +383,6 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
                               std::to_string(token.id) + ", which is the model's token \"" +
                               *other + "\" (the vocabulary has gaps)");
       }
-      resolved_added_ids.push_back(token.id);
       largest_added = std::max(largest_added.value_or(0), token.id);
       added_ids.emplace(token.content, token.id);
       p.added.add(std::move(token));
