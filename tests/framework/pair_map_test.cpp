@@ -66,7 +66,8 @@ TEST_CASE("PairMap finds what was inserted and nothing else, through growth and 
   CHECK(map.find(pack_pair(41, 0)) == nullptr);
 }
 
-TEST_CASE("PairMap's slots saved as bytes make the same map again", "[pair_map][compiled]") {
+TEST_CASE("PairMap's slots saved as bytes are looked up in place by a view",
+          "[pair_map][compiled]") {
   PairMap<Merge> map;
   std::map<std::uint64_t, Merge> expected;
   for (std::uint32_t i = 0; i < 5000; ++i) {
@@ -74,45 +75,52 @@ TEST_CASE("PairMap's slots saved as bytes make the same map again", "[pair_map][
     map.insert_or_assign(key, {i, i + 1});
     expected[key] = {i, i + 1};
   }
+  // As a compiled entry holds them: the bytes of the slots, 8-byte aligned.
   const std::size_t bytes = map.capacity() * PairMap<Merge>::slot_bytes();
-  std::vector<char> saved(bytes);
+  std::vector<std::uint64_t> saved(bytes / 8);
   std::memcpy(saved.data(), map.slot_data(), bytes);
-  const auto fill_from = [](const std::vector<char>& from) {
-    return [&from](void* to, std::size_t n) {
-      REQUIRE(n == from.size());
-      std::memcpy(to, from.data(), n);
-    };
-  };
+  map.erase(pack_pair(0, 0));  // the map goes on; the saved bytes do not change
 
-  PairMap<Merge> copy;
-  REQUIRE(copy.assign_slots(map.capacity(), map.size(), fill_from(saved)));
-  same_contents(copy, expected);
-  // And it goes on as a map: an insert, a change, an erasure.
-  copy.insert_or_assign(pack_pair(500, 500), {1, 2});
-  copy.insert_or_assign(pack_pair(0, 0), {9, 9});
-  copy.erase(pack_pair(1, 0));
-  expected[pack_pair(500, 500)] = {1, 2};
-  expected[pack_pair(0, 0)] = {9, 9};
-  expected.erase(pack_pair(1, 0));
-  same_contents(copy, expected);
+  const auto view = PairMap<Merge>::View::of(saved.data(), map.capacity(), expected.size());
+  REQUIRE(view.has_value());
+  CHECK(view->size() == expected.size());
+  CHECK(view->capacity() == map.capacity());
+  CHECK(view->slot_data() == saved.data());
+  for (const auto& [key, value] : expected) {
+    const Merge* found = view->find(key);
+    REQUIRE(found != nullptr);
+    REQUIRE(*found == value);
+  }
+  for (std::uint32_t left = 97; left < 300; ++left)
+    CHECK(view->find(pack_pair(left, 0)) == nullptr);
+
+  SECTION("a map's own view sees its slots") {
+    const auto own = map.view();
+    CHECK(own.size() == map.size());
+    CHECK(own.find(pack_pair(0, 0)) == nullptr);
+    REQUIRE(own.find(pack_pair(1, 0)) != nullptr);
+    CHECK(*own.find(pack_pair(1, 0)) == *map.find(pack_pair(1, 0)));
+  }
 
   SECTION("slots that would not make a table whose probes end are refused") {
-    PairMap<Merge> refused;
-    // Not a power of two; too small; the size the entry claims is not its full slots.
-    CHECK_FALSE(refused.assign_slots(map.capacity() - 1, map.size(), [](void*, std::size_t) {}));
-    CHECK_FALSE(refused.assign_slots(8, 0, [](void*, std::size_t) {}));
-    CHECK_FALSE(refused.assign_slots(map.capacity(), map.size() + 1, fill_from(saved)));
+    // Not a power of two; too small; more entries claimed than three quarters.
+    CHECK_FALSE(PairMap<Merge>::View::of(saved.data(), map.capacity() - 1, 10).has_value());
+    CHECK_FALSE(PairMap<Merge>::View::of(saved.data(), 8, 0).has_value());
+    CHECK_FALSE(PairMap<Merge>::View::of(saved.data(), 16, 13).has_value());
     // Every slot full: a probe for a missing key would never end.
-    std::vector<char> full(16 * PairMap<Merge>::slot_bytes());
+    std::vector<std::uint64_t> full(16 * PairMap<Merge>::slot_bytes() / 8);
     for (std::size_t i = 0; i < 16; ++i) {
       const std::uint64_t key = pack_pair(1, static_cast<std::uint32_t>(i));
-      std::memcpy(full.data() + i * PairMap<Merge>::slot_bytes(), &key, sizeof key);
+      std::memcpy(reinterpret_cast<char*>(full.data()) + i * PairMap<Merge>::slot_bytes(), &key,
+                  sizeof key);
     }
-    CHECK_FALSE(refused.assign_slots(16, 16, fill_from(full)));
-    // What a refusal leaves is an empty map that works.
-    CHECK(refused.size() == 0);
-    CHECK(refused.find(pack_pair(1, 1)) == nullptr);
-    refused.insert_or_assign(pack_pair(1, 1), {3, 4});
-    CHECK(*refused.find(pack_pair(1, 1)) == Merge{3, 4});
+    CHECK_FALSE(PairMap<Merge>::View::of(full.data(), 16, 12).has_value());
+  }
+
+  SECTION("the entry count is taken as given, not counted (the checksum vouches for it)") {
+    const auto claimed = PairMap<Merge>::View::of(saved.data(), map.capacity(), 7);
+    REQUIRE(claimed.has_value());
+    CHECK(claimed->size() == 7);
+    CHECK(*claimed->find(pack_pair(1, 0)) == expected[pack_pair(1, 0)]);
   }
 }

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -128,7 +129,7 @@ class PairMap {
 
   /// The slots as they lie in memory, capacity() of slot_bytes() each: for a
   /// cache that keeps the map for this build (the slot layout and the hash are
-  /// the build's). Valid until the next insertion.
+  /// the build's), read back by View::of. Valid until the next insertion.
   [[nodiscard]] const void* slot_data() const noexcept {
     static_assert(std::has_unique_object_representations_v<Slot>,
                   "a slot with padding would save bytes never written");
@@ -136,33 +137,6 @@ class PairMap {
   }
   [[nodiscard]] std::size_t capacity() const noexcept { return slots_.size(); }
   static constexpr std::size_t slot_bytes() noexcept { return sizeof(Slot); }
-
-  /// Replaces the map by capacity slots whose bytes fill(void* to, bytes)
-  /// writes, as slot_data() gave them from a map of this build holding size
-  /// entries. False, and the map empty, unless they make a table whose probes
-  /// all end: capacity a power of two of at least 16, size slots full, at most
-  /// three quarters of them.
-  template <class Fill>
-  bool assign_slots(std::size_t capacity, std::size_t size, Fill&& fill) {
-    if (capacity < 16 || (capacity & (capacity - 1)) != 0 || size * 4 > capacity * 3) {
-      reset(16);
-      return false;
-    }
-    // Sized without writing each slot where the allocator default-initialises
-    // (the huge-page one): fill writes every byte.
-    slots_.clear();
-    slots_.resize(capacity);
-    fill(static_cast<void*>(slots_.data()), capacity * sizeof(Slot));
-    mask_ = capacity - 1;
-    size_ = size;
-    std::size_t full = 0;
-    for (const Slot& s : slots_) full += s.key != kEmptyKey ? 1 : 0;
-    if (full != size) {
-      reset(16);
-      return false;
-    }
-    return true;
-  }
 
   /// Calls fn(key, value) for every entry, in slot order.
   template <class Fn>
@@ -177,18 +151,71 @@ class PairMap {
     Value value;
   };
 
+ public:
+  /// Read-only lookups in slots laid out as a map of this build lays them out
+  /// (slot_data()): the map's own (view()), or a compiled entry's, read in
+  /// place where assign_slots would copy them. find() probes as the map's.
+  class View {
+   public:
+    View() = default;
+    /// The view of capacity slots at data (slot_data()'s bytes, 8-byte
+    /// aligned) said to hold size entries, or nullopt unless capacity is a
+    /// power of two of at least 16, size at most three quarters of it, and a
+    /// slot free, so that every probe ends. Unlike assign_slots, the full
+    /// slots are not counted: size is taken as given. The bytes must outlive
+    /// the view.
+    static std::optional<View> of(const void* data, std::size_t capacity, std::size_t size) {
+      if (capacity < 16 || (capacity & (capacity - 1)) != 0 || size * 4 > capacity * 3)
+        return std::nullopt;
+      const auto* slots = static_cast<const Slot*>(data);
+      // One free slot ends every probe; the full ones are not counted, which
+      // would read the whole table (16 MB for Gemma 3) a second time, after
+      // the entry's checksum.
+      std::size_t free = 0;
+      while (free < capacity && slots[free].key != kEmptyKey) ++free;
+      if (free == capacity) return std::nullopt;
+      return View(slots, capacity - 1, size);
+    }
+    [[nodiscard]] const Value* find(std::uint64_t key) const noexcept {
+      for (std::size_t i = home(key, mask_);; i = (i + 1) & mask_) {
+        const Slot& s = slots_[i];
+        if (s.key == key) return &s.value;
+        if (s.key == kEmptyKey) return nullptr;
+      }
+    }
+    void prefetch(std::uint64_t key) const noexcept {
+      __builtin_prefetch(&slots_[home(key, mask_)]);
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+    [[nodiscard]] std::size_t capacity() const noexcept { return slots_ ? mask_ + 1 : 0; }
+    /// The slots' bytes, as slot_data() gives a map's.
+    [[nodiscard]] const void* slot_data() const noexcept { return slots_; }
+
+   private:
+    friend class PairMap;
+    View(const Slot* slots, std::size_t mask, std::size_t size)
+        : slots_(slots), mask_(mask), size_(size) {}
+    const Slot* slots_ = nullptr;
+    std::size_t mask_ = 0;
+    std::size_t size_ = 0;
+  };
+  /// A view of this map's slots, valid until the next insertion.
+  [[nodiscard]] View view() const noexcept { return View(slots_.data(), mask_, size_); }
+
+ private:
   static std::size_t capacity_for(std::size_t n) {
     std::size_t capacity = 16;
     while (capacity * 3 < n * 4 + 4) capacity *= 2;
     return capacity;
   }
 
-  [[nodiscard]] std::size_t home(std::uint64_t key) const noexcept {
+  [[nodiscard]] std::size_t home(std::uint64_t key) const noexcept { return home(key, mask_); }
+  [[nodiscard]] static std::size_t home(std::uint64_t key, std::size_t mask) noexcept {
     // Pairs of small ids differ in few bits; mix before masking.
     key ^= key >> 31;
     key *= 0x9E3779B97F4A7C15ULL;
     key ^= key >> 29;
-    return static_cast<std::size_t>(key) & mask_;
+    return static_cast<std::size_t>(key) & mask;
   }
 
   void rehash(std::size_t capacity) {

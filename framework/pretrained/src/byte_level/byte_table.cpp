@@ -78,8 +78,8 @@ void ByteTable::save(compiled::Writer& out) const {
 
 ByteTable ByteTable::load(compiled::Reader& in) {
   ByteTable t;
-  t.tags_ = load_array<std::uint8_t>(in);
-  t.slots_ = load_array<Slot>(in);
+  t.tags_ = view_array<std::uint8_t>(in);
+  t.slots_ = view_array<Slot>(in);
   const std::size_t capacity = t.tags_.size();
   if (capacity < 64 || !std::has_single_bit(capacity) || t.slots_.size() != capacity)
     throw compiled::Stale("byte table");

@@ -11,6 +11,8 @@
 //   slots[i].key = key;
 //
 // Contract: T is trivially copyable and an all-zero T is its empty value.
+// A view (view(), a compiled entry's table) owns no memory and is read-only:
+// nothing may write through it.
 //
 // Only these tables and the BPE model's merge map (HugePageAllocator below),
 // which the encode loop probes at random, are placed on huge pages. Everything
@@ -85,8 +87,8 @@ struct HugePageAllocator {
       unmap_huge_pages(p, huge_page_bytes(n * sizeof(T)));
   }
   /// Default-initialises: a trivial T is left as its memory is (fresh huge
-  /// pages are zero), so that a vector resized only to be overwritten
-  /// (PairMap::assign_slots, 16 MB for Gemma 3) costs no pass of writes first.
+  /// pages are zero), so that a vector resized only to be overwritten costs
+  /// no pass of writes first.
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;
@@ -117,6 +119,15 @@ class HugePageArray {
       if (data_ == nullptr) throw std::bad_alloc();
     }
   }
+  /// A read-only view of size elements at data, kept alive by keep (a
+  /// compiled entry's mapping): nothing allocated, nothing copied.
+  static HugePageArray view(const T* data, std::size_t size, std::shared_ptr<const void> keep) {
+    HugePageArray a;
+    a.data_ = const_cast<T*>(data);
+    a.size_ = size;
+    a.keep_ = std::move(keep);
+    return a;
+  }
   HugePageArray(HugePageArray&& other) noexcept { swap(other); }
   HugePageArray& operator=(HugePageArray&& other) noexcept {
     HugePageArray(std::move(other)).swap(*this);
@@ -125,6 +136,7 @@ class HugePageArray {
   HugePageArray(const HugePageArray&) = delete;
   HugePageArray& operator=(const HugePageArray&) = delete;
   ~HugePageArray() {
+    if (keep_) return;
     if (mapped_)
       unmap_huge_pages(data_, bytes_);
     else
@@ -148,12 +160,14 @@ class HugePageArray {
     std::swap(size_, other.size_);
     std::swap(bytes_, other.bytes_);
     std::swap(mapped_, other.mapped_);
+    std::swap(keep_, other.keep_);
   }
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t bytes_ = 0;  // what was mapped, when mapped_
   bool mapped_ = false;
+  std::shared_ptr<const void> keep_;  // set: data_ views memory it keeps alive
 };
 
 }  // namespace tokenlab::byte_level_detail

@@ -70,8 +70,8 @@ class MergeTable {
   static MergeTable load(compiled::Reader& in) {
     MergeTable t;
     t.size_ = in.value<std::uint64_t>();
-    t.tags_ = load_array<std::uint8_t>(in);
-    t.slots_ = load_array<Slot>(in);
+    t.tags_ = view_array<std::uint8_t>(in);
+    t.slots_ = view_array<Slot>(in);
     const std::size_t capacity = t.capacity();
     // As many full slots as entries, and so (at 4/5 full at most) free ones
     // to end every probe.

@@ -37,9 +37,13 @@ struct AstralToken {
 // compiled entry keeps (hf/bpe_tables.hpp).
 struct hf_detail::BpeTables {
   // Packed pair -> rank and merged id; in huge pages: Gemma 3's is 16 MB,
-  // probed at random by every merge step.
+  // probed at random by every merge step. Empty when loaded from an entry.
   PairMap<pretrained_detail::PairResult, byte_level_detail::HugePageAllocator> merges;
-  std::vector<TokenId> direct;      // plain: BMP code point -> its one-character token
+  // What encoding probes: merges' slots, or an entry's read in place (zeroing
+  // and copying Gemma 3's into huge pages was a sixth of its load).
+  decltype(merges)::View merge_view;
+  std::shared_ptr<const void> mapping;  // the entry's, which merge_view may view
+  std::vector<TokenId> direct;          // plain: BMP code point -> its one-character token
   std::vector<AstralToken> astral;  // plain: the one-character tokens beyond the BMP, by code point
   pretrained_detail::MergeCuts cuts;  // plain and not ignore_merges: where a piece may be cut
   TokenId unknown = PretrainedModel::kNoToken;
@@ -105,7 +109,7 @@ class BpeModel final : public PretrainedModel {
 
   [[nodiscard]] std::string type() const override { return "BPE"; }
   [[nodiscard]] std::string describe() const override {
-    std::string d = std::to_string(tables().merges.size()) + " merges";
+    std::string d = std::to_string(tables().merge_view.size()) + " merges";
     if (options_.byte_fallback) d += ", byte fallback";
     if (options_.fuse_unknown) d += ", fuse unknown";
     if (options_.ignore_merges) d += ", ignore merges";
@@ -193,7 +197,7 @@ class BpeModel final : public PretrainedModel {
   }
 
   [[nodiscard]] PairResult pair_result(TokenId left, TokenId right) const {
-    const PairResult* found = tables_.merges.find(pack_pair(left, right));
+    const PairResult* found = tables_.merge_view.find(pack_pair(left, right));
     return found ? *found : PairResult{UINT32_MAX, 0};
   }
 
@@ -272,6 +276,7 @@ class BpeModel final : public PretrainedModel {
       // As HF's map: a repeated pair keeps its last rank.
       map.insert_or_assign(key(i), {static_cast<std::uint32_t>(i), merge_ids_[i].merged});
     }
+    tables_.merge_view = map.view();
   }
 
   // For plain models (no prefix or suffix): the one-character tokens of the
@@ -428,9 +433,9 @@ bool hf_detail::save_bpe_tables(const PretrainedModel& model, compiled::Writer& 
   const auto* bpe = dynamic_cast<const BpeModel*>(&model);
   if (bpe == nullptr) return false;
   const BpeTables& t = bpe->prepared(threads);
-  out.value(static_cast<std::uint64_t>(t.merges.capacity()));
-  out.value(static_cast<std::uint64_t>(t.merges.size()));
-  out.bytes(t.merges.slot_data(), t.merges.capacity() * decltype(t.merges)::slot_bytes());
+  out.value(static_cast<std::uint64_t>(t.merge_view.capacity()));
+  out.value(static_cast<std::uint64_t>(t.merge_view.size()));
+  out.bytes(t.merge_view.slot_data(), t.merge_view.capacity() * decltype(t.merges)::slot_bytes());
   out.value(static_cast<std::uint64_t>(t.direct.size()));
   out.bytes(t.direct.data(), t.direct.size() * sizeof(TokenId));
   static_assert(std::has_unique_object_representations_v<AstralToken>);
@@ -451,9 +456,11 @@ std::shared_ptr<hf_detail::BpeTables> hf_detail::load_bpe_tables(compiled::Reade
   constexpr std::size_t kSlot = decltype(t->merges)::slot_bytes();
   if (capacity > (std::uint64_t{1} << 36) / kSlot) throw compiled::Stale("merge table");
   in.expect(capacity, kSlot);
-  if (!t->merges.assign_slots(capacity, size,
-                              [&](void* to, std::size_t bytes) { in.read(to, bytes); }))
-    throw compiled::Stale("merge table");
+  const std::string_view slots = in.view(capacity * kSlot);
+  const auto view = decltype(t->merges)::View::of(slots.data(), capacity, size);
+  if (!view) throw compiled::Stale("merge table");
+  t->merge_view = *view;
+  t->mapping = in.mapping();
   const auto direct = in.value<std::uint64_t>();
   if (direct != 0 && direct != kDirectSize) throw compiled::Stale("character index");
   in.expect(direct, sizeof(TokenId));
