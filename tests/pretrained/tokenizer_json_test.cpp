@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "pretrained_support.hpp"
+#include "tokenlab/pretrained/added_tokens.hpp"
 
 using tokenlab::test::Ids;
 using tokenlab::test::Pieces;
@@ -543,6 +544,54 @@ TEST_CASE("a normalized added token matches the normalized text, another the raw
   const auto raw = pipeline_with(lowercase + R"("added_tokens":[)" +
                                  added_token("<Mask>", {.normalized = false}) + "]");
   CHECK(pieces(raw, "x<MASK>y<mask>z<Mask>") == Pieces{"x<mask>y<mask>z", "<Mask>"});
+}
+
+TEST_CASE("added tokens added all at once match as added one by one",
+          "[pretrained][added_tokens]") {
+  // As a compiled entry hands them over (AddedTokens::add_all, room made
+  // first): raw and normalized ones, a prefix of another, a content repeated
+  // under a second id (the first wins) and an empty one (ignored).
+  const auto token = [](std::string content, tokenlab::TokenId id) {
+    tokenlab::AddedToken t;
+    t.content = std::move(content);
+    t.id = id;
+    return t;
+  };
+  std::vector<tokenlab::AddedToken> tokens{token("<a>", 10), token("<a><b>", 11), token("Hi", 12),
+                                           token("<a>", 13), token("", 14),       token("k9", 15)};
+  tokens[0].special = tokens[1].special = true;
+  tokens[2].normalized = true;
+  tokens[2].normalized_content = "hi";
+  tokens[5].single_word = true;
+  tokenlab::AddedTokens one_by_one;
+  for (const auto& t : tokens) one_by_one.add(t);
+  tokenlab::AddedTokens all;
+  all.add_all(tokens);
+  REQUIRE(all.tokens().size() == one_by_one.tokens().size());
+  CHECK(all.id_limit() == one_by_one.id_limit());
+  for (tokenlab::TokenId id = 10; id <= 15; ++id) {
+    const auto* a = all.find(id);
+    const auto* b = one_by_one.find(id);
+    REQUIRE((a == nullptr) == (b == nullptr));
+    if (a != nullptr) CHECK(a->content == b->content);
+  }
+  // Each segment as "text" or "#id".
+  const auto segments = [](const tokenlab::AddedTokens& added, std::string_view text,
+                           bool normalized) {
+    std::vector<std::string> out;
+    added.split(text, normalized, [&](std::string_view piece, std::optional<tokenlab::TokenId> id) {
+      out.push_back(id ? "#" + std::to_string(*id) : std::string(piece));
+    });
+    return out;
+  };
+  for (const std::string_view text : {"x<a><b>y<a>", "<a><a><b", "k9 ak9 k9", "hi Hi <b>", ""}) {
+    CHECK(segments(all, text, false) == segments(one_by_one, text, false));
+    CHECK(segments(all, text, true) == segments(one_by_one, text, true));
+  }
+  CHECK(segments(all, "x<a><b>y<a>", false) == std::vector<std::string>{"x", "#11", "y", "#10"});
+  CHECK(segments(all, "oHi!", true) == std::vector<std::string>{"oHi!"});
+  CHECK(segments(all, "ohi!", true) == std::vector<std::string>{"o", "#12", "!"});
+  CHECK(segments(all, "k9 ak9", false) == std::vector<std::string>{"#15", " ak9"});
 }
 
 TEST_CASE("the longest added token matching at a place wins",

@@ -64,6 +64,29 @@ std::pair<std::size_t, std::int32_t> AddedTokens::Trie::longest(std::string_view
   return best;
 }
 
+void AddedTokens::add_all(std::vector<AddedToken> tokens) {
+  // Each byte of a key adds at most one node and one edge to its trie.
+  std::size_t raw_bytes = 0;
+  std::size_t normalized_bytes = 0;
+  for (const AddedToken& token : tokens) {
+    if (!token.normalized)
+      raw_bytes += token.content.size();
+    else
+      normalized_bytes += std::max(token.content.size(), token.normalized_content.size());
+  }
+  tokens_.reserve(tokens_.size() + tokens.size());
+  by_id_.reserve(by_id_.size() + tokens.size());
+  raw_.reserve(raw_bytes);
+  normalized_.reserve(normalized_bytes);
+  for (AddedToken& token : tokens) add(std::move(token));
+}
+
+void AddedTokens::Trie::reserve(std::size_t key_bytes) {
+  if (key_bytes == 0) return;
+  children.reserve(children.size() + key_bytes);
+  tokens.reserve(tokens.size() + key_bytes + 1);
+}
+
 void AddedTokens::add(AddedToken token) {
   if (token.content.empty()) return;  // HF ignores empty added tokens
   const auto index = static_cast<std::int32_t>(tokens_.size());

@@ -331,7 +331,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   p.added_from_entry = added_jumped;
   if (added_jumped) {
     // The parse jumped over the list: the entry holds the tokens it gave.
-    for (AddedToken& token : compiled->added) p.added.add(std::move(token));
+    p.added.add_all(std::move(compiled->added));
   } else if (const auto added = root.find("added_tokens")) {
     std::unordered_map<std::string, TokenId> added_ids;
     std::optional<TokenId> largest_added;

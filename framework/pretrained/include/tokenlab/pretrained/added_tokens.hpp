@@ -46,6 +46,10 @@ class TOKENLAB_PRETRAINED_API AddedTokens {
   using SegmentFn = std::function<void(std::string_view text, std::optional<TokenId> id)>;
 
   void add(AddedToken token);
+  /// add() for each of tokens, in order, with room made for all of them
+  /// first: a file's thousands of added tokens (Gemma 3's 6,415) then grow no
+  /// table as they come.
+  void add_all(std::vector<AddedToken> tokens);
   [[nodiscard]] bool empty() const noexcept { return tokens_.empty(); }
   [[nodiscard]] const std::vector<AddedToken>& tokens() const noexcept { return tokens_; }
   [[nodiscard]] bool has_normalized() const noexcept { return !normalized_.empty(); }
@@ -72,6 +76,8 @@ class TOKENLAB_PRETRAINED_API AddedTokens {
     unsigned char some_first_byte = 0;  // one of them
     [[nodiscard]] bool empty() const noexcept { return tokens.empty(); }
     void insert(std::string_view key, std::int32_t token);
+    /// Room for keys of key_bytes bytes in all.
+    void reserve(std::size_t key_bytes);
     /// Length and token of the longest key starting at text[pos], or token -1.
     [[nodiscard]] std::pair<std::size_t, std::int32_t> longest(std::string_view text,
                                                                std::size_t pos) const;
