@@ -3,6 +3,8 @@
 // fixture: encode(text, add_special_tokens=false) and decode(ids, false).
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "pretrained_support.hpp"
 #include "tokenlab/pretrained/added_tokens.hpp"
 
@@ -587,6 +589,28 @@ TEST_CASE("added tokens added all at once match as added one by one",
   for (const std::string_view text : {"x<a><b>y<a>", "<a><a><b", "k9 ak9 k9", "hi Hi <b>", ""}) {
     CHECK(segments(all, text, false) == segments(one_by_one, text, false));
     CHECK(segments(all, text, true) == segments(one_by_one, text, true));
+  }
+  // Many keys over four bytes, prefixes of each other and repeated, raw and
+  // normalized alike: every text splits the same.
+  std::mt19937 random(11);
+  const auto text_of = [&](std::size_t max_length) {
+    std::string text(1 + random() % max_length, ' ');
+    for (char& c : text) c = "ab<>"[random() % 4];
+    return text;
+  };
+  std::vector<tokenlab::AddedToken> many;
+  for (tokenlab::TokenId id = 0; id < 400; ++id) {
+    many.push_back(token(text_of(6), 100 + id));
+    many.back().normalized = id % 3 == 0;
+  }
+  tokenlab::AddedTokens many_one_by_one;
+  for (const auto& t : many) many_one_by_one.add(t);
+  tokenlab::AddedTokens many_all;
+  many_all.add_all(many);
+  for (int i = 0; i < 300; ++i) {
+    const std::string text = text_of(40);
+    REQUIRE(segments(many_all, text, false) == segments(many_one_by_one, text, false));
+    REQUIRE(segments(many_all, text, true) == segments(many_one_by_one, text, true));
   }
   CHECK(segments(all, "x<a><b>y<a>", false) == std::vector<std::string>{"x", "#11", "y", "#10"});
   CHECK(segments(all, "oHi!", true) == std::vector<std::string>{"oHi!"});

@@ -64,27 +64,76 @@ std::pair<std::size_t, std::int32_t> AddedTokens::Trie::longest(std::string_view
   return best;
 }
 
-void AddedTokens::add_all(std::vector<AddedToken> tokens) {
-  // Each byte of a key adds at most one node and one edge to its trie.
-  std::size_t raw_bytes = 0;
-  std::size_t normalized_bytes = 0;
-  for (const AddedToken& token : tokens) {
-    if (!token.normalized)
-      raw_bytes += token.content.size();
-    else
-      normalized_bytes += std::max(token.content.size(), token.normalized_content.size());
+void AddedTokens::Trie::insert_all(std::vector<std::pair<std::string_view, std::int32_t>> keys) {
+  // In byte order, each key shares its first bytes with the one before (a
+  // prefix already in the trie, whose nodes are on the path kept below) and
+  // only its other bytes are inserted: Gemma 3's 6,415 tokens are 76,792
+  // bytes but 12,976 nodes (6,242 of them start "<unused"). A stable sort
+  // keeps equal keys in the order they came, so the first still wins.
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t fresh_edges = 0;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const std::string_view key = keys[k].first;
+    const std::string_view before = k > 0 ? keys[k - 1].first : std::string_view();
+    const auto shared = static_cast<std::size_t>(
+        std::mismatch(key.begin(), key.end(), before.begin(), before.end()).first - key.begin());
+    fresh_edges += key.size() - shared;
   }
-  tokens_.reserve(tokens_.size() + tokens.size());
-  by_id_.reserve(by_id_.size() + tokens.size());
-  raw_.reserve(raw_bytes);
-  normalized_.reserve(normalized_bytes);
-  for (AddedToken& token : tokens) add(std::move(token));
+  if (tokens.empty()) tokens.push_back(-1);
+  children.reserve(children.size() + fresh_edges);
+  tokens.reserve(tokens.size() + fresh_edges);
+  std::vector<std::uint32_t> path{0};  // path[d]: the node d bytes into the key before
+  std::string_view before;
+  for (const auto& [key, token] : keys) {
+    const auto shared = static_cast<std::size_t>(
+        std::mismatch(key.begin(), key.end(), before.begin(), before.end()).first - key.begin());
+    path.resize(shared + 1);
+    for (std::size_t d = shared; d < key.size(); ++d) {
+      const auto fresh = static_cast<std::uint32_t>(tokens.size());
+      bool inserted = false;
+      const std::uint32_t node = children.insert(
+          pack_pair(path.back(), static_cast<unsigned char>(key[d])), fresh, inserted);
+      if (inserted) tokens.push_back(-1);
+      path.push_back(node);
+    }
+    const auto first = static_cast<unsigned char>(key.front());
+    if (!first_byte[first]) {
+      first_byte[first] = true;
+      ++first_bytes;
+      some_first_byte = first;
+    }
+    if (tokens[path.back()] < 0) tokens[path.back()] = token;
+    before = key;
+  }
 }
 
-void AddedTokens::Trie::reserve(std::size_t key_bytes) {
-  if (key_bytes == 0) return;
-  children.reserve(children.size() + key_bytes);
-  tokens.reserve(tokens.size() + key_bytes + 1);
+void AddedTokens::add_all(std::vector<AddedToken> tokens) {
+  tokens_.reserve(tokens_.size() + tokens.size());
+  by_id_.reserve(by_id_.size() + tokens.size());
+  std::vector<std::pair<std::string_view, std::int32_t>> raw_keys;
+  std::vector<std::pair<std::string_view, std::int32_t>> normalized_keys;
+  for (AddedToken& token : tokens) {
+    if (token.content.empty()) continue;
+    const auto index = static_cast<std::int32_t>(tokens_.size());
+    remember(std::move(token));
+    // Views of the token as kept: tokens_ was sized for all of them above.
+    const AddedToken& kept = tokens_.back();
+    if (!kept.normalized)
+      raw_keys.emplace_back(kept.content, index);
+    else if (const std::string& key =
+                 kept.normalized_content.empty() ? kept.content : kept.normalized_content;
+             !key.empty())
+      normalized_keys.emplace_back(key, index);
+  }
+  if (!raw_keys.empty()) raw_.insert_all(std::move(raw_keys));
+  if (!normalized_keys.empty()) normalized_.insert_all(std::move(normalized_keys));
+}
+
+void AddedTokens::remember(AddedToken token) {
+  by_id_.emplace(token.id, tokens_.size());  // the first token with an id wins
+  id_limit_ = std::max<std::size_t>(id_limit_, std::size_t{token.id} + 1);
+  tokens_.push_back(std::move(token));
 }
 
 void AddedTokens::add(AddedToken token) {
@@ -97,9 +146,7 @@ void AddedTokens::add(AddedToken token) {
   } else {
     raw_.insert(token.content, index);
   }
-  by_id_.emplace(token.id, tokens_.size());  // the first token with an id wins
-  id_limit_ = std::max<std::size_t>(id_limit_, std::size_t{token.id} + 1);
-  tokens_.push_back(std::move(token));
+  remember(std::move(token));
 }
 
 const AddedToken* AddedTokens::find(TokenId id) const noexcept {

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tokenlab/pair_map.hpp"
@@ -76,12 +77,15 @@ class TOKENLAB_PRETRAINED_API AddedTokens {
     unsigned char some_first_byte = 0;  // one of them
     [[nodiscard]] bool empty() const noexcept { return tokens.empty(); }
     void insert(std::string_view key, std::int32_t token);
-    /// Room for keys of key_bytes bytes in all.
-    void reserve(std::size_t key_bytes);
+    /// insert() of every (key, token), in order.
+    void insert_all(std::vector<std::pair<std::string_view, std::int32_t>> keys);
     /// Length and token of the longest key starting at text[pos], or token -1.
     [[nodiscard]] std::pair<std::size_t, std::int32_t> longest(std::string_view text,
                                                                std::size_t pos) const;
   };
+
+  // The token at the end of tokens_, and its id.
+  void remember(AddedToken token);
 
   std::vector<AddedToken> tokens_;
   std::unordered_map<TokenId, std::size_t> by_id_;
