@@ -569,8 +569,8 @@ namespace {
 // would make.
 struct EntrySections {
   std::vector<std::string> sections;
-  std::size_t merge_count = 0, table_capacity = 0, table_size = 0, astral = 0, pairs = 0, added = 0,
-              added_records = 0, added_bytes = 0;
+  std::size_t merge_count = 0, table_capacity = 0, table_size = 0, astral = 0, cut_capacity = 0,
+              cut_size = 0, added = 0, added_records = 0, added_bytes = 0;
 };
 
 EntrySections whole_line_sections(const std::string& entry) {
@@ -604,8 +604,9 @@ EntrySections whole_line_sections(const std::string& entry) {
   REQUIRE(e.sections[take(1)][0] == 1);  // cuts
   (void)take(u64(take(8)) * 8);
   (void)take(2048);
-  e.pairs = take(8);
-  (void)take(u64(e.pairs) * 8);
+  e.cut_capacity = take(8);  // the table of the pairs some token holds
+  e.cut_size = take(8);
+  (void)take(u64(e.cut_capacity) * 16);
   (void)take(4);  // unknown
   (void)take(1);
   (void)take(1024);  // byte fallback
@@ -669,7 +670,8 @@ TEST_CASE("a whole-line entry whose sizes lie is a miss, however large the lie",
       {"merge table: 2^40 slots", &EntrySections::table_capacity, 1ull << 40},
       {"merge table: every slot full", &EntrySections::table_size, 0},  // set below
       {"tokens beyond the BMP: more than the entry holds", &EntrySections::astral, 0x100000},
-      {"cut pairs: 2^63", &EntrySections::pairs, 1ull << 63},
+      {"cut pairs' table: 2^63 slots", &EntrySections::cut_capacity, 1ull << 63},
+      {"cut pairs' table: every slot full", &EntrySections::cut_size, 0},  // set below
       {"added tokens: 2^60 + 1 (times 16 wraps around)", &EntrySections::added, (1ull << 60) + 1},
       {"added tokens' strings: 2^40 bytes", &EntrySections::added_bytes, 1ull << 40},
       {"an added token longer than their strings", &EntrySections::added_records, 0},  // below
@@ -680,6 +682,8 @@ TEST_CASE("a whole-line entry whose sizes lie is a miss, however large the lie",
     std::uint64_t value = lie.value;
     if (lie.section == &EntrySections::table_size)
       std::memcpy(&value, e.sections[e.table_capacity].data(), sizeof value);
+    if (lie.section == &EntrySections::cut_size)
+      std::memcpy(&value, e.sections[e.cut_capacity].data(), sizeof value);
     if (lie.section == &EntrySections::added_records) {
       // The first record's content length (its third word) past the strings' end.
       REQUIRE(e.sections[e.added_records].size() >= 16);

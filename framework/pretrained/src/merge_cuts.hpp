@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -52,7 +53,13 @@ class MergeCuts {
         i += length;
       }
     }
+    joined_view_ = joined_.view();
   }
+  // A copy's view would see the other's slots.
+  MergeCuts(const MergeCuts&) = delete;
+  MergeCuts& operator=(const MergeCuts&) = delete;
+  MergeCuts(MergeCuts&&) noexcept = default;  // the slots move with the map
+  MergeCuts& operator=(MergeCuts&&) noexcept = default;
 
   /// Calls part(view) for the parts of piece, in order; they cover it.
   template <class Part>
@@ -76,21 +83,18 @@ class MergeCuts {
   [[nodiscard]] bool empty() const noexcept { return own_.empty(); }
 
   /// Writes the cuts to a compiled-model entry (compiled/compiled_file.hpp);
-  /// out views them until its commit. load reads them back, and throws
-  /// compiled::Stale on an entry of another shape.
+  /// out views them until its commit. load reads them back, the pairs' table
+  /// viewed in the entry (inserting Gemma 3's 30,506 pairs again was a
+  /// twentieth of its load), and throws compiled::Stale on an entry of
+  /// another shape. The table's slots are those of one thread inserting the
+  /// vocabulary's pairs in id order: the same bytes at every thread count.
   void save(compiled::Writer& out) const {
     out.value(static_cast<std::uint64_t>(own_.size()));
     out.bytes(own_.data(), own_.size() * sizeof(std::uint64_t));
     out.bytes(ascii_joined_, sizeof ascii_joined_);
-    // The pairs, not the map's slots: 30,000 of them (Gemma 3) insert in well
-    // under a millisecond, and a slot of a one-byte value has padding. Sorted,
-    // so that the entry's bytes do not depend on the map's slot order.
-    std::vector<std::uint64_t>& pairs = out.owned_words();
-    pairs.reserve(joined_.size());
-    joined_.for_each([&](std::uint64_t pair, std::uint8_t) { pairs.push_back(pair); });
-    std::sort(pairs.begin(), pairs.end());
-    out.value(static_cast<std::uint64_t>(pairs.size()));
-    out.bytes(pairs.data(), pairs.size() * sizeof(std::uint64_t));
+    out.value(static_cast<std::uint64_t>(joined_view_.capacity()));
+    out.value(static_cast<std::uint64_t>(joined_view_.size()));
+    out.bytes(joined_view_.slot_data(), joined_view_.capacity() * Joined::slot_bytes());
   }
   static MergeCuts load(compiled::Reader& in) {
     MergeCuts cuts;
@@ -100,16 +104,14 @@ class MergeCuts {
     cuts.own_.resize(own_words);
     in.read(cuts.own_.data(), own_words * sizeof(std::uint64_t));
     in.read(cuts.ascii_joined_, sizeof cuts.ascii_joined_);
-    const auto pairs = in.value<std::uint64_t>();
-    in.expect(pairs, sizeof(std::uint64_t));
-    std::vector<std::uint64_t> keys(pairs);
-    in.read(keys.data(), pairs * sizeof(std::uint64_t));
-    cuts.joined_.reserve(pairs);
-    bool inserted = false;
-    for (const std::uint64_t key : keys) {
-      if (key == decltype(joined_)::kEmptyKey) throw compiled::Stale("merge cuts");
-      cuts.joined_.insert(key, 1, inserted);
-    }
+    const auto capacity = in.value<std::uint64_t>();
+    const auto size = in.value<std::uint64_t>();
+    in.expect(capacity, Joined::slot_bytes());
+    const std::string_view slots = in.view(capacity * Joined::slot_bytes());
+    const auto view = Joined::View::of(slots.data(), capacity, size);
+    if (!view) throw compiled::Stale("merge cuts");
+    cuts.joined_view_ = *view;
+    cuts.mapping_ = in.mapping();
     return cuts;
   }
 
@@ -134,12 +136,17 @@ class MergeCuts {
   }
   [[nodiscard]] bool is_joined(char32_t a, char32_t b) const noexcept {
     if (a < 0x80 && b < 0x80) return ((ascii_joined_[a * 2 + b / 64] >> (b % 64)) & 1) != 0;
-    return joined_.find(pack_pair(a, b)) != nullptr;
+    return joined_view_.find(pack_pair(a, b)) != nullptr;
   }
 
+  // A set of pairs; a 64-bit value, so that a slot has no padding to save
+  // (a one-byte value's slot is as large).
+  using Joined = PairMap<std::uint64_t>;
   std::vector<std::uint64_t> own_;         // bit per code point: a token of its own
   std::uint64_t ascii_joined_[128 * 2]{};  // bit per ASCII pair: some token holds it
-  PairMap<std::uint8_t> joined_;           // the other pairs some token holds
+  Joined joined_;                          // the other pairs some token holds, when built
+  Joined::View joined_view_;               // what is looked up: joined_, or an entry's
+  std::shared_ptr<const void> mapping_;    // the entry's, which joined_view_ may view
 };
 
 }  // namespace tokenlab::pretrained_detail

@@ -11,7 +11,7 @@ namespace {
 // What the entry's first section says it holds, in this layout: a
 // tokenizer.json's byte-level BPE, or another BPE (whole-line) by its model's tables.
 constexpr std::uint64_t kByteLevel = 0x6a736f6e62706534ull;  // "jsonbpe4"
-constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d32ull;   // "jsonbpm2"
+constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d33ull;   // "jsonbpm3"
 constexpr std::uint64_t kWordPiece = 0x6a736f6e77706331ull;  // "jsonwpc1"
 
 // A vocabulary as the entry holds it, viewed in its mapping until a deferred
