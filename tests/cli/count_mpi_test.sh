@@ -84,8 +84,11 @@ sleep 1
 pgrep -f "count --corpus $work/endless" >/dev/null && fail "ranks outlived the killed launcher"
 
 # The MPI work is a module beside the libraries (lib/tokenlab/), loaded only under a
-# launcher: a tokenlab moved away from it says so, and writes nothing.
-mkdir -p "$work/moved/bin" && cp "$tokenlab" "$work/moved/bin/tokenlab"
+# launcher: a tokenlab moved away from it says so, and writes nothing. The copy
+# keeps its libraries beside it (bin/ and lib/, as installed: it finds them from
+# its own place), but not lib/tokenlab/.
+mkdir -p "$work/moved/bin" "$work/moved/lib" && cp "$tokenlab" "$work/moved/bin/tokenlab"
+cp -a "$(dirname "$tokenlab")"/../lib/libtokenlab_*.so* "$work/moved/lib/"
 if mpirun --oversubscribe -np 2 "$work/moved/bin/tokenlab" count --corpus "$work/fixtures.txt" \
     -o "$work/out/counts.tsv" 2> "$work/err"; then
   fail "count under MPI without the module exited 0"

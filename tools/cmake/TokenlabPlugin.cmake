@@ -19,8 +19,8 @@ function(tokenlab_add_plugin name)
   set_target_properties(${target} PROPERTIES
     PREFIX ""
     OUTPUT_NAME ${name}
-    LIBRARY_OUTPUT_DIRECTORY ${TOKENLAB_PLUGIN_OUTPUT_DIR}
-    INSTALL_RPATH "$ORIGIN/../..")
+    LIBRARY_OUTPUT_DIRECTORY ${TOKENLAB_PLUGIN_OUTPUT_DIR})
+  tokenlab_run_path(${target} "$ORIGIN/../..")
   if(NOT TOKENLAB_SANITIZE)
     # Unresolved symbols fail the link, not a later dlopen.
     target_link_options(${target} PRIVATE "LINKER:-z,defs")
