@@ -85,10 +85,13 @@ pgrep -f "count --corpus $work/endless" >/dev/null && fail "ranks outlived the k
 
 # The MPI work is a module beside the libraries (lib/tokenlab/), loaded only under a
 # launcher: a tokenlab moved away from it says so, and writes nothing. The copy
-# keeps its libraries beside it (bin/ and lib/, as installed: it finds them from
-# its own place), but not lib/tokenlab/.
-mkdir -p "$work/moved/bin" "$work/moved/lib" && cp "$tokenlab" "$work/moved/bin/tokenlab"
-cp -a "$(dirname "$tokenlab")"/../lib/libtokenlab_*.so* "$work/moved/lib/"
+# keeps its libraries where its run path looks, as installed (bin/ and the
+# library directory, TOKENLAB_LIB_DIR, at the same place relative to it), but
+# not lib/tokenlab/.
+lib_dir=${TOKENLAB_LIB_DIR:-$(dirname "$tokenlab")/../lib}
+moved_lib="$work/moved/bin/$(realpath -m --relative-to="$(dirname "$tokenlab")" "$lib_dir")"
+mkdir -p "$work/moved/bin" "$moved_lib" && cp "$tokenlab" "$work/moved/bin/tokenlab" &&
+  cp -a "$lib_dir"/libtokenlab_*.so* "$moved_lib/" || fail "could not copy tokenlab and its libraries"
 if mpirun --oversubscribe -np 2 "$work/moved/bin/tokenlab" count --corpus "$work/fixtures.txt" \
     -o "$work/out/counts.tsv" 2> "$work/err"; then
   fail "count under MPI without the module exited 0"

@@ -165,7 +165,8 @@ class PairMap {
     /// slots are not counted: size is taken as given. The bytes must outlive
     /// the view.
     static std::optional<View> of(const void* data, std::size_t capacity, std::size_t size) {
-      if (capacity < 16 || (capacity & (capacity - 1)) != 0 || size * 4 > capacity * 3)
+      // (size compared without multiplying it: a damaged size near 2^62 would wrap.)
+      if (capacity < 16 || (capacity & (capacity - 1)) != 0 || size > capacity / 4 * 3)
         return std::nullopt;
       const auto* slots = static_cast<const Slot*>(data);
       // One free slot ends every probe; the full ones are not counted, which

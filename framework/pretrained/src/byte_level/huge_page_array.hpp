@@ -25,6 +25,7 @@
 
 #include <sys/mman.h>
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -125,6 +126,7 @@ class HugePageArray {
     HugePageArray a;
     a.data_ = const_cast<T*>(data);
     a.size_ = size;
+    a.viewed_ = true;
     a.keep_ = std::move(keep);
     return a;
   }
@@ -136,7 +138,7 @@ class HugePageArray {
   HugePageArray(const HugePageArray&) = delete;
   HugePageArray& operator=(const HugePageArray&) = delete;
   ~HugePageArray() {
-    if (keep_) return;
+    if (viewed_) return;
     if (mapped_)
       unmap_huge_pages(data_, bytes_);
     else
@@ -148,8 +150,9 @@ class HugePageArray {
   [[nodiscard]] const T* data() const noexcept { return data_; }
   T& operator[](std::size_t i) noexcept { return data_[i]; }
   const T& operator[](std::size_t i) const noexcept { return data_[i]; }
-  /// Every element back to all-zero bytes.
+  /// Every element back to all-zero bytes (not on a view).
   void clear() noexcept {
+    assert(!viewed_);
     if (data_ != nullptr) std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T));
   }
   [[nodiscard]] explicit operator bool() const noexcept { return data_ != nullptr; }
@@ -160,6 +163,7 @@ class HugePageArray {
     std::swap(size_, other.size_);
     std::swap(bytes_, other.bytes_);
     std::swap(mapped_, other.mapped_);
+    std::swap(viewed_, other.viewed_);
     std::swap(keep_, other.keep_);
   }
 
@@ -167,7 +171,8 @@ class HugePageArray {
   std::size_t size_ = 0;
   std::size_t bytes_ = 0;  // what was mapped, when mapped_
   bool mapped_ = false;
-  std::shared_ptr<const void> keep_;  // set: data_ views memory it keeps alive
+  bool viewed_ = false;               // data_ is not this array's to free or write
+  std::shared_ptr<const void> keep_;  // what keeps a view's memory alive
 };
 
 }  // namespace tokenlab::byte_level_detail
