@@ -13,13 +13,13 @@
 // runs of unknown characters fuse across a cut.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include "compiled/compiled_file.hpp"
+#include "compiled/pair_map_section.hpp"
 #include "tokenlab/pair_map.hpp"
 #include "tokenlab/utf8.hpp"
 
@@ -92,9 +92,7 @@ class MergeCuts {
     out.value(static_cast<std::uint64_t>(own_.size()));
     out.bytes(own_.data(), own_.size() * sizeof(std::uint64_t));
     out.bytes(ascii_joined_, sizeof ascii_joined_);
-    out.value(static_cast<std::uint64_t>(joined_view_.capacity()));
-    out.value(static_cast<std::uint64_t>(joined_view_.size()));
-    out.bytes(joined_view_.slot_data(), joined_view_.capacity() * Joined::slot_bytes());
+    compiled::save_pair_map(out, joined_view_);
   }
   static MergeCuts load(compiled::Reader& in) {
     MergeCuts cuts;
@@ -104,13 +102,7 @@ class MergeCuts {
     cuts.own_.resize(own_words);
     in.read(cuts.own_.data(), own_words * sizeof(std::uint64_t));
     in.read(cuts.ascii_joined_, sizeof cuts.ascii_joined_);
-    const auto capacity = in.value<std::uint64_t>();
-    const auto size = in.value<std::uint64_t>();
-    in.expect(capacity, Joined::slot_bytes());
-    const std::string_view slots = in.view(capacity * Joined::slot_bytes());
-    const auto view = Joined::View::of(slots.data(), capacity, size);
-    if (!view) throw compiled::Stale("merge cuts");
-    cuts.joined_view_ = *view;
+    cuts.joined_view_ = compiled::view_pair_map<Joined>(in, "merge cuts");
     cuts.mapping_ = in.mapping();
     return cuts;
   }

@@ -65,20 +65,14 @@ class PairMap {
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
   /// The value stored for key, or nullptr. Valid until the next insertion.
-  [[nodiscard]] const Value* find(std::uint64_t key) const noexcept {
-    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.key == key) return &s.value;
-      if (s.key == kEmptyKey) return nullptr;
-    }
-  }
+  [[nodiscard]] const Value* find(std::uint64_t key) const noexcept { return view().find(key); }
   [[nodiscard]] Value* find(std::uint64_t key) noexcept {
     return const_cast<Value*>(static_cast<const PairMap&>(*this).find(key));
   }
 
   /// Starts loading key's home slot into the cache: a hint for a find() to come,
   /// so that a batch of look-ups waits on its cache misses together.
-  void prefetch(std::uint64_t key) const noexcept { __builtin_prefetch(&slots_[home(key)]); }
+  void prefetch(std::uint64_t key) const noexcept { view().prefetch(key); }
 
   /// Inserts (key, value) unless key is present; returns the stored value either
   /// way and sets inserted accordingly.
@@ -153,17 +147,16 @@ class PairMap {
 
  public:
   /// Read-only lookups in slots laid out as a map of this build lays them out
-  /// (slot_data()): the map's own (view()), or a compiled entry's, read in
-  /// place where assign_slots would copy them. find() probes as the map's.
+  /// (slot_data()): the map's own (view(), which the map's own find() goes
+  /// through), or a compiled entry's, read in place.
   class View {
    public:
     View() = default;
     /// The view of capacity slots at data (slot_data()'s bytes, 8-byte
     /// aligned) said to hold size entries, or nullopt unless capacity is a
     /// power of two of at least 16, size at most three quarters of it, and a
-    /// slot free, so that every probe ends. Unlike assign_slots, the full
-    /// slots are not counted: size is taken as given. The bytes must outlive
-    /// the view.
+    /// slot free, so that every probe ends. The full slots are not counted:
+    /// size is taken as given. The bytes must outlive the view.
     static std::optional<View> of(const void* data, std::size_t capacity, std::size_t size) {
       // (size compared without multiplying it: a damaged size near 2^62 would wrap.)
       if (capacity < 16 || (capacity & (capacity - 1)) != 0 || size > capacity / 4 * 3)
@@ -191,6 +184,7 @@ class PairMap {
     [[nodiscard]] std::size_t capacity() const noexcept { return slots_ ? mask_ + 1 : 0; }
     /// The slots' bytes, as slot_data() gives a map's.
     [[nodiscard]] const void* slot_data() const noexcept { return slots_; }
+    static constexpr std::size_t slot_bytes() noexcept { return sizeof(Slot); }
 
    private:
     friend class PairMap;

@@ -31,15 +31,16 @@ char32_t last_code_point(std::string_view s, std::size_t end, std::size_t& start
 
 }  // namespace
 
-void AddedTokens::Trie::insert(std::string_view key, std::int32_t token) {
-  if (tokens.empty()) tokens.push_back(-1);
-  std::uint32_t node = 0;
-  for (const char ch : key) {
-    const auto fresh = static_cast<std::uint32_t>(tokens.size());
-    bool inserted = false;
-    node = children.insert(pack_pair(node, static_cast<unsigned char>(ch)), fresh, inserted);
-    if (inserted) tokens.push_back(-1);
-  }
+std::uint32_t AddedTokens::Trie::child(std::uint32_t node, char byte) {
+  const auto fresh = static_cast<std::uint32_t>(tokens.size());
+  bool inserted = false;
+  const std::uint32_t found =
+      children.insert(pack_pair(node, static_cast<unsigned char>(byte)), fresh, inserted);
+  if (inserted) tokens.push_back(-1);
+  return found;
+}
+
+void AddedTokens::Trie::end_key(std::string_view key, std::uint32_t node, std::int32_t token) {
   const auto first = static_cast<unsigned char>(key.front());
   if (!first_byte[first]) {
     first_byte[first] = true;
@@ -48,6 +49,13 @@ void AddedTokens::Trie::insert(std::string_view key, std::int32_t token) {
   }
   // The first token with a given content wins, as HF's map keeps one id per content.
   if (tokens[node] < 0) tokens[node] = token;
+}
+
+void AddedTokens::Trie::insert(std::string_view key, std::int32_t token) {
+  if (tokens.empty()) tokens.push_back(-1);  // the root
+  std::uint32_t node = 0;
+  for (const char ch : key) node = child(node, ch);
+  end_key(key, node, token);
 }
 
 std::pair<std::size_t, std::int32_t> AddedTokens::Trie::longest(std::string_view text,
@@ -72,39 +80,27 @@ void AddedTokens::Trie::insert_all(std::vector<std::pair<std::string_view, std::
   // keeps equal keys in the order they came, so the first still wins.
   std::stable_sort(keys.begin(), keys.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  // How many first bytes of each key the key before shares.
+  std::vector<std::size_t> shared(keys.size(), 0);
   std::size_t fresh_edges = 0;
   for (std::size_t k = 0; k < keys.size(); ++k) {
     const std::string_view key = keys[k].first;
-    const std::string_view before = k > 0 ? keys[k - 1].first : std::string_view();
-    const auto shared = static_cast<std::size_t>(
-        std::mismatch(key.begin(), key.end(), before.begin(), before.end()).first - key.begin());
-    fresh_edges += key.size() - shared;
+    if (k > 0) {
+      const std::string_view before = keys[k - 1].first;
+      shared[k] = static_cast<std::size_t>(
+          std::mismatch(key.begin(), key.end(), before.begin(), before.end()).first - key.begin());
+    }
+    fresh_edges += key.size() - shared[k];
   }
-  if (tokens.empty()) tokens.push_back(-1);
+  if (tokens.empty()) tokens.push_back(-1);  // the root
   children.reserve(children.size() + fresh_edges);
   tokens.reserve(tokens.size() + fresh_edges);
   std::vector<std::uint32_t> path{0};  // path[d]: the node d bytes into the key before
-  std::string_view before;
-  for (const auto& [key, token] : keys) {
-    const auto shared = static_cast<std::size_t>(
-        std::mismatch(key.begin(), key.end(), before.begin(), before.end()).first - key.begin());
-    path.resize(shared + 1);
-    for (std::size_t d = shared; d < key.size(); ++d) {
-      const auto fresh = static_cast<std::uint32_t>(tokens.size());
-      bool inserted = false;
-      const std::uint32_t node = children.insert(
-          pack_pair(path.back(), static_cast<unsigned char>(key[d])), fresh, inserted);
-      if (inserted) tokens.push_back(-1);
-      path.push_back(node);
-    }
-    const auto first = static_cast<unsigned char>(key.front());
-    if (!first_byte[first]) {
-      first_byte[first] = true;
-      ++first_bytes;
-      some_first_byte = first;
-    }
-    if (tokens[path.back()] < 0) tokens[path.back()] = token;
-    before = key;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const auto& [key, token] = keys[k];
+    path.resize(shared[k] + 1);
+    for (std::size_t d = shared[k]; d < key.size(); ++d) path.push_back(child(path.back(), key[d]));
+    end_key(key, path.back(), token);
   }
 }
 
@@ -119,12 +115,8 @@ void AddedTokens::add_all(std::vector<AddedToken> tokens) {
     remember(std::move(token));
     // Views of the token as kept: tokens_ was sized for all of them above.
     const AddedToken& kept = tokens_.back();
-    if (!kept.normalized)
-      raw_keys.emplace_back(kept.content, index);
-    else if (const std::string& key =
-                 kept.normalized_content.empty() ? kept.content : kept.normalized_content;
-             !key.empty())
-      normalized_keys.emplace_back(key, index);
+    if (const std::string_view key = key_of(kept); !key.empty())
+      (kept.normalized ? normalized_keys : raw_keys).emplace_back(key, index);
   }
   if (!raw_keys.empty()) raw_.insert_all(std::move(raw_keys));
   if (!normalized_keys.empty()) normalized_.insert_all(std::move(normalized_keys));
@@ -136,16 +128,15 @@ void AddedTokens::remember(AddedToken token) {
   tokens_.push_back(std::move(token));
 }
 
+std::string_view AddedTokens::key_of(const AddedToken& token) noexcept {
+  if (token.normalized && !token.normalized_content.empty()) return token.normalized_content;
+  return token.content;
+}
+
 void AddedTokens::add(AddedToken token) {
   if (token.content.empty()) return;  // HF ignores empty added tokens
   const auto index = static_cast<std::int32_t>(tokens_.size());
-  if (token.normalized) {
-    const std::string& key =
-        token.normalized_content.empty() ? token.content : token.normalized_content;
-    if (!key.empty()) normalized_.insert(key, index);
-  } else {
-    raw_.insert(token.content, index);
-  }
+  (token.normalized ? normalized_ : raw_).insert(key_of(token), index);
   remember(std::move(token));
 }
 

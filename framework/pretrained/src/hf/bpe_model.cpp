@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "byte_level/huge_page_array.hpp"
+#include "compiled/pair_map_section.hpp"
 #include "hf/bpe_tables.hpp"
 #include "hf/merge_ids.hpp"
 #include "merge_cuts.hpp"
@@ -433,9 +434,7 @@ bool hf_detail::save_bpe_tables(const PretrainedModel& model, compiled::Writer& 
   const auto* bpe = dynamic_cast<const BpeModel*>(&model);
   if (bpe == nullptr) return false;
   const BpeTables& t = bpe->prepared(threads);
-  out.value(static_cast<std::uint64_t>(t.merge_view.capacity()));
-  out.value(static_cast<std::uint64_t>(t.merge_view.size()));
-  out.bytes(t.merge_view.slot_data(), t.merge_view.capacity() * decltype(t.merges)::slot_bytes());
+  compiled::save_pair_map(out, t.merge_view);
   out.value(static_cast<std::uint64_t>(t.direct.size()));
   out.bytes(t.direct.data(), t.direct.size() * sizeof(TokenId));
   static_assert(std::has_unique_object_representations_v<AstralToken>);
@@ -451,15 +450,7 @@ bool hf_detail::save_bpe_tables(const PretrainedModel& model, compiled::Writer& 
 
 std::shared_ptr<hf_detail::BpeTables> hf_detail::load_bpe_tables(compiled::Reader& in) {
   auto t = std::make_shared<BpeTables>();
-  const auto capacity = in.value<std::uint64_t>();
-  const auto size = in.value<std::uint64_t>();
-  constexpr std::size_t kSlot = decltype(t->merges)::slot_bytes();
-  if (capacity > (std::uint64_t{1} << 36) / kSlot) throw compiled::Stale("merge table");
-  in.expect(capacity, kSlot);
-  const std::string_view slots = in.view(capacity * kSlot);
-  const auto view = decltype(t->merges)::View::of(slots.data(), capacity, size);
-  if (!view) throw compiled::Stale("merge table");
-  t->merge_view = *view;
+  t->merge_view = compiled::view_pair_map<decltype(t->merges)>(in, "merge table");
   t->mapping = in.mapping();
   const auto direct = in.value<std::uint64_t>();
   if (direct != 0 && direct != kDirectSize) throw compiled::Stale("character index");

@@ -79,6 +79,11 @@ class TOKENLAB_PRETRAINED_API AddedTokens {
     void insert(std::string_view key, std::int32_t token);
     /// insert() of every (key, token), in order.
     void insert_all(std::vector<std::pair<std::string_view, std::int32_t>> keys);
+    // The child of node by byte, made if missing.
+    std::uint32_t child(std::uint32_t node, char byte);
+    // key, whose last byte's node is node, ends there with token unless an
+    // earlier key did.
+    void end_key(std::string_view key, std::uint32_t node, std::int32_t token);
     /// Length and token of the longest key starting at text[pos], or token -1.
     [[nodiscard]] std::pair<std::size_t, std::int32_t> longest(std::string_view text,
                                                                std::size_t pos) const;
@@ -86,6 +91,9 @@ class TOKENLAB_PRETRAINED_API AddedTokens {
 
   // The token at the end of tokens_, and its id.
   void remember(AddedToken token);
+  // What a token is matched by: its normalized content if it is normalized
+  // and has one, else its content (the trie is the normalized or the raw one).
+  static std::string_view key_of(const AddedToken& token) noexcept;
 
   std::vector<AddedToken> tokens_;
   std::unordered_map<TokenId, std::size_t> by_id_;
