@@ -45,21 +45,6 @@ struct CountedBlock {
   std::vector<WordCounts::HashedWord> words;
 };
 
-// Masks that keep the first n bytes (n <= 16) of two little-endian loads of 8.
-struct ShortWordMasks {
-  std::uint64_t low[17] = {};
-  std::uint64_t high[17] = {};
-  constexpr ShortWordMasks() {
-    for (std::size_t n = 0; n <= 16; ++n) {
-      const std::size_t in_low = n < 8 ? n : 8;
-      const std::size_t in_high = n - in_low;
-      low[n] = in_low == 8 ? ~0ULL : (1ULL << (8 * in_low)) - 1;
-      high[n] = in_high == 8 ? ~0ULL : (1ULL << (8 * in_high)) - 1;
-    }
-  }
-};
-inline constexpr ShortWordMasks kShortWordMasks{};
-
 class BlockTable {
  public:
   /// A marked word gets the boundary marker after it if marker_after, else before.
@@ -108,7 +93,8 @@ class BlockTable {
     constexpr std::string_view marker = kBoundaryMarker;
     std::size_t total = 0;
     for (const Entry& entry : entries_) total += entry.length + (marked(entry) ? marker.size() : 0);
-    out.bytes.resize(total);
+    // Slack after the last word: each word is hashed by two loads from its start.
+    out.bytes.resize(total + kInline);
     out.words.resize(entries_.size());
     char* at = out.bytes.data();
     for (std::size_t k = 0; k < entries_.size(); ++k) {
@@ -119,7 +105,7 @@ class BlockTable {
       at = copy(at, word);
       if (marked(entry) && marker_after_) at = copy(at, marker);
       const std::string_view full(begin, static_cast<std::size_t>(at - begin));
-      out.words[k] = {full, entry.count, WordCounts::hash(full)};
+      out.words[k] = {full, entry.count, WordCounts::hash_16_readable(full)};
     }
     std::fill(slots_.begin(), slots_.end(), 0);
     entries_.clear();
@@ -180,11 +166,8 @@ class BlockTable {
       if (std::endian::native == std::endian::little && readable >= kInline) {
         key.low = load_u64(word.data()) & kShortWordMasks.low[n];
         key.high = load_u64(word.data() + 8) & kShortWordMasks.high[n];
-      } else {  // near the end of the text: copy, zero-padded
-        char padded[kInline] = {};
-        std::memcpy(padded, word.data(), n);
-        key.low = load_u64(padded);
-        key.high = load_u64(padded + 8);
+      } else {  // near the end of the text: read no further than the word
+        short_word_parts(word.data(), n, key.low, key.high);
       }
       key.hash = short_hash(key.low, key.high, n, marked);
     }

@@ -139,6 +139,11 @@ class TOKENLAB_API WordCounts {
   [[nodiscard]] static std::uint64_t hash(std::string_view word) noexcept {
     return word_hash(word);
   }
+  /// hash(word), for a word followed by at least 16 - word.size() readable
+  /// bytes, whatever they hold: a short word hashed with no branch on its length.
+  [[nodiscard]] static std::uint64_t hash_16_readable(std::string_view word) noexcept {
+    return word_hash_16_readable(word);
+  }
 
  private:
   // Open addressing over entry indices, 8 bytes a slot (a 32-bit hash tag and the
