@@ -510,9 +510,10 @@ std::string icu_bert_form(std::string_view line, const icu::Normalizer2* nfd, bo
 //
 // Character by character is the line's form because each step is: cleaning,
 // stripping and lowercasing map one character at a time, and decomposition
-// moves only marks of a non-zero combining class, which stripping removes. A
-// character whose decomposition keeps such a mark is marked in the table, and
-// a line holding one goes to ICU whole.
+// moves only marks of a non-zero combining class among themselves, which
+// stripping removes when they are nonspacing (Mn). A character whose
+// decomposition keeps another such mark is marked in the table, and a line
+// holding one goes to ICU whole.
 class BertCharacterTable {
  public:
   BertCharacterTable(const icu::Normalizer2* nfd, bool strip_accents, bool lowercase)
@@ -541,7 +542,9 @@ class BertCharacterTable {
   }
 
  private:
-  static constexpr std::uint32_t kWholeLine = 0xFF;  // an entry's length: ask ICU
+  // An entry's length that says: ask ICU. A character's form is a few code
+  // points, so a page's bytes stay far below the 2^24 an entry's offset holds.
+  static constexpr std::uint32_t kWholeLine = 0xFF;
   static constexpr std::size_t kPages = 0x110000 >> 8;
   struct Page {
     std::uint32_t entries[256] = {};  // offset in bytes << 8 | length
@@ -608,6 +611,8 @@ const icu::Normalizer2* nfd_instance() {
 }
 
 // The table for these settings, made on first use and kept for the process.
+// (normalize_bert never asks for [0][0], which changes nothing but white
+// space; it is there so that the settings index the array directly.)
 BertCharacterTable& bert_character_table(bool strip_accents, bool lowercase) {
   static BertCharacterTable tables[2][2] = {{BertCharacterTable(nfd_instance(), false, false),
                                              BertCharacterTable(nfd_instance(), false, true)},

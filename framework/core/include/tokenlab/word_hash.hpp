@@ -49,9 +49,10 @@ inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
   return n == 0 || (a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1]);
 }
 
-// The first n <= 16 bytes at p as two 64-bit words, as if copied into 16 zero
-// bytes and loaded from there, reading only those n bytes: little-endian
-// machines put them together from at most two overlapping loads.
+// The first n <= 16 bytes at p as two 64-bit words in the machine's byte
+// order, as if copied into 16 zero bytes and loaded from there, reading only
+// those n bytes: little-endian machines put them together from at most two
+// overlapping loads (three single bytes below 4).
 inline void short_word_parts(const char* p, std::size_t n, std::uint64_t& low,
                              std::uint64_t& high) noexcept {
   if constexpr (std::endian::native == std::endian::little) {
@@ -133,10 +134,13 @@ inline std::uint64_t long_word_hash(const char* p, std::size_t n, std::uint64_t 
                                                          std::uint64_t seed = 0) noexcept {
   const std::size_t n = word.size();
   if (n > 16) return detail::long_word_hash(word.data(), n, seed);
-  if constexpr (std::endian::native != std::endian::little) return word_hash(word, seed);
-  const std::uint64_t low = detail::load_u64(word.data()) & detail::kShortWordMasks.low[n];
-  const std::uint64_t high = detail::load_u64(word.data() + 8) & detail::kShortWordMasks.high[n];
-  return detail::fold_multiply(low ^ detail::kHashK1, high ^ detail::hash_start(n, seed));
+  if constexpr (std::endian::native != std::endian::little) {
+    return word_hash(word, seed);  // the masks keep a little-endian load's first bytes
+  } else {
+    const std::uint64_t low = detail::load_u64(word.data()) & detail::kShortWordMasks.low[n];
+    const std::uint64_t high = detail::load_u64(word.data() + 8) & detail::kShortWordMasks.high[n];
+    return detail::fold_multiply(low ^ detail::kHashK1, high ^ detail::hash_start(n, seed));
+  }
 }
 
 }  // namespace tokenlab
