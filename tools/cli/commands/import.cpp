@@ -48,7 +48,7 @@ int import_pretrained(const std::string& input, const std::string& format,
   // tokenizer, with the checksum and the format check of every .tkl file.
   ModelFile file;
   file.header.plugin_name = std::string(kPretrainedPluginPrefix) + resolved;
-  file.header.plugin_version = "1";
+  file.header.plugin_version.assign(1, '1');  // not = "1": GCC bug 105329 (plugins.cpp)
   file.payload = std::move(content);
   with_binary_output(output,
                      [&](const std::filesystem::path& path) { write_model_file(path, file); });
