@@ -128,7 +128,8 @@ class BlockTable {
   // A word of up to kInline bytes is keyed by its bytes as two 64-bit words,
   // zero past its end, so that hashing and comparing it take no branch on its
   // length: those branches, mispredicted on the short words of a corpus, were
-  // where a lookup spent its time. Longer words are hashed by word_hash.
+  // where a lookup spent its time. The hash is word_hash's, seeded with the
+  // marker flag (short_word_hash from the two words).
   struct Key {
     std::uint64_t low = 0;   // bytes 0-7 of a short word, zero past its end
     std::uint64_t high = 0;  // bytes 8-15
@@ -148,15 +149,9 @@ class BlockTable {
   }
   static bool marked(const Entry& entry) noexcept { return (entry.tag & 1u) != 0; }
 
-  static std::uint64_t short_hash(std::uint64_t low, std::uint64_t high, std::size_t n,
-                                  bool marked) noexcept {
-    constexpr std::uint64_t k0 = 0xa0761d6478bd642fULL;
-    constexpr std::uint64_t k1 = 0xe7037ed1a0b428dbULL;
-    return fold_multiply(low ^ k1, high ^ k0 ^ (n << 1) ^ static_cast<std::uint64_t>(marked));
-  }
-
-  // The key of word; readable as for add_soon(). The same word gets the same
-  // key whichever way its bytes are read.
+  // The key of word; readable as for add_soon(). Its hash is word_hash(word,
+  // marked) whichever way the bytes are read; a short word's two numbers are
+  // kept to compare it by.
   static Key key_of(std::string_view word, bool marked, std::size_t readable) noexcept {
     const std::size_t n = word.size();
     Key key;
@@ -169,7 +164,7 @@ class BlockTable {
       } else {  // near the end of the text: read no further than the word
         short_word_parts(word.data(), n, key.low, key.high);
       }
-      key.hash = short_hash(key.low, key.high, n, marked);
+      key.hash = short_word_hash(key.low, key.high, n, marked);
     }
     key.tag = tag_of(key.hash, marked);
     return key;
@@ -216,8 +211,8 @@ class BlockTable {
 
   std::uint64_t hash_of(const Entry& entry) const noexcept {
     if (entry.length > kInline) return word_hash(word_of(entry), marked(entry));
-    return short_hash(load_u64(entry.bytes), load_u64(entry.bytes + 8), entry.length,
-                      marked(entry));
+    return short_word_hash(load_u64(entry.bytes), load_u64(entry.bytes + 8), entry.length,
+                           marked(entry));
   }
 
   // Out of line: a new word is the rare case, and inlining it into every

@@ -102,6 +102,13 @@ inline std::uint64_t hash_start(std::size_t n, std::uint64_t seed) noexcept {
   return kHashK0 ^ n ^ (seed * 0x8ebc6af09c88c6e3ULL);
 }
 
+// word_hash of a word of n <= 16 bytes from its two numbers (short_word_parts):
+// for a table that keeps those numbers to compare words by.
+inline std::uint64_t short_word_hash(std::uint64_t low, std::uint64_t high, std::size_t n,
+                                     std::uint64_t seed) noexcept {
+  return fold_multiply(low ^ kHashK1, high ^ hash_start(n, seed));
+}
+
 // word_hash of a word longer than 16 bytes.
 inline std::uint64_t long_word_hash(const char* p, std::size_t n, std::uint64_t seed) noexcept {
   std::uint64_t mixed = hash_start(n, seed);
@@ -123,7 +130,7 @@ inline std::uint64_t long_word_hash(const char* p, std::size_t n, std::uint64_t 
   std::uint64_t low = 0;
   std::uint64_t high = 0;
   detail::short_word_parts(word.data(), n, low, high);
-  return detail::fold_multiply(low ^ detail::kHashK1, high ^ detail::hash_start(n, seed));
+  return detail::short_word_hash(low, high, n, seed);
 }
 
 /// word_hash(word, seed), for a word followed by at least 16 - word.size()
@@ -139,7 +146,7 @@ inline std::uint64_t long_word_hash(const char* p, std::size_t n, std::uint64_t 
   } else {
     const std::uint64_t low = detail::load_u64(word.data()) & detail::kShortWordMasks.low[n];
     const std::uint64_t high = detail::load_u64(word.data() + 8) & detail::kShortWordMasks.high[n];
-    return detail::fold_multiply(low ^ detail::kHashK1, high ^ detail::hash_start(n, seed));
+    return detail::short_word_hash(low, high, n, seed);
   }
 }
 
