@@ -161,3 +161,37 @@ TEST_CASE("a small file that grows after it is opened is read to its new end",
     REQUIRE(lines.size() == 6);
   }
 }
+
+TEST_CASE("batches of short lines are read into buffers that never grow", "[cli][line-batches]") {
+  // Each batch reads what it still needs and a little more for the line that
+  // crosses its end, so its buffer, made once at kBufferBytes, holds it. A
+  // batch that read a whole MiB whenever it needed more read 2 MiB to keep 1
+  // and grew every buffer to 4 MiB: fresh memory to fault in, batch after batch.
+  tokenlab::test::TempDir dir;
+  const std::string path = (dir / "text.txt").string();
+  std::mt19937_64 random(7);
+  std::string text;
+  while (text.size() < (std::size_t{6} << 20)) {
+    const std::size_t length = 1 + random() % 3000;  // paragraphs, as in Wikipedia
+    for (std::size_t i = 0; i < length; ++i) text += static_cast<char>('a' + random() % 26);
+    text += '\n';
+  }
+  tokenlab::test::write_bytes(path, text);
+  LineBatchReader reader(path, 0);  // in batches, not whole
+  LineBatch batches[2];
+  std::size_t bytes = 0;
+  std::size_t count = 0;
+  // The first batch small, as encode's is, then the usual ones, alternating
+  // between two batches as encode does.
+  for (std::size_t current = 0;
+       reader.next(batches[current], 8192,
+                   count == 0 ? std::size_t{128} << 10 : LineBatchReader::kBatchBytes);
+       current = 1 - current, ++count) {
+    const LineBatch& batch = batches[current];
+    CAPTURE(count);
+    REQUIRE(batch.text.capacity() <= LineBatchReader::kBufferBytes);
+    for (const std::string_view line : batch.lines) bytes += line.size() + 1;
+  }
+  REQUIRE(bytes == text.size());
+  REQUIRE(count >= 6);
+}

@@ -26,10 +26,9 @@ LineBatchReader::LineBatchReader(const std::string& path, std::size_t whole_file
     reading_whole_ = true;
     return;
   }
-  // The first batch's buffer sized once (grown by doubling, it was copied and
-  // faulted in twice).
-  first_capacity_ =
-      static_cast<std::size_t>(std::min<std::uintmax_t>(size + 1, kBatchBytes + kReadBytes));
+  // Each batch's buffer sized once (grown by doubling, it was copied and
+  // faulted in twice), no larger than the file.
+  buffer_capacity_ = static_cast<std::size_t>(std::min<std::uintmax_t>(size + 1, kBufferBytes));
 }
 
 void LineBatchReader::check_line_length(std::size_t bytes, std::size_t line) const {
@@ -38,15 +37,14 @@ void LineBatchReader::check_line_length(std::size_t bytes, std::size_t line) con
                 line_too_long_message(kMaxLineBytes));
 }
 
-bool LineBatchReader::read_more(ByteBuffer& text) {
+bool LineBatchReader::read_more(ByteBuffer& text, std::size_t want) {
   const std::size_t old = text.size();
+  // whole_ is never grown: its lines are the views of batches handed out.
   // Into the room reserved for a small file when there is some (a fixed 1 MiB
   // would outgrow it and copy the buffer), at most 1 MiB at a time: reading
   // all the room for a small first batch was serial time before any encoding.
-  // whole_ is never grown: its lines are the views of batches handed out.
   const std::size_t room = text.capacity() - old;
-  const std::size_t want =
-      room >= kReadBytes / 16 || reading_whole_ ? std::min(room, kReadBytes) : kReadBytes;
+  if (reading_whole_ || (room >= kReadBytes / 16 && room < want)) want = std::min(room, kReadBytes);
   text.resize(old + want);
   in_->read(text.data() + old, static_cast<std::streamsize>(want));
   const auto got = static_cast<std::size_t>(in_->gcount());
@@ -61,7 +59,7 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t 
   const bool whole = reading_whole_;
   if (!whole) {
     batch.text.swap(carry_);  // the bytes after the last batch, in the old batch's buffer
-    if (first_capacity_ != 0) batch.text.reserve(std::exchange(first_capacity_, 0));
+    batch.text.reserve(buffer_capacity_);
   }
   // Whole: the batch's lines are views into whole_, from where the last batch
   // stopped; else into the batch's own buffer.
@@ -95,7 +93,14 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t 
       outgrown = true;
       break;
     }
-    if (!at_end_ && !read_more(text)) at_end_ = true;
+    // What the batch still needs and the slack for its last line; at least the
+    // line begun so far, so that a long line is read in growing steps.
+    const std::size_t target = begin + max_bytes;
+    const std::size_t want =
+        std::min(std::max((target > text.size() ? target - text.size() : 0) + kLineSlack,
+                          text.size() - start),
+                 kReadBytes);
+    if (!at_end_ && !read_more(text, want)) at_end_ = true;
     if (in_->bad())
       throw Error(name_ + ":" + std::to_string(next_line_ + spans.size()) +
                   ": read error (an I/O error)");
