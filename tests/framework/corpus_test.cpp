@@ -1,6 +1,7 @@
 // CorpusReader and HeldOutSplit: streaming corpus lines safely and splitting them.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,33 @@ TEST_CASE("plain, gzip and xz files give the same lines", "[corpus]") {
   INFO(name);
   const auto result = read_all({(dir / name).string()});
   CHECK(result.lines == kSample);
+}
+
+TEST_CASE("the size hint is known before reading: plain sizes, 4x compressed, a range's span",
+          "[corpus]") {
+  // Counting sizes its word list by it (an estimate: room never filled costs
+  // address space only), so it must not need the corpus read first.
+  TempDir dir;
+  write_bytes(dir / "sample.txt", sample_text());
+  write_bytes(dir / "other.txt", "one more line\n");
+  using tokenlab::test::quoted;
+  using tokenlab::test::shell;
+  shell("xz -c " + quoted(dir / "sample.txt") + " > " + quoted(dir / "sample.txt.xz"));
+  const std::uint64_t plain = sample_text().size();
+  const std::uint64_t xz = std::filesystem::file_size(dir / "sample.txt.xz");
+  const auto path = [&](const char* name) { return (dir / name).string(); };
+  CHECK(CorpusReader({path("sample.txt")}).size_hint() == plain);
+  CHECK(CorpusReader({path("sample.txt"), path("other.txt")}).size_hint() == plain + 14);
+  CHECK(CorpusReader({path("sample.txt.xz")}).size_hint() == 4 * xz);
+  CHECK(CorpusReader::of_range(CorpusRange{path("sample.txt"), 5, 12}, {}).size_hint() == 7);
+  CHECK(CorpusReader::of_range(CorpusRange{path("sample.txt"), 5}, {}).size_hint() == plain - 5);
+  CHECK(CorpusReader::of_range(CorpusRange{path("sample.txt"), plain + 10}, {}).size_hint() == 0);
+  // Reading does not change it.
+  CorpusReader reader({path("sample.txt")});
+  CorpusBlock block;
+  while (reader.next_block(block)) {
+  }
+  CHECK(reader.size_hint() == plain);
 }
 
 TEST_CASE("CRLF line ends and a missing final newline are handled", "[corpus]") {

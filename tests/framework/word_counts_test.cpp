@@ -202,6 +202,26 @@ TEST_CASE("WordCounts keeps first-occurrence order and 64-bit totals", "[word_co
   CHECK(counts.count_of("c") == 0);
 }
 
+TEST_CASE("room reserved for entries, too little or too much, changes no count and no order",
+          "[word_counts]") {
+  // count_words reserves by an estimate of the corpus's distinct words; the
+  // table must be the same whether the estimate is short, long or absent.
+  std::vector<std::string> words;
+  for (int i = 0; i < 5000; ++i) words.push_back("w" + std::to_string(i * 7919 % 3001));
+  WordCounts plain;
+  for (const auto& w : words) plain.add(w);
+  for (const std::size_t room :
+       {std::size_t{0}, std::size_t{10}, std::size_t{3001}, std::size_t{1} << 20}) {
+    CAPTURE(room);
+    WordCounts reserved;
+    reserved.reserve_entries(room);
+    for (const auto& w : words) reserved.add(w);
+    CHECK(entries_of(reserved) == entries_of(plain));
+    CHECK(reserved.total() == plain.total());
+    CHECK(reserved.count_of("w0") == plain.count_of("w0"));
+  }
+}
+
 TEST_CASE("merging counts adds the other table's words in its order", "[word_counts]") {
   WordCounts first;
   first.add("\u2581low", 5);

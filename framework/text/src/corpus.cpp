@@ -52,6 +52,7 @@ struct CorpusReader::Impl {
   std::vector<char> buffer = std::vector<char>(std::size_t{1} << 20);
   bool file_done = true;
   std::uint64_t bytes = 0;
+  std::uint64_t size_hint = 0;
   std::uint64_t lines = 0;
   std::uint64_t non_empty_lines = 0;
   bool finished = false;
@@ -243,6 +244,11 @@ CorpusReader::CorpusReader(std::vector<std::string> files, CorpusOptions options
     if (!std::filesystem::exists(f, ec)) throw Error(f + ": no such file");
     if (std::filesystem::is_directory(f, ec))
       throw Error(f + ": is a directory, not a corpus file");
+    const std::uintmax_t size = std::filesystem::file_size(f, ec);
+    if (ec) continue;  // a pipe or a device: no size to go by
+    // Text compresses about four times (xz and gzip on Wikipedia: 3.5 to 5).
+    const bool compressed = ends_with(f, ".gz") || ends_with(f, ".xz");
+    impl_->size_hint += compressed ? 4 * size : size;
   }
 }
 
@@ -263,6 +269,8 @@ CorpusReader::CorpusReader(RangeTag, const CorpusRange& range, CorpusOptions opt
   impl_->ranged = !whole;
   impl_->range_begin = range.begin;
   impl_->range_end = range.end;
+  impl_->size_hint =
+      std::min(impl_->size_hint, range.end) - std::min(impl_->size_hint, range.begin);
 }
 
 CorpusReader::~CorpusReader() = default;
@@ -303,6 +311,9 @@ bool CorpusReader::next_block(CorpusBlock& block) {
 
 std::uint64_t CorpusReader::bytes_read() const noexcept {
   return impl_->bytes;
+}
+std::uint64_t CorpusReader::size_hint() const noexcept {
+  return impl_->size_hint;
 }
 std::uint64_t CorpusReader::lines_read() const noexcept {
   return impl_->lines;

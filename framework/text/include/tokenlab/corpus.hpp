@@ -95,6 +95,10 @@ class TOKENLAB_API CorpusReader {
   bool next_block(CorpusBlock& block);
 
   [[nodiscard]] std::uint64_t bytes_read() const noexcept;
+  /// The corpus's size in bytes as far as it is known before reading, for
+  /// sizing tables ahead: a plain file's size (or its range's), four times a
+  /// compressed file's, nothing for standard input. An estimate, not a limit.
+  [[nodiscard]] std::uint64_t size_hint() const noexcept;
   [[nodiscard]] std::uint64_t lines_read() const noexcept;
   /// Lines read that hold something (after the invalid-UTF-8 policy).
   [[nodiscard]] std::uint64_t non_empty_lines() const noexcept;
