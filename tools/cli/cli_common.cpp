@@ -1,6 +1,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -12,6 +14,26 @@
 #include "tokenlab/error.hpp"
 
 namespace tokenlab::cli {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TOKENLAB_CLI_FULL_TEARDOWN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define TOKENLAB_CLI_FULL_TEARDOWN 1
+#endif
+#endif
+
+int exit_without_teardown(int code) {
+#if defined(TOKENLAB_CLI_FULL_TEARDOWN)
+  return code;
+#else
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+#endif
+}
 
 void add_pipeline_options(po::options_description& desc, PipelineOptions& pipeline) {
   app::add_options(desc, app::pipeline_table(), pipeline);

@@ -65,7 +65,7 @@ int cmd_decode(const std::vector<std::string>& args) {
       out << text << '\n';
     }
   });
-  return kExitOk;
+  return exit_without_teardown(kExitOk);  // the model is not taken apart
 }
 
 }  // namespace tokenlab::cli

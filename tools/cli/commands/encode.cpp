@@ -316,7 +316,7 @@ int cmd_encode(const std::vector<std::string>& args) {
   }
   LineBatchReader source(input);
   with_output(output, [&](std::ostream& out) { encoder.encode_all(source, out); });
-  return kExitOk;
+  return exit_without_teardown(kExitOk);  // the model is not taken apart
 }
 
 }  // namespace tokenlab::cli
