@@ -7,6 +7,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -148,8 +149,12 @@ class OrderedCounting {
         max_queue_(2 * static_cast<std::size_t>(threads)) {}
 
   WordCounts run(CorpusReader& reader) {
-    if (!options_.on_block_counts)
-      total_.reserve_entries(expected_distinct_words(reader.size_hint()));
+    if (!options_.on_block_counts) {
+      try {
+        total_.reserve_entries(expected_distinct_words(reader.size_hint()));
+      } catch (const std::bad_alloc&) {  // a hint only: the table grows as it must
+      }
+    }
     start_workers();
     read_blocks(reader);
     {
