@@ -95,8 +95,10 @@ TEST_CASE("lines read in batches are the lines read one at a time", "[cli][line-
         }
         // Batches cut by size: one byte (a line each), a few lines, a small
         // first batch and the usual batch.
+        // And no limit at all: what a batch still needs must not wrap around.
         for (const std::size_t max_bytes :
-             {std::size_t{1}, std::size_t{100}, std::size_t{128} << 10, std::size_t{1} << 20}) {
+             {std::size_t{1}, std::size_t{100}, std::size_t{128} << 10, std::size_t{1} << 20,
+              SIZE_MAX - 10}) {
           CAPTURE(seed, final_newline, max_bytes, reading == Reading::whole);
           REQUIRE(read_in_batches(path, 8192, max_bytes, reading) == expected);
         }

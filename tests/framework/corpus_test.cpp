@@ -97,12 +97,16 @@ TEST_CASE("the size hint is known before reading: plain sizes, 4x compressed, a 
   using tokenlab::test::quoted;
   using tokenlab::test::shell;
   shell("xz -c " + quoted(dir / "sample.txt") + " > " + quoted(dir / "sample.txt.xz"));
+  shell("gzip -c " + quoted(dir / "sample.txt") + " > " + quoted(dir / "sample.txt.gz"));
   const std::uint64_t plain = sample_text().size();
   const std::uint64_t xz = std::filesystem::file_size(dir / "sample.txt.xz");
+  const std::uint64_t gz = std::filesystem::file_size(dir / "sample.txt.gz");
   const auto path = [&](const char* name) { return (dir / name).string(); };
   CHECK(CorpusReader({path("sample.txt")}).size_hint() == plain);
   CHECK(CorpusReader({path("sample.txt"), path("other.txt")}).size_hint() == plain + 14);
   CHECK(CorpusReader({path("sample.txt.xz")}).size_hint() == 4 * xz);
+  CHECK(CorpusReader({path("sample.txt.gz"), path("sample.txt")}).size_hint() == 4 * gz + plain);
+  CHECK(CorpusReader({"-"}).size_hint() == 0);  // standard input: not read here
   CHECK(CorpusReader::of_range(CorpusRange{path("sample.txt"), 5, 12}, {}).size_hint() == 7);
   CHECK(CorpusReader::of_range(CorpusRange{path("sample.txt"), 5}, {}).size_hint() == plain - 5);
   CHECK(CorpusReader::of_range(CorpusRange{path("sample.txt"), plain + 10}, {}).size_hint() == 0);

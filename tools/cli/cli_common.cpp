@@ -12,20 +12,16 @@
 #include "tokenlab/atomic_file.hpp"
 #include "tokenlab/counting.hpp"
 #include "tokenlab/error.hpp"
+#include "tokenlab/plugin_abi.hpp"
 
 namespace tokenlab::cli {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TOKENLAB_CLI_FULL_TEARDOWN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define TOKENLAB_CLI_FULL_TEARDOWN 1
-#endif
-#endif
-
 int exit_without_teardown(int code) {
-#if defined(TOKENLAB_CLI_FULL_TEARDOWN)
+  // A sanitizer build by the presets' definition (plugin_abi.hpp) or by the
+  // compiler's own macros, for a build made by hand.
+#if defined(TOKENLAB_SANITIZE) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    TOKENLAB_DETAIL_HAS_FEATURE(address_sanitizer) ||                                              \
+    TOKENLAB_DETAIL_HAS_FEATURE(thread_sanitizer) || TOKENLAB_DETAIL_HAS_FEATURE(memory_sanitizer)
   return code;
 #else
   std::cout.flush();

@@ -123,9 +123,10 @@ struct BlockCounts {
 // About how many distinct words a corpus of this many bytes holds, rather
 // more than fewer: Heaps' law, V = K n^b, with b = 0.6 as English Wikipedia
 // gives it under the unicode pre-tokenizer (21,588 words in 1 MB, 341,545 in
-// 100 MB: K = 5.4) and K = 12, which covers Japanese and Chinese (95,412 words
-// in 4.0 MB, 99,554 in 3.2 MB) and leaves English twice its need in address
-// space. Capped at 2^24 words (640 MB of address space).
+// 100 MB: K = 5.4) and K = 12, which covers Japanese (95,412 words in 4.0 MB,
+// K = 10.6), leaves Chinese one doubling short (99,554 in 3.2 MB, K = 12.4)
+// and English twice its need in address space. Capped at 2^24 words (640 MB
+// of address space).
 std::size_t expected_distinct_words(std::uint64_t bytes) {
   const double estimate = 12.0 * std::pow(static_cast<double>(bytes), 0.6);
   return static_cast<std::size_t>(std::min(estimate, static_cast<double>(std::size_t{1} << 24)));
@@ -149,6 +150,7 @@ class OrderedCounting {
         max_queue_(2 * static_cast<std::size_t>(threads)) {}
 
   WordCounts run(CorpusReader& reader) {
+    // With a block consumer the blocks' counts go to it, and total_ stays empty.
     if (!options_.on_block_counts) {
       try {
         total_.reserve_entries(expected_distinct_words(reader.size_hint()));

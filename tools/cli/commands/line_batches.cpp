@@ -39,10 +39,11 @@ void LineBatchReader::check_line_length(std::size_t bytes, std::size_t line) con
 
 bool LineBatchReader::read_more(ByteBuffer& text, std::size_t want) {
   const std::size_t old = text.size();
-  // whole_ is never grown: its lines are the views of batches handed out.
-  // Into the room reserved for a small file when there is some (a fixed 1 MiB
-  // would outgrow it and copy the buffer), at most 1 MiB at a time: reading
-  // all the room for a small first batch was serial time before any encoding.
+  // whole_ is never grown (its lines are the views of batches handed out), so
+  // it is read into its room, at most 1 MiB at a time: reading all the room
+  // for a small first batch was serial time before any encoding. A batch's
+  // buffer is read into the room it has left, when that is at least 64 KiB,
+  // rather than grown (a copy into fresh pages) for the few bytes more it wants.
   const std::size_t room = text.capacity() - old;
   if (reading_whole_ || (room >= kReadBytes / 16 && room < want)) want = std::min(room, kReadBytes);
   text.resize(old + want);
@@ -93,13 +94,13 @@ bool LineBatchReader::next(LineBatch& batch, std::size_t max_lines, std::size_t 
       outgrown = true;
       break;
     }
-    // What the batch still needs and the slack for its last line; at least the
-    // line begun so far, so that a long line is read in growing steps.
-    const std::size_t target = begin + max_bytes;
+    // What the batch still needs (at most a read) and the slack for its last
+    // line; at least the line begun so far, so that a long line is read in
+    // growing steps. Never 0: a read of nothing would look like the end.
+    const std::size_t have = text.size() - begin;
+    const std::size_t needed = max_bytes > have ? std::min(max_bytes - have, kReadBytes) : 0;
     const std::size_t want =
-        std::min(std::max((target > text.size() ? target - text.size() : 0) + kLineSlack,
-                          text.size() - start),
-                 kReadBytes);
+        std::min(std::max(needed + kLineSlack, text.size() - start), kReadBytes);
     if (!at_end_ && !read_more(text, want)) at_end_ = true;
     if (in_->bad())
       throw Error(name_ + ":" + std::to_string(next_line_ + spans.size()) +

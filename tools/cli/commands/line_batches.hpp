@@ -102,7 +102,9 @@ class LineBatchReader {
   // into the next buffer, and grow each of the three buffers to 4 MiB: 6.6 MB
   // of fresh pages (1,700 page faults) to encode 10 MB.
   static constexpr std::size_t kLineSlack = std::size_t{64} << 10;
-  // A batch's buffer: a batch and its crossing line, without growing.
+  // A batch's buffer: a batch, the slack read for its crossing line, and 64
+  // KiB of room more, so that a batch that still wants a little reads into
+  // that room (read_more) instead of growing the buffer.
   static constexpr std::size_t kBufferBytes = kBatchBytes + 2 * kLineSlack;
   // Batches of their own took two to three times a small file's size (the
   // bytes after a batch's last line copied into the next batch's buffer, and
@@ -123,8 +125,9 @@ class LineBatchReader {
   std::ifstream file_;
   std::string name_;
   std::istream* in_ = nullptr;
-  ByteBuffer carry_;                            // bytes read after the last batch's last line
-  std::size_t buffer_capacity_ = kBufferBytes;  // a small file's size: one allocation
+  ByteBuffer carry_;  // bytes read after the last batch's last line
+  // Each batch buffer's size, made once: kBufferBytes, or a smaller file's size.
+  std::size_t buffer_capacity_ = kBufferBytes;
   // A small regular file, read into one buffer of its size (plus one byte, to
   // see its end) a read at a time, never reallocated, so that the lines of
   // every batch handed out stay valid while the reader lives. A file that has
