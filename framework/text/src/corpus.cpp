@@ -34,6 +34,12 @@ bool ends_with(const std::string& s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// A file read through a decompressor, by its name: what the reader decodes,
+// what a byte range cannot cut and what the size hint scales.
+bool is_compressed(const std::string& name) {
+  return ends_with(name, ".gz") || ends_with(name, ".xz");
+}
+
 }  // namespace
 
 struct CorpusReader::Impl {
@@ -119,7 +125,7 @@ struct CorpusReader::Impl {
         offset = range_begin - 1;
         skipping_partial_line = true;
       }
-      if (ends_with(name, ".gz") || ends_with(name, ".xz")) {
+      if (is_compressed(name)) {
         if (ends_with(name, ".gz")) stream->push(io::gzip_decompressor());
         if (ends_with(name, ".xz")) stream->push(io::lzma_decompressor());
         stream->push(*file_stream);
@@ -247,8 +253,7 @@ CorpusReader::CorpusReader(std::vector<std::string> files, CorpusOptions options
     const std::uintmax_t size = std::filesystem::file_size(f, ec);
     if (ec) continue;  // a pipe or a device: no size to go by
     // Text compresses about four times (xz and gzip on Wikipedia: 3.5 to 5).
-    const bool compressed = ends_with(f, ".gz") || ends_with(f, ".xz");
-    impl_->size_hint += compressed ? 4 * size : size;
+    impl_->size_hint += is_compressed(f) ? 4 * size : size;
   }
 }
 
@@ -259,7 +264,7 @@ CorpusReader CorpusReader::of_range(const CorpusRange& range, CorpusOptions opti
 CorpusReader::CorpusReader(RangeTag, const CorpusRange& range, CorpusOptions options)
     : CorpusReader(std::vector<std::string>{range.file}, options) {
   const bool whole = range.begin == 0 && range.end == std::numeric_limits<std::uint64_t>::max();
-  if (!whole && (range.file == "-" || ends_with(range.file, ".gz") || ends_with(range.file, ".xz")))
+  if (!whole && (range.file == "-" || is_compressed(range.file)))
     throw Error(range.file +
                 ": a compressed file or standard input is read whole, not in byte "
                 "ranges");
