@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "base64.hpp"
+#include "byte_level/byte_level_encoder.hpp"
 #include "common/regex_spans.hpp"
 #include "pretrained_support.hpp"
 #include "tokenlab/pretrained/components.hpp"
 #include "tokenlab/utf8.hpp"
 
+using tokenlab::ByteLevelEncoder;
 using tokenlab::PretrainedTokenizer;
 using tokenlab::Regex;
 using tokenlab::test::base64;
@@ -117,11 +119,26 @@ std::string json_string(std::string_view raw_bytes) {
   return out + "\"";
 }
 
-// A GPT-2-alphabet tokenizer.json with the same merges, split by pattern.
-std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
+using RawMerges = std::vector<std::pair<std::string, std::string>>;
+
+// raw_merges() and more ways to make three of its tokens, as Llama 3's file
+// lists every split of a token: merges that are not one a token.
+const RawMerges& raw_merges_every_split() {
+  static const RawMerges merges = [] {
+    RawMerges m = raw_merges();
+    m.insert(m.end(), {{"t", "he"}, {" t", "he"}, {"wor", "d"}});
+    return m;
+  }();
+  return merges;
+}
+
+// A GPT-2-alphabet tokenizer.json with these merges (each result a token, in
+// the order first made), split by pattern.
+std::string tokenizer_json(std::string_view pattern, bool ignore_merges,
+                           const RawMerges& merges = raw_merges()) {
   std::vector<std::string> vocab;
   for (int b = 0; b < 256; ++b) vocab.emplace_back(1, static_cast<char>(b));
-  for (const auto& [a, b] : raw_merges())
+  for (const auto& [a, b] : merges)
     if (std::find(vocab.begin(), vocab.end(), a + b) == vocab.end()) vocab.push_back(a + b);
   vocab.emplace_back("xyz");
   std::string json = R"({"version":"1.0","model":{"type":"BPE","ignore_merges":)" +
@@ -129,9 +146,9 @@ std::string tokenizer_json(std::string_view pattern, bool ignore_merges) {
   for (std::size_t i = 0; i < vocab.size(); ++i)
     json += (i ? "," : "") + json_string(vocab[i]) + ":" + std::to_string(i);
   json += R"(},"merges":[)";
-  for (std::size_t i = 0; i < raw_merges().size(); ++i)
-    json += std::string(i ? "," : "") + "[" + json_string(raw_merges()[i].first) + "," +
-            json_string(raw_merges()[i].second) + "]";
+  for (std::size_t i = 0; i < merges.size(); ++i)
+    json += std::string(i ? "," : "") + "[" + json_string(merges[i].first) + "," +
+            json_string(merges[i].second) + "]";
   json += R"(]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[)";
   // A key of several patterns (kDeepSeekV3Splits) is a Split for each.
   for (const std::string_view split : tokenlab::test::patterns_of(pattern)) {
@@ -200,9 +217,15 @@ TEST_CASE("fused tokenizer.json byte-level BPE gives the pipeline's ids on hosti
                std::string(tokenlab::kQwen2Pattern), std::string(tokenlab::kO200kPattern),
                std::string(tokenlab::kDeepSeekV3Splits));
   const bool ignore_merges = GENERATE(false, true);
-  CAPTURE(pattern, ignore_merges);
-  const auto tokenizer = tokenlab::test::tokenizer_json(tokenizer_json(pattern, ignore_merges));
+  // One merge a token in token order (GPT-4o's, Qwen 3's files) takes the ranks
+  // rule with each token's split; several merges a token, HF's merge table.
+  const bool every_split = GENERATE(false, true);
+  CAPTURE(pattern, ignore_merges, every_split);
+  const auto tokenizer = tokenlab::test::tokenizer_json(tokenizer_json(
+      pattern, ignore_merges, every_split ? raw_merges_every_split() : raw_merges()));
   REQUIRE(tokenizer.pipeline().byte_level != nullptr);
+  CHECK(tokenizer.pipeline().byte_level->rule() ==
+        (every_split ? ByteLevelEncoder::Rule::merges : ByteLevelEncoder::Rule::token_splits));
   for (const std::string& text : hostile_texts()) {
     CAPTURE(text);
     const Ids expected = unfused(tokenizer, text);
@@ -211,6 +234,30 @@ TEST_CASE("fused tokenizer.json byte-level BPE gives the pipeline's ids on hosti
   }
   // A token no merge reaches is taken whole only with ignore_merges, as HF does.
   CHECK(tokenizer.encode("xyz").size() == (ignore_merges ? 1u : 3u));
+}
+
+TEST_CASE("one merge a token: a pair merges only where its token's merge splits it",
+          "[pretrained][byte_level]") {
+  // "abc" is made by a + bc only; ab + c is no merge although both are tokens.
+  // "abcd" by abc + d; "cd" comes last, so that "abcd" is also ab + cd.
+  const RawMerges merges = {{"a", "b"}, {"b", "c"}, {"a", "bc"}, {"abc", "d"}, {"c", "d"}};
+  const auto tokenizer =
+      tokenlab::test::tokenizer_json(tokenizer_json(tokenlab::kGpt2Pattern, false, merges));
+  REQUIRE(tokenizer.pipeline().byte_level != nullptr);
+  REQUIRE(tokenizer.pipeline().byte_level->rule() == ByteLevelEncoder::Rule::token_splits);
+  const auto id = [&](const std::string& token) {
+    return *tokenizer.pipeline().tokens->find(token);
+  };
+  // HF: "a b" (rank 0) before "b c" (rank 1), then "ab c" is no merge.
+  CHECK(tokenizer.encode("abc") == Ids{id("ab"), id("c")});
+  // "ab c d": "c d" (rank 4) makes "cd", and "ab cd" is no merge either.
+  CHECK(tokenizer.encode("abcd") == Ids{id("ab"), id("cd")});
+  // "b c" (rank 1) before "c d", and "bc d" is no token.
+  CHECK(tokenizer.encode("bcd") == Ids{id("bc"), id("d")});
+  for (const std::string text : {"abc", "abcd", "bcd", "aabcc", "ab abc abcd bcd", "abcabcabc"}) {
+    CAPTURE(text);
+    CHECK(tokenizer.encode(text) == unfused(tokenizer, text));
+  }
 }
 
 TEST_CASE("DeepSeek V3's three splits cut a text as HF's Sequence of them does",

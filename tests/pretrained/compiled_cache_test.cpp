@@ -479,6 +479,10 @@ TEST_CASE("a piece that is a token is looked up whole unless the token's bytes m
   const PretrainedTokenizer read = load(plain, settings);
   REQUIRE(read.pipeline().tokens->rows_pending());
   CHECK(read.pipeline().byte_level->whole_piece_first());
+  // One merge a token, in token order: the entry keeps the rule and the splits.
+  using Rule = tokenlab::ByteLevelEncoder::Rule;
+  CHECK(built.pipeline().byte_level->rule() == Rule::token_splits);
+  CHECK(read.pipeline().byte_level->rule() == Rule::token_splits);
   for (TokenId id = 0; id < built.pipeline().tokens->id_limit(); ++id)
     REQUIRE_FALSE(read.pipeline().byte_level->merges_apart(id));
   same_tokenizer(built, read);
@@ -490,6 +494,7 @@ TEST_CASE("a piece that is a token is looked up whole unless the token's bytes m
   const PretrainedTokenizer again = load(unreachable, settings);
   REQUIRE(again.pipeline().tokens->rows_pending());
   CHECK(again.pipeline().byte_level->whole_piece_first());
+  CHECK(again.pipeline().byte_level->rule() == Rule::token_splits);
   const auto abc_id = first.pipeline().tokens->find("abc");
   REQUIRE(abc_id);
   for (TokenId id = 0; id < first.pipeline().tokens->id_limit(); ++id)

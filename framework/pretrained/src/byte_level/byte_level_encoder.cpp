@@ -98,6 +98,8 @@ void ByteLevelEncoder::save(compiled::Writer& out,
   merges_.save(out);
   out.value(static_cast<std::uint64_t>(byte_pairs_.size()));
   out.bytes(byte_pairs_.data(), byte_pairs_.size() * sizeof(Merge));
+  out.value(static_cast<std::uint64_t>(split_at_.size()));
+  out.bytes(split_at_.data(), split_at_.size());
 }
 
 std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
@@ -107,7 +109,7 @@ std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
   const auto whole_piece_first = in.value<std::uint8_t>();
   std::array<TokenId, 256> byte_ids;
   in.read(byte_ids.data(), sizeof byte_ids);
-  if (!is_preset_pattern(pattern) || unicode > 1 || rule > 1 || whole_piece_first > 1)
+  if (!is_preset_pattern(pattern) || unicode > 1 || rule > 2 || whole_piece_first > 1)
     throw compiled::Stale("byte-level encoder");
   const auto apart_words = in.value<std::uint64_t>();
   if (apart_words > (TokenTable::kMaxId + 1) / 64 + 1)
@@ -126,6 +128,12 @@ std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
   if (pairs != 0 && pairs != (std::uint64_t{1} << 16)) throw compiled::Stale("byte pairs");
   encoder->byte_pairs_.resize(pairs);
   in.read(encoder->byte_pairs_.data(), pairs * sizeof(Merge));
+  const auto splits = in.value<std::uint64_t>();
+  if (splits > TokenTable::kMaxId + std::uint64_t{1} ||
+      (static_cast<Rule>(rule) == Rule::token_splits) != (splits != 0))
+    throw compiled::Stale("token splits");
+  encoder->split_at_.resize(splits);
+  in.read(encoder->split_at_.data(), splits);
   return encoder;
 }
 
@@ -208,12 +216,12 @@ void ByteLevelEncoder::encode_piece(std::string_view piece, std::vector<TokenId>
 }
 
 ByteLevelEncoder::Merge ByteLevelEncoder::cached_merge_of(PieceCache& cache, std::string_view piece,
-                                                          std::uint32_t start, std::uint32_t end,
-                                                          TokenId left,
+                                                          std::uint32_t start, std::uint32_t mid,
+                                                          std::uint32_t end, TokenId left,
                                                           TokenId right) const noexcept {
   const std::uint64_t pair = pack_pair(left, right);
   if (const PieceCache::PairSlot* hit = cache.find_pair(pair)) return {hit->rank, hit->merged};
-  const Merge m = merge_of(piece, start, end, left, right);
+  const Merge m = merge_of(piece, start, mid, end, left, right);
   cache.put_pair(pair, m.rank, m.merged);
   return m;
 }
@@ -266,8 +274,8 @@ void ByteLevelEncoder::merge_scan(std::string_view piece, std::vector<TokenId>& 
   parts[n].start = n;  // where the last part ends; moves left with the parts
   std::uint32_t count = n;
   const auto refresh = [&](std::uint32_t i) {  // i + 1 < count
-    parts[i].with_next = cached_merge_of(cache, piece, parts[i].start, parts[i + 2].start,
-                                         parts[i].id, parts[i + 1].id);
+    parts[i].with_next = cached_merge_of(cache, piece, parts[i].start, parts[i + 1].start,
+                                         parts[i + 2].start, parts[i].id, parts[i + 1].id);
   };
   for (;;) {
     // The lowest rank, the leftmost on ties: tiktoken's and HF's order.
@@ -341,7 +349,7 @@ void ByteLevelEncoder::merge_short(std::string_view piece, std::vector<TokenId>&
     tree[node] = std::min(tree[2 * node], tree[2 * node + 1]);
   // The merge of part i with the part after it, which ends at end.
   const auto refresh = [&](std::uint32_t i, std::uint32_t after, std::uint32_t end) {
-    const Merge m = cached_merge_of(cache, piece, i, end, id[i], id[after]);
+    const Merge m = cached_merge_of(cache, piece, i, after, end, id[i], id[after]);
     merged[i] = m.merged;
     set(i, key(m, i));
   };
@@ -379,7 +387,7 @@ void ByteLevelEncoder::merge_long(std::string_view piece, std::vector<TokenId>& 
                        i - 1, i + 1 < n ? i + 1 : -1, static_cast<std::uint32_t>(i),
                        static_cast<std::uint32_t>(i + 1), true});
   pretrained_detail::merge_all(symbols, [&](const Symbol& l, const Symbol& r) -> PairResult {
-    const Merge m = cached_merge_of(cache, piece, l.start, r.end, l.id, r.id);
+    const Merge m = cached_merge_of(cache, piece, l.start, l.end, r.end, l.id, r.id);
     return {m.rank, m.merged};
   });
   for (const Symbol& s : symbols)
@@ -400,8 +408,26 @@ std::size_t ByteLevelEncoder::add_tokens(std::span<const ByteTable::Entry> token
   return repeated;
 }
 
+void ByteLevelEncoder::use_token_splits(std::vector<std::uint8_t> split_at) {
+  rule_ = Rule::token_splits;
+  split_at_ = std::move(split_at);
+}
+
 void ByteLevelEncoder::finish() {
   if (rule_ == Rule::ranks) return;  // add_tokens has filled byte_pairs_
+  if (rule_ == Rule::token_splits) {
+    // A token of two bytes has one split: it is a pair's merge if it has one.
+    byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+    char two[2];
+    for (unsigned a = 0; a < 256; ++a)
+      for (unsigned b = 0; b < 256; ++b) {
+        two[0] = static_cast<char>(a);
+        two[1] = static_cast<char>(b);
+        byte_pairs_[(std::size_t{a} << 8) | b] =
+            merge_of({two, 2}, 0, 1, 2, byte_ids_[a], byte_ids_[b]);
+      }
+    return;
+  }
   // Each of the 65,536 pairs of bytes looked up in the merges (the bytes'
   // ids are distinct), not each of the merges' two ids in a map of the
   // bytes': a sixth of the lookups, and none in a node-based map.
@@ -411,6 +437,34 @@ void ByteLevelEncoder::finish() {
       if (const Merge* m = merges_.find(pack_pair(byte_ids_[a], byte_ids_[b])))
         byte_pairs_[(std::size_t{a} << 8) | b] = *m;
 }
+
+namespace {
+
+// For Rule::token_splits: by merged id, the byte length of the left part of
+// its merge, when the merges of tokens spelled in the alphabet (spelling[id]
+// 1; the others can make no piece's part) are one a token in increasing order
+// of the merged id and every left part is under 256 bytes; else empty.
+// entries: each spelled token's bytes.
+std::vector<std::uint8_t> token_splits(std::span<const hf_detail::MergeIds> merges,
+                                       const std::vector<std::uint8_t>& spelling,
+                                       std::span<const ByteTable::Entry> entries) {
+  std::vector<std::uint32_t> length(spelling.size(), 0);
+  for (const ByteTable::Entry& e : entries)
+    length[e.id] = static_cast<std::uint32_t>(e.bytes.size());
+  std::vector<std::uint8_t> split_at(spelling.size(), 0);
+  std::uint64_t last = 0;  // the last merged id + 1
+  for (const hf_detail::MergeIds& m : merges) {
+    if (spelling[m.left] != 1 || spelling[m.right] != 1) continue;
+    if (m.merged + std::uint64_t{1} <= last || m.merged >= split_at.size() ||
+        length[m.left] >= 256 || length[m.left] + length[m.right] != length[m.merged])
+      return {};
+    last = m.merged + std::uint64_t{1};
+    split_at[m.merged] = static_cast<std::uint8_t>(length[m.left]);
+  }
+  return split_at;
+}
+
+}  // namespace
 
 bool is_preset_pattern(std::string_view pattern) noexcept {
   return pattern == kGpt2Pattern || pattern == kCl100kPattern || pattern == kQwen2Pattern ||
@@ -491,6 +545,14 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
     entries.push_back({std::string_view(start, static_cast<std::size_t>(to - start)), id});
   }
   encoder->add_tokens(entries);
+  for (const hf_detail::MergeIds& merge : merges)
+    if (spelling[merge.left] == 2 || spelling[merge.right] == 2) return nullptr;
+  if (std::vector<std::uint8_t> split_at = token_splits(merges, spelling, entries);
+      !split_at.empty()) {
+    encoder->use_token_splits(std::move(split_at));
+    encoder->finish();
+    return encoder;
+  }
   // As HF's map (and BpeModel): a repeated pair keeps its last rank. The ids
   // are the reader's (hf/merge_ids.hpp): a merge of tokens spelled in the
   // alphabet makes one, whose bytes are theirs end to end.
@@ -499,10 +561,7 @@ std::shared_ptr<const ByteLevelEncoder> make_hf_byte_level(
   for (std::size_t i = 0; i < merges.size(); ++i) {
     if (i + kAhead < merges.size())
       encoder->prefetch_merge(merges[i + kAhead].left, merges[i + kAhead].right);
-    const std::uint8_t left = spelling[merges[i].left];
-    const std::uint8_t right = spelling[merges[i].right];
-    if (left == 2 || right == 2) return nullptr;
-    if (left == 1 && right == 1)
+    if (spelling[merges[i].left] == 1 && spelling[merges[i].right] == 1)
       encoder->add_merge(merges[i].left, merges[i].right, static_cast<std::uint32_t>(i),
                          merges[i].merged);
   }

@@ -39,6 +39,12 @@ class ByteLevelEncoder {
   enum class Rule {
     ranks,   // tiktoken: the adjacent pair whose bytes form the lowest-ranked token
     merges,  // HF BPE: the adjacent pair of ids with the lowest-ranked merge
+    // HF BPE whose merges are one a token, in the order of the tokens' ids (the
+    // tokenizer.json of GPT-4o, Qwen 3, DeepSeek V3): the ranks rule, where a
+    // pair merges only if it splits its token where the token's merge does.
+    // The same choices as merges (use_token_splits() says why), with the byte
+    // table the whole-piece lookups use instead of a merge table of its own.
+    token_splits,
   };
   /// unicode: the character classes pattern splits by (tiktoken's are the
   /// library's, HF's 16.0's).
@@ -70,6 +76,15 @@ class ByteLevelEncoder {
     return tokens_.find(bytes);
   }
   void reserve_merges(std::size_t n) { merges_.reserve(n); }
+  /// Makes a Rule::merges encoder, before finish() and instead of add_merge(),
+  /// a Rule::token_splits one. Contract: the merges are one a token in
+  /// increasing order of the merged token's id, and split_at[id] is the byte
+  /// length of the left part of token id's merge (0: no merge makes id). Then
+  /// HF's lowest-ranked merge is the adjacent pair whose merged token has the
+  /// lowest id and that splits it at split_at (ranks grow with the merged id,
+  /// and a token has no other merge), leftmost on ties (the same merge twice).
+  void use_token_splits(std::vector<std::uint8_t> split_at);
+  [[nodiscard]] Rule rule() const noexcept { return rule_; }
   void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
   /// Fetches the merge table's slot for (left, right) ahead of its add_merge:
   /// the table is out of the cache, and the merges come in no order of it.
@@ -110,20 +125,23 @@ class ByteLevelEncoder {
                    bool whole_piece_first, byte_level_detail::ByteTable tokens);
   using Merge = byte_level_detail::MergeTable::Merge;
   // The rank and result of merging two adjacent parts: piece bytes [start, end)
-  // made of left then right. rank UINT32_MAX: they do not merge.
-  [[nodiscard]] Merge merge_of(std::string_view piece, std::uint32_t start, std::uint32_t end,
-                               TokenId left, TokenId right) const noexcept {
-    if (rule_ == Rule::ranks) {
-      const TokenId id = tokens_.find(piece.substr(start, end - start));
-      return {id == byte_level_detail::ByteTable::kNone ? UINT32_MAX : id, id};
+  // made of left [start, mid) then right. rank UINT32_MAX: they do not merge.
+  [[nodiscard]] Merge merge_of(std::string_view piece, std::uint32_t start, std::uint32_t mid,
+                               std::uint32_t end, TokenId left, TokenId right) const noexcept {
+    if (rule_ == Rule::merges) {
+      const Merge* m = merges_.find(pack_pair(left, right));
+      return m ? *m : Merge{UINT32_MAX, 0};
     }
-    const Merge* m = merges_.find(pack_pair(left, right));
-    return m ? *m : Merge{UINT32_MAX, 0};
+    const TokenId id = tokens_.find(piece.substr(start, end - start));
+    if (id == byte_level_detail::ByteTable::kNone ||
+        (rule_ == Rule::token_splits && (id >= split_at_.size() || split_at_[id] != mid - start)))
+      return {UINT32_MAX, 0};
+    return {id, id};
   }
   // merge_of through this thread's pair cache.
   [[nodiscard]] Merge cached_merge_of(byte_level_detail::PieceCache& cache, std::string_view piece,
-                                      std::uint32_t start, std::uint32_t end, TokenId left,
-                                      TokenId right) const noexcept;
+                                      std::uint32_t start, std::uint32_t mid, std::uint32_t end,
+                                      TokenId left, TokenId right) const noexcept;
   void encode_piece(std::string_view piece, std::vector<TokenId>& out,
                     byte_level_detail::PieceCache& cache) const;
   // The piece's ids by merging alone (no whole-piece lookup).
@@ -143,6 +161,9 @@ class ByteLevelEncoder {
   byte_level_detail::ByteTable tokens_;
   byte_level_detail::MergeTable merges_;
   std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
+  // Rule::token_splits: by id, the byte length of the left part of the token's
+  // merge (0: none). A byte: a longer left part keeps the file on Rule::merges.
+  std::vector<std::uint8_t> split_at_;
   // A bit an id: tokens merged although whole_piece_first (merges_apart()).
   std::vector<std::uint64_t> merging_apart_;
   const std::uint64_t identity_;
