@@ -506,6 +506,91 @@ TEST_CASE("a piece that is a token is looked up whole unless the token's bytes m
   same_tokenizer(first, again);
 }
 
+// A GPT-2-shaped tokenizer.json whose merges are every split of every token
+// into two tokens, ordered by the merged id and then the left part's id, as
+// HF's converter writes Llama 3's; without merges[drop] when drop is given.
+// tokens: after the 256 bytes, in id order (letters: spelled as they are).
+std::string every_split_json(const std::vector<std::string>& tokens, std::size_t drop = SIZE_MAX) {
+  std::vector<std::string> vocab;
+  for (unsigned b = 0; b < 256; ++b) vocab.push_back(spelled(static_cast<unsigned char>(b)));
+  vocab.insert(vocab.end(), tokens.begin(), tokens.end());
+  const auto id_of = [&](const std::string& token) {
+    return static_cast<std::size_t>(std::find(vocab.begin(), vocab.end(), token) - vocab.begin());
+  };
+  std::vector<std::pair<std::string, std::string>> merges;
+  for (const std::string& token : tokens) {
+    std::vector<std::pair<std::size_t, std::size_t>> splits;  // (left id, split)
+    for (std::size_t k = 1; k < token.size(); ++k)
+      if (id_of(token.substr(0, k)) < vocab.size() && id_of(token.substr(k)) < vocab.size())
+        splits.emplace_back(id_of(token.substr(0, k)), k);
+    std::sort(splits.begin(), splits.end());
+    for (const auto& [left, k] : splits) merges.emplace_back(token.substr(0, k), token.substr(k));
+  }
+  if (drop < merges.size()) merges.erase(merges.begin() + static_cast<std::ptrdiff_t>(drop));
+  return R"({"version":"1.0","added_tokens":[],"normalizer":null,)"
+         R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true},)"
+         R"("post_processor":null,"decoder":{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true},)"
+         R"("model":{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,)"
+         R"("end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"vocab":{)" +
+         lists_json(vocab, merges);
+}
+
+TEST_CASE("a file listing every split of every token reads back by the ranks rule", "[compiled]") {
+  // Every string of two and three letters of "abc" and some of four, in an
+  // order that puts tokens before and after their parts: each token of three
+  // letters or more has two or three splits, each a merge of its own rank.
+  std::vector<std::string> tokens;
+  for (const char x : std::string("abc"))
+    for (const char y : std::string("abc")) {
+      tokens.push_back({x, y});
+      for (const char z : std::string("abc")) tokens.push_back({x, y, z});
+    }
+  std::uint64_t state = 12345;
+  const auto next = [&](std::size_t n) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return static_cast<std::size_t>((state >> 33) % n);
+  };
+  for (int i = 0; i < 20; ++i) {
+    std::string four;
+    for (int k = 0; k < 4; ++k) four += "abc"[next(3)];
+    if (std::find(tokens.begin(), tokens.end(), four) == tokens.end()) tokens.push_back(four);
+  }
+  for (std::size_t i = tokens.size(); i > 1; --i) std::swap(tokens[i - 1], tokens[next(i)]);
+  // Pieces of every merge loop's length: short, up to 128 bytes, longer.
+  std::vector<std::string> texts;
+  for (int t = 0; t < 300; ++t) {
+    std::string text;
+    const std::size_t length = 1 + next(t % 10 == 0 ? 300 : 40);
+    for (std::size_t k = 0; k < length; ++k) text += "abc "[next(t % 3 == 0 ? 4 : 3)];
+    texts.push_back(text);
+  }
+  using Rule = tokenlab::ByteLevelEncoder::Rule;
+  TempDir dir;
+  const auto settings = settings_in(dir.path());
+  const std::string json = every_split_json(tokens);
+  const PretrainedTokenizer first = load(json, settings);  // HF's merge table
+  REQUIRE(first.pipeline().byte_level != nullptr);
+  CHECK(first.pipeline().byte_level->rule() == Rule::merges);
+  const PretrainedTokenizer again = load(json, settings);
+  REQUIRE_FALSE(again.pipeline().compiled_entry.empty());
+  CHECK(again.pipeline().byte_level->rule() == Rule::ranks);
+  for (const std::string& text : texts) {
+    CAPTURE(text);
+    CHECK(again.encode(text) == first.encode(text));
+  }
+  same_tokenizer(first, again);
+  // One split missing: the rank rule would merge it, HF does not; the entry
+  // keeps the merge table.
+  TempDir other;
+  const auto other_settings = settings_in(other.path());
+  const std::string missing = every_split_json(tokens, 40);
+  const PretrainedTokenizer built = load(missing, other_settings);
+  const PretrainedTokenizer read = load(missing, other_settings);
+  REQUIRE_FALSE(read.pipeline().compiled_entry.empty());
+  CHECK(read.pipeline().byte_level->rule() == Rule::merges);
+  for (const std::string& text : texts) CHECK(read.encode(text) == built.encode(text));
+}
+
 TEST_CASE("an entry is the same bytes whichever thread count wrote it", "[compiled]") {
   const Fixture& fixture = GENERATE(as<Fixture>{}, kFixtures[0], kFixtures[1]);
   INFO(fixture.name);

@@ -75,11 +75,45 @@ std::vector<TokenId> ByteLevelEncoder::tokens_merging_apart(unsigned threads) co
   return all;
 }
 
-void ByteLevelEncoder::save(compiled::Writer& out,
-                            const std::vector<TokenId>* merging_apart) const {
+bool ByteLevelEncoder::every_split_listed(std::span<const hf_detail::MergeIds> merges,
+                                          unsigned threads) const {
+  if (rule_ != Rule::merges) return false;
+  // The order, and how many merges make each token.
+  std::vector<std::uint32_t> made;
+  std::uint64_t last = 0;  // the last (merged, left) + 1, packed
+  for (const hf_detail::MergeIds& m : merges) {
+    if (merges_.find(pack_pair(m.left, m.right)) == nullptr) continue;  // not spelled in bytes
+    const std::uint64_t key = (std::uint64_t{m.merged} << 32) | m.left;
+    if (key + 1 <= last) return false;
+    last = key + 1;
+    if (m.merged >= made.size()) made.resize(std::size_t{m.merged} + 1, 0);
+    ++made[m.merged];
+  }
+  // Every split of every token into two tokens among them.
+  std::vector<ByteTable::Entry> tokens;
+  tokens_.for_each([&](std::string_view bytes, TokenId id) { tokens.push_back({bytes, id}); });
+  constexpr std::size_t kChunk = 4096;
+  std::vector<std::uint8_t> chunk_ok((tokens.size() + kChunk - 1) / kChunk, 0);
+  parallel_for(chunk_ok.size(), threads, [&](std::size_t chunk) {
+    const std::size_t end = std::min(tokens.size(), (chunk + 1) * kChunk);
+    for (std::size_t i = chunk * kChunk; i < end; ++i) {
+      const auto& [bytes, id] = tokens[i];
+      std::uint32_t splits = 0;
+      for (std::size_t k = 1; k < bytes.size(); ++k)
+        splits += tokens_.find(bytes.substr(0, k)) != ByteTable::kNone &&
+                  tokens_.find(bytes.substr(k)) != ByteTable::kNone;
+      if (splits != (id < made.size() ? made[id] : 0)) return;
+    }
+    chunk_ok[chunk] = 1;
+  });
+  return std::all_of(chunk_ok.begin(), chunk_ok.end(), [](std::uint8_t ok) { return ok != 0; });
+}
+
+void ByteLevelEncoder::save(compiled::Writer& out, const std::vector<TokenId>* merging_apart,
+                            bool as_ranks) const {
   out.string(split_.key());
   out.value(static_cast<std::uint8_t>(split_.unicode_version()));
-  out.value(static_cast<std::uint8_t>(rule_));
+  out.value(static_cast<std::uint8_t>(as_ranks ? Rule::ranks : rule_));
   out.value(static_cast<std::uint8_t>(whole_piece_first_ || merging_apart != nullptr));
   out.bytes(byte_ids_.data(), sizeof byte_ids_);
   // The bitmap's words: the tokens merging apart, or this encoder's own.
@@ -95,9 +129,29 @@ void ByteLevelEncoder::save(compiled::Writer& out,
   out.value(static_cast<std::uint64_t>(words.size()));
   out.bytes(words.data(), words.size() * sizeof(std::uint64_t));
   tokens_.save(out);
-  merges_.save(out);
-  out.value(static_cast<std::uint64_t>(byte_pairs_.size()));
-  out.bytes(byte_pairs_.data(), byte_pairs_.size() * sizeof(Merge));
+  if (!as_ranks) {
+    merges_.save(out);
+    out.value(static_cast<std::uint64_t>(byte_pairs_.size()));
+    out.bytes(byte_pairs_.data(), byte_pairs_.size() * sizeof(Merge));
+  } else {
+    byte_level_detail::MergeTable().save(out);
+    // Two bytes that are a token are its one split, a merge: ranked by its id.
+    std::vector<Merge> pairs(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+    char two[2];
+    for (unsigned a = 0; a < 256; ++a)
+      for (unsigned b = 0; b < 256; ++b) {
+        two[0] = static_cast<char>(a);
+        two[1] = static_cast<char>(b);
+        if (const TokenId id = tokens_.find({two, 2}); id != ByteTable::kNone)
+          pairs[(std::size_t{a} << 8) | b] = {id, id};
+      }
+    static_assert(sizeof(Merge) == sizeof(std::uint64_t));
+    std::vector<std::uint64_t>& kept = out.owned_words();  // viewed until out commits
+    kept.resize(pairs.size());
+    std::memcpy(kept.data(), pairs.data(), pairs.size() * sizeof(Merge));
+    out.value(static_cast<std::uint64_t>(pairs.size()));
+    out.bytes(kept.data(), kept.size() * sizeof(Merge));
+  }
   out.value(static_cast<std::uint64_t>(split_at_.size()));
   out.bytes(split_at_.data(), split_at_.size());
 }

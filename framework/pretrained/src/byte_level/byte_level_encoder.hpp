@@ -84,6 +84,16 @@ class ByteLevelEncoder {
   /// lowest id and that splits it at split_at (ranks grow with the merged id,
   /// and a token has no other merge), leftmost on ties (the same merge twice).
   void use_token_splits(std::vector<std::uint8_t> split_at);
+  /// Whether this Rule::merges encoder's merges (merges, the ones it was built
+  /// from, in order) are every way to split each of its tokens into two
+  /// tokens, in increasing order of (merged id, left id), as HF's converter
+  /// writes a tiktoken file's (Llama 3's). Then the ranks rule gives HF's
+  /// ids (docs/performance.md, twenty-fourth round, has the proof): a pair
+  /// merges exactly when its bytes are a token, and two pairs that make the
+  /// same token at once are the same split. Looks every token's prefixes and
+  /// suffixes up, on up to threads threads.
+  [[nodiscard]] bool every_split_listed(std::span<const hf_detail::MergeIds> merges,
+                                        unsigned threads) const;
   [[nodiscard]] Rule rule() const noexcept { return rule_; }
   void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
   /// Fetches the merge table's slot for (left, right) ahead of its add_merge:
@@ -107,9 +117,12 @@ class ByteLevelEncoder {
   /// commits), and read back: the compiled-model cache. merging_apart: when
   /// given, the entry's encoder looks whole pieces up first except for these
   /// tokens (tokens_merging_apart(), computed by the writer); otherwise it is
-  /// this encoder as it is. load throws compiled::Stale on an entry of another
-  /// shape; nothing it read may be trusted before the reader's finish().
-  void save(compiled::Writer& out, const std::vector<TokenId>* merging_apart) const;
+  /// this encoder as it is. as_ranks: the entry's encoder takes Rule::ranks,
+  /// without the merge table (every_split_listed() must hold). load throws
+  /// compiled::Stale on an entry of another shape; nothing it read may be
+  /// trusted before the reader's finish().
+  void save(compiled::Writer& out, const std::vector<TokenId>* merging_apart,
+            bool as_ranks = false) const;
   [[nodiscard]] bool whole_piece_first() const noexcept { return whole_piece_first_; }
   /// Whether id's piece is merged although whole_piece_first: one of the
   /// tokens merging apart.

@@ -172,7 +172,10 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   std::vector<TokenId> merging_apart;
   if (encoder != nullptr) {
     if (!encoder->whole_piece_first()) merging_apart = encoder->tokens_merging_apart(threads);
-    encoder->save(out, encoder->whole_piece_first() ? nullptr : &merging_apart);
+    // A file that lists every split of every token (Llama 3's) is read back
+    // with the byte table alone, as one merge a token already is.
+    encoder->save(out, encoder->whole_piece_first() ? nullptr : &merging_apart,
+                  encoder->every_split_listed(merges, threads));
   } else if (wordpiece ? !save_wordpiece_tables(model, out)
                        : !save_bpe_tables(model, out, threads)) {
     return false;
