@@ -465,6 +465,7 @@ std::size_t ByteLevelEncoder::add_tokens(std::span<const ByteTable::Entry> token
 void ByteLevelEncoder::use_token_splits(std::vector<std::uint8_t> split_at) {
   rule_ = Rule::token_splits;
   split_at_ = std::move(split_at);
+  tokens_.mark_each([&](TokenId id) { return id < split_at_.size() ? split_at_[id] : 0u; });
 }
 
 void ByteLevelEncoder::finish() {

@@ -145,10 +145,17 @@ class ByteLevelEncoder {
       const Merge* m = merges_.find(pack_pair(left, right));
       return m ? *m : Merge{UINT32_MAX, 0};
     }
-    const TokenId id = tokens_.find(piece.substr(start, end - start));
-    if (id == byte_level_detail::ByteTable::kNone ||
-        (rule_ == Rule::token_splits && (id >= split_at_.size() || split_at_[id] != mid - start)))
-      return {UINT32_MAX, 0};
+    // One lookup for both rules: under token_splits the slot's mark is the
+    // token's split (split_at_ for a token too long for a slot).
+    const std::string_view bytes = piece.substr(start, end - start);
+    std::uint32_t split = 0;
+    const TokenId id = tokens_.find(bytes, split);
+    if (id == byte_level_detail::ByteTable::kNone) return {UINT32_MAX, 0};
+    if (rule_ == Rule::token_splits) {
+      if (bytes.size() > byte_level_detail::ShortKey::kMaxBytes)
+        split = id < split_at_.size() ? split_at_[id] : 0;
+      if (split != mid - start) return {UINT32_MAX, 0};
+    }
     return {id, id};
   }
   // merge_of through this thread's pair cache.
@@ -176,6 +183,8 @@ class ByteLevelEncoder {
   std::vector<Merge> byte_pairs_;  // the merge of bytes a, b at a << 8 | b
   // Rule::token_splits: by id, the byte length of the left part of the token's
   // merge (0: none). A byte: a longer left part keeps the file on Rule::merges.
+  // The byte table's slots hold the same as their marks, which the lookups of
+  // short tokens read instead: the id and its split in one cache line.
   std::vector<std::uint8_t> split_at_;
   // A bit an id: tokens merged although whole_piece_first (merges_apart()).
   std::vector<std::uint64_t> merging_apart_;

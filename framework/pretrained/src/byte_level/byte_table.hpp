@@ -61,9 +61,17 @@ class ByteTable {
   void save(compiled::Writer& out) const;
   /// Throws compiled::Stale on an entry of another shape.
   static ByteTable load(compiled::Reader& in);
-  [[nodiscard]] TokenId find(std::string_view bytes) const noexcept {
+  [[nodiscard, gnu::always_inline]] TokenId find(std::string_view bytes) const noexcept {
     if (bytes.size() > ShortKey::kMaxBytes) return find_long(bytes);
     return find(ShortKey::of(bytes));
+  }
+  /// find(bytes), and the mark of its token (mark_each): 0 for a token longer
+  /// than ShortKey::kMaxBytes, which has no slot.
+  [[nodiscard, gnu::always_inline]] TokenId find(std::string_view bytes,
+                                                 std::uint32_t& mark) const noexcept {
+    mark = 0;
+    if (bytes.size() > ShortKey::kMaxBytes) return find_long(bytes);
+    return find(ShortKey::of(bytes), mark);
   }
   void prefetch(const ShortKey& key) const noexcept {
     const std::size_t home = key.hash() >> shift_;
@@ -71,13 +79,29 @@ class ByteTable {
     __builtin_prefetch(&slots_[home]);
   }
   [[nodiscard]] TokenId find(const ShortKey& key) const noexcept {
+    std::uint32_t mark = 0;
+    return find(key, mark);
+  }
+  /// find(key), and the mark its token was given (mark_each), else 0.
+  [[nodiscard]] TokenId find(const ShortKey& key, std::uint32_t& mark) const noexcept {
     const std::uint64_t h = key.hash();
     const std::uint8_t tag = tag_of(h);
     for (std::size_t i = h >> shift_;; i = (i + 1) & mask_) {
       const std::uint8_t t = tags_[i];
-      if (t == tag && slots_[i].key == key) return slots_[i].id;
+      if (t == tag && slots_[i].key == key) {
+        mark = slots_[i].mark;
+        return slots_[i].id;
+      }
       if (t == 0) return kNone;
     }
+  }
+  /// Gives each token of up to ShortKey::kMaxBytes bytes the mark mark_of(id)
+  /// returns, kept in its slot (saved with the table), so that a lookup
+  /// brings it with the id. Not on a table read from an entry (a view).
+  template <class MarkOf>
+  void mark_each(MarkOf&& mark_of) {
+    for (std::size_t i = 0; i < tags_.size(); ++i)
+      if (tags_[i] != 0) slots_[i].mark = mark_of(slots_[i].id);
   }
 
  private:
@@ -85,7 +109,7 @@ class ByteTable {
   struct Slot {
     ShortKey key;  // empty: a free slot (no key is empty: its length byte is set)
     TokenId id = kNone;
-    std::uint32_t unused = 0;
+    std::uint32_t mark = 0;  // mark_each's; 0 unless given
   };
   // A byte per slot, 0 when free, else 7 bits of the hash that the home slot
   // does not use: most of BPE's lookups are of pairs that are no token, and
