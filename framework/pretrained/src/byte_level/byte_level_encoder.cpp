@@ -135,16 +135,8 @@ void ByteLevelEncoder::save(compiled::Writer& out, const std::vector<TokenId>* m
     out.bytes(byte_pairs_.data(), byte_pairs_.size() * sizeof(Merge));
   } else {
     byte_level_detail::MergeTable().save(out);
-    // Two bytes that are a token are its one split, a merge: ranked by its id.
-    std::vector<Merge> pairs(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
-    char two[2];
-    for (unsigned a = 0; a < 256; ++a)
-      for (unsigned b = 0; b < 256; ++b) {
-        two[0] = static_cast<char>(a);
-        two[1] = static_cast<char>(b);
-        if (const TokenId id = tokens_.find({two, 2}); id != ByteTable::kNone)
-          pairs[(std::size_t{a} << 8) | b] = {id, id};
-      }
+    // Every split being a merge, two bytes that are a token merge into it.
+    const std::vector<Merge> pairs = byte_pairs_by_token([](TokenId) { return true; });
     static_assert(sizeof(Merge) == sizeof(std::uint64_t));
     std::vector<std::uint64_t>& kept = out.owned_words();  // viewed until out commits
     kept.resize(pairs.size());
@@ -472,15 +464,8 @@ void ByteLevelEncoder::finish() {
   if (rule_ == Rule::ranks) return;  // add_tokens has filled byte_pairs_
   if (rule_ == Rule::token_splits) {
     // A token of two bytes has one split: it is a pair's merge if it has one.
-    byte_pairs_.assign(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
-    char two[2];
-    for (unsigned a = 0; a < 256; ++a)
-      for (unsigned b = 0; b < 256; ++b) {
-        two[0] = static_cast<char>(a);
-        two[1] = static_cast<char>(b);
-        byte_pairs_[(std::size_t{a} << 8) | b] =
-            merge_of({two, 2}, 0, 1, 2, byte_ids_[a], byte_ids_[b]);
-      }
+    byte_pairs_ = byte_pairs_by_token(
+        [&](TokenId id) { return id < split_at_.size() && split_at_[id] == 1; });
     return;
   }
   // Each of the 65,536 pairs of bytes looked up in the merges (the bytes'

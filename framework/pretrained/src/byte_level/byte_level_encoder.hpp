@@ -158,6 +158,23 @@ class ByteLevelEncoder {
     }
     return {id, id};
   }
+  // The merge of each two bytes a, b at a << 8 | b by the ranks rule: the token
+  // they make, ranked by its id, where merges(id) says the token is a merge
+  // (for the rules that look pairs up in the byte table: ranks, token_splits).
+  template <class Merges>
+  [[nodiscard]] std::vector<Merge> byte_pairs_by_token(Merges&& merges) const {
+    std::vector<Merge> pairs(std::size_t{1} << 16, Merge{UINT32_MAX, 0});
+    char two[2];
+    for (unsigned a = 0; a < 256; ++a)
+      for (unsigned b = 0; b < 256; ++b) {
+        two[0] = static_cast<char>(a);
+        two[1] = static_cast<char>(b);
+        if (const TokenId id = tokens_.find({two, 2});
+            id != byte_level_detail::ByteTable::kNone && merges(id))
+          pairs[(std::size_t{a} << 8) | b] = {id, id};
+      }
+    return pairs;
+  }
   // merge_of through this thread's pair cache.
   [[nodiscard]] Merge cached_merge_of(byte_level_detail::PieceCache& cache, std::string_view piece,
                                       std::uint32_t start, std::uint32_t mid, std::uint32_t end,
