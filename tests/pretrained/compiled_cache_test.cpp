@@ -86,11 +86,13 @@ std::string lists_json(const std::vector<std::string>& vocab,
 // a space before each letter and each of those ("Ġab"), 1,378 merges in all
 // (or the first merge_count of them), an added token the model has and two it
 // has not, GPT-2's pre-tokenizer and the byte-level decoder. extra: merges
-// after those.
+// after those; extra_tokens: tokens with no merge, after the bytes.
 std::string byte_level_json(std::size_t merge_count = 100000,
-                            const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+                            const std::vector<std::pair<std::string, std::string>>& extra = {},
+                            const std::vector<std::string>& extra_tokens = {}) {
   std::vector<std::string> vocab;
   for (unsigned b = 0; b < 256; ++b) vocab.push_back(spelled(static_cast<unsigned char>(b)));
+  vocab.insert(vocab.end(), extra_tokens.begin(), extra_tokens.end());
   std::vector<std::pair<std::string, std::string>> merges;
   const auto merge = [&](const std::string& left, const std::string& right) {
     if (merges.size() >= merge_count) return;
@@ -296,6 +298,14 @@ void same_tokenizer(const PretrainedTokenizer& a, const PretrainedTokenizer& b) 
     const std::string* y = tb.token(id);
     REQUIRE((x == nullptr) == (y == nullptr));
     if (x) REQUIRE(*x == *y);
+  }
+  // The model's merges, which an entry may have made again from its encoder's
+  // byte table rather than kept (hf/compiled_json.hpp).
+  if (a.pipeline().model && b.pipeline().model) {
+    const auto ra = a.pipeline().model->rules();
+    const auto rb = b.pipeline().model->rules();
+    CHECK(rb.kind == ra.kind);
+    CHECK(rb.merges == ra.merges);
   }
   // The added tokens, every field: an entry's are read from it, not from the file.
   const auto& aa = a.pipeline().added.tokens();
@@ -506,6 +516,18 @@ TEST_CASE("a piece that is a token is looked up whole unless the token's bytes m
   same_tokenizer(first, again);
 }
 
+// What a tokenizer.json's entry left out for its byte-level encoder to make
+// again (hf/compiled_json.cpp): its fourth section, after the 64-byte header,
+// the kind, the vocabulary's size and its id limit. 1: the vocabulary; 2: the
+// merges, one a token; 4: the merges, every split.
+std::uint64_t left_out_of(const fs::path& entry) {
+  const std::string bytes = read_bytes(entry);
+  REQUIRE(bytes.size() >= 96);
+  std::uint64_t word = 0;
+  std::memcpy(&word, bytes.data() + 88, sizeof word);
+  return word;
+}
+
 // A GPT-2-shaped tokenizer.json whose merges are every split of every token
 // into two tokens, ordered by the merged id and then the left part's id, as
 // HF's converter writes Llama 3's; without merges[drop] when drop is given.
@@ -574,6 +596,9 @@ TEST_CASE("a file listing every split of every token reads back by the ranks rul
   const PretrainedTokenizer again = load(json, settings);
   REQUIRE_FALSE(again.pipeline().compiled_entry.empty());
   CHECK(again.pipeline().byte_level->rule() == Rule::ranks);
+  // Neither list kept: both are made again from the byte table, the merges
+  // in the file's order, which is not the order of the splits' lengths.
+  CHECK(left_out_of(again.pipeline().compiled_entry) == (1 | 4));
   for (const std::string& text : texts) {
     CAPTURE(text);
     CHECK(again.encode(text) == first.encode(text));
@@ -589,6 +614,57 @@ TEST_CASE("a file listing every split of every token reads back by the ranks rul
   REQUIRE_FALSE(read.pipeline().compiled_entry.empty());
   CHECK(read.pipeline().byte_level->rule() == Rule::merges);
   for (const std::string& text : texts) CHECK(read.encode(text) == built.encode(text));
+}
+
+TEST_CASE("an entry keeps no vocabulary or merges its byte table implies, and lists the others",
+          "[compiled]") {
+  // How the file spells " ab", and how the entry would if it listed the
+  // vocabulary: the byte table holds the bytes.
+  const std::string spelled_ab = spelled(' ') + "ab";
+  const auto load_twice = [](const std::string& json, const TempDir& dir) {
+    const auto settings = settings_in(dir.path());
+    PretrainedTokenizer first = load(json, settings);
+    PretrainedTokenizer again = load(json, settings);
+    REQUIRE_FALSE(again.pipeline().compiled_entry.empty());
+    REQUIRE(again.pipeline().tokens->rows_pending());
+    return std::pair{std::move(first), std::move(again)};
+  };
+  using Rule = tokenlab::ByteLevelEncoder::Rule;
+  SECTION("GPT-4o's shape: every token in the byte alphabet, one merge a token") {
+    TempDir dir;
+    const auto [first, again] = load_twice(byte_level_json(), dir);
+    CHECK(again.pipeline().byte_level->rule() == Rule::token_splits);
+    CHECK(left_out_of(entries_in(dir.path()).front()) == (1 | 2));
+    const std::string entry = read_bytes(entries_in(dir.path()).front());
+    CHECK(entry.find(spelled_ab) == std::string::npos);
+    // Spelled back from the byte table when asked for, merges made again.
+    same_tokenizer(first, again);
+  }
+  SECTION("a token outside the alphabet, and a merge with it: both lists kept") {
+    TempDir dir;
+    const auto [first, again] =
+        load_twice(byte_level_json(100000, {{"\u4e2d", "a"}}, {"\u4e2d"}), dir);
+    REQUIRE(first.pipeline().tokens->find("\u4e2da"));
+    // The merge with a token not spelled in bytes never merges a piece's
+    // parts: the encoder keeps its rule, but the list it implies lacks it.
+    CHECK(again.pipeline().byte_level->rule() == Rule::token_splits);
+    CHECK(left_out_of(entries_in(dir.path()).front()) == 0);
+    const std::string entry = read_bytes(entries_in(dir.path()).front());
+    CHECK(entry.find(spelled_ab) != std::string::npos);
+    same_tokenizer(first, again);
+    CHECK(again.encode("\u4e2da ab") == first.encode("\u4e2da ab"));
+  }
+  SECTION("Llama 3's shape with a token outside the alphabet: merges made, vocabulary kept") {
+    TempDir dir;
+    const auto [first, again] = load_twice(every_split_json({"ab", "bc", "abc", "\u4e2d"}), dir);
+    CHECK(again.pipeline().byte_level->rule() == Rule::ranks);
+    CHECK(left_out_of(entries_in(dir.path()).front()) == 4);
+    const std::string entry = read_bytes(entries_in(dir.path()).front());
+    CHECK(entry.find("\u4e2d") != std::string::npos);  // the vocabulary, listed
+    const auto merges = first.pipeline().model->rules().merges;
+    REQUIRE(merges.size() == 4);  // a b, b c, ab c, a bc
+    same_tokenizer(first, again);
+  }
 }
 
 TEST_CASE("an entry is the same bytes whichever thread count wrote it", "[compiled]") {
@@ -659,8 +735,8 @@ namespace {
 // would make.
 struct EntrySections {
   std::vector<std::string> sections;
-  std::size_t merge_count = 0, table_capacity = 0, table_size = 0, astral = 0, cut_capacity = 0,
-              cut_size = 0, added = 0, added_records = 0, added_bytes = 0;
+  std::size_t left_out = 0, merge_count = 0, table_capacity = 0, table_size = 0, astral = 0,
+              cut_capacity = 0, cut_size = 0, added = 0, added_records = 0, added_bytes = 0;
 };
 
 EntrySections whole_line_sections(const std::string& entry) {
@@ -680,10 +756,12 @@ EntrySections whole_line_sections(const std::string& entry) {
   (void)take(8);                          // kind
   const std::size_t size = u64(take(8));  // tokens
   (void)take(8);                          // id limit
-  (void)take(size * 4);                   // ids
-  (void)take(size * 4);                   // lengths
-  (void)take(u64(take(8)));               // their bytes
-  e.merge_count = take(8);                // merges
+  e.left_out = take(8);                   // none: a whole-line file has no byte table
+  REQUIRE(u64(e.left_out) == 0);
+  (void)take(size * 4);      // ids
+  (void)take(size * 4);      // lengths
+  (void)take(u64(take(8)));  // their bytes
+  e.merge_count = take(8);   // merges
   (void)take(u64(e.merge_count) * 12);
   e.table_capacity = take(8);  // the merge table
   e.table_size = take(8);
@@ -756,6 +834,8 @@ TEST_CASE("a whole-line entry whose sizes lie is a miss, however large the lie",
     std::uint64_t value;
   };
   const Lie lies[] = {
+      // A byte-level encoder's to make again: this entry has none.
+      {"the vocabulary and merges left out", &EntrySections::left_out, 3},
       {"merges: 2^62 (times 12 wraps around)", &EntrySections::merge_count, 1ull << 62},
       {"merge table: 2^40 slots", &EntrySections::table_capacity, 1ull << 40},
       {"merge table: every slot full", &EntrySections::table_size, 0},  // set below

@@ -109,6 +109,36 @@ bool ByteLevelEncoder::every_split_listed(std::span<const hf_detail::MergeIds> m
   return std::all_of(chunk_ok.begin(), chunk_ok.end(), [](std::uint8_t ok) { return ok != 0; });
 }
 
+std::vector<hf_detail::MergeIds> ByteLevelEncoder::implied_merges(bool every_split) const {
+  std::vector<std::string_view> by_id;
+  tokens_.for_each([&](std::string_view bytes, TokenId id) {
+    if (id >= by_id.size()) by_id.resize(std::size_t{id} + 1);
+    by_id[id] = bytes;
+  });
+  std::vector<hf_detail::MergeIds> merges;
+  for (std::size_t id = 0; id < by_id.size(); ++id) {
+    const std::string_view bytes = by_id[id];
+    const auto merged = static_cast<TokenId>(id);
+    if (!every_split) {
+      const std::size_t k = id < split_at_.size() ? split_at_[id] : 0;
+      if (k != 0 && k < bytes.size())
+        merges.push_back({tokens_.find(bytes.substr(0, k)), tokens_.find(bytes.substr(k)), merged});
+      continue;
+    }
+    const std::size_t first = merges.size();
+    for (std::size_t k = 1; k < bytes.size(); ++k) {
+      const TokenId left = tokens_.find(bytes.substr(0, k));
+      if (left == ByteTable::kNone) continue;
+      const TokenId right = tokens_.find(bytes.substr(k));
+      if (right != ByteTable::kNone) merges.push_back({left, right, merged});
+    }
+    std::sort(
+        merges.begin() + static_cast<std::ptrdiff_t>(first), merges.end(),
+        [](const hf_detail::MergeIds& a, const hf_detail::MergeIds& b) { return a.left < b.left; });
+  }
+  return merges;
+}
+
 void ByteLevelEncoder::save(compiled::Writer& out, const std::vector<TokenId>* merging_apart,
                             bool as_ranks) const {
   out.string(split_.key());
@@ -178,8 +208,9 @@ std::shared_ptr<ByteLevelEncoder> ByteLevelEncoder::load(compiled::Reader& in) {
   if (splits > TokenTable::kMaxId + std::uint64_t{1} ||
       (static_cast<Rule>(rule) == Rule::token_splits) != (splits != 0))
     throw compiled::Stale("token splits");
-  encoder->split_at_.resize(splits);
-  in.read(encoder->split_at_.data(), splits);
+  const std::string_view split_bytes = in.view(splits);
+  encoder->split_at_ = {reinterpret_cast<const std::uint8_t*>(split_bytes.data()), splits};
+  encoder->split_at_owner_ = in.mapping();
   return encoder;
 }
 
@@ -456,7 +487,9 @@ std::size_t ByteLevelEncoder::add_tokens(std::span<const ByteTable::Entry> token
 
 void ByteLevelEncoder::use_token_splits(std::vector<std::uint8_t> split_at) {
   rule_ = Rule::token_splits;
-  split_at_ = std::move(split_at);
+  auto owned = std::make_shared<const std::vector<std::uint8_t>>(std::move(split_at));
+  split_at_ = *owned;
+  split_at_owner_ = std::move(owned);
   tokens_.mark_each([&](TokenId id) { return id < split_at_.size() ? split_at_[id] : 0u; });
 }
 

@@ -95,6 +95,14 @@ class ByteLevelEncoder {
   [[nodiscard]] bool every_split_listed(std::span<const hf_detail::MergeIds> merges,
                                         unsigned threads) const;
   [[nodiscard]] Rule rule() const noexcept { return rule_; }
+  /// The merges its byte table implies, as a tokenizer.json lists them:
+  /// every_split, every split of each token into two tokens, in increasing
+  /// order of (merged id, left id) (the list every_split_listed() accepts);
+  /// otherwise, for Rule::token_splits, each token's one split in increasing
+  /// order of its id (the list use_token_splits() was given, less merges of
+  /// tokens not spelled in bytes). What a compiled entry rebuilds instead of
+  /// keeping the file's list, when the two are the same.
+  [[nodiscard]] std::vector<hf_detail::MergeIds> implied_merges(bool every_split) const;
   void add_merge(TokenId left, TokenId right, std::uint32_t rank, TokenId merged);
   /// Fetches the merge table's slot for (left, right) ahead of its add_merge:
   /// the table is out of the cache, and the merges come in no order of it.
@@ -201,8 +209,11 @@ class ByteLevelEncoder {
   // Rule::token_splits: by id, the byte length of the left part of the token's
   // merge (0: none). A byte: a longer left part keeps the file on Rule::merges.
   // The byte table's slots hold the same as their marks, which the lookups of
-  // short tokens read instead: the id and its split in one cache line.
-  std::vector<std::uint8_t> split_at_;
+  // short tokens read instead: the id and its split in one cache line. Owned
+  // by split_at_owner_: the vector use_token_splits() was given, or the
+  // mapping of the entry it was loaded from (viewed, as the byte table is).
+  std::span<const std::uint8_t> split_at_;
+  std::shared_ptr<const void> split_at_owner_;
   // A bit an id: tokens merged although whole_piece_first (merges_apart()).
   std::vector<std::uint64_t> merging_apart_;
   const std::uint64_t identity_;

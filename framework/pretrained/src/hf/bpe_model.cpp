@@ -128,8 +128,9 @@ class BpeModel final : public PretrainedModel {
     if (!options_.continuing_subword_prefix.empty() || !options_.end_of_word_suffix.empty())
       return r;
     r.kind = Rules::Kind::merges;
-    r.merges.reserve(merge_ids_.size());
-    for (const auto& m : merge_ids_) r.merges.emplace_back(m.left, m.right);
+    const auto merge_ids = merges_.ids();
+    r.merges.reserve(merge_ids.size());
+    for (const auto& m : merge_ids) r.merges.emplace_back(m.left, m.right);
     r.whole_piece_first = options_.ignore_merges;
     return r;
   }
@@ -140,8 +141,7 @@ class BpeModel final : public PretrainedModel {
            bool built)
       : tokens_(std::move(tokens)),
         options_(options),
-        merges_owner_(std::move(merges.owner)),
-        merge_ids_(merges.ids),
+        merges_(std::move(merges)),
         plain_(options.continuing_subword_prefix.empty() && options.end_of_word_suffix.empty()),
         tables_(std::move(tables)) {
     if (options.dropout && *options.dropout != 0.0 &&
@@ -265,17 +265,18 @@ class BpeModel final : public PretrainedModel {
   }
   void index_merges() const {
     auto& map = tables_.merges;
-    map.reserve(merge_ids_.size());  // no rehash below: the prefetched slots stay
+    const auto merge_ids = merges_.ids();
+    map.reserve(merge_ids.size());  // no rehash below: the prefetched slots stay
     const auto key = [&](std::size_t i) {
-      return pack_pair(merge_ids_[i].left, merge_ids_[i].right);
+      return pack_pair(merge_ids[i].left, merge_ids[i].right);
     };
     // Each merge's slot prefetched kAhead merges before it is written: a
     // table of 514,906 merges (Gemma 3) is 16 MB, a miss a merge otherwise.
     constexpr std::size_t kAhead = 16;
-    for (std::size_t i = 0; i < merge_ids_.size(); ++i) {
-      if (i + kAhead < merge_ids_.size()) map.prefetch(key(i + kAhead));
+    for (std::size_t i = 0; i < merge_ids.size(); ++i) {
+      if (i + kAhead < merge_ids.size()) map.prefetch(key(i + kAhead));
       // As HF's map: a repeated pair keeps its last rank.
-      map.insert_or_assign(key(i), {static_cast<std::uint32_t>(i), merge_ids_[i].merged});
+      map.insert_or_assign(key(i), {static_cast<std::uint32_t>(i), merge_ids[i].merged});
     }
     tables_.merge_view = map.view();
   }
@@ -382,8 +383,7 @@ class BpeModel final : public PretrainedModel {
 
   std::shared_ptr<const TokenTable> tokens_;
   BpeModelOptions options_;
-  std::shared_ptr<const void> merges_owner_;        // keeps merge_ids_
-  std::span<const hf_detail::MergeIds> merge_ids_;  // as the file lists them
+  hf_detail::SharedMerges merges_;  // as the file lists them
   static constexpr char32_t kDirect = 0x10000;
   static constexpr std::size_t kShortWord = 24;  // symbols merged by merge_short
   bool plain_ = false;                           // no continuing prefix, no end-of-word suffix

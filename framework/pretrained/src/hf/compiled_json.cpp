@@ -1,8 +1,12 @@
 #include "hf/compiled_json.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+
+#include "tokenlab/utf8.hpp"
 
 namespace tokenlab::hf_detail {
 
@@ -10,9 +14,14 @@ namespace {
 
 // What the entry's first section says it holds, in this layout: a
 // tokenizer.json's byte-level BPE, or another BPE (whole-line) by its model's tables.
-constexpr std::uint64_t kByteLevel = 0x6a736f6e62706534ull;  // "jsonbpe4"
-constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d33ull;   // "jsonbpm3"
-constexpr std::uint64_t kWordPiece = 0x6a736f6e77706331ull;  // "jsonwpc1"
+constexpr std::uint64_t kByteLevel = 0x6a736f6e62706535ull;  // "jsonbpe5"
+constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d34ull;   // "jsonbpm4"
+constexpr std::uint64_t kWordPiece = 0x6a736f6e77706332ull;  // "jsonwpc2"
+
+// What the entry leaves out, because the byte-level encoder it keeps makes
+// it again: the vocabulary (spelled_rows), the merges (implied_merges, one a
+// token or every split).
+constexpr std::uint64_t kVocabularyImplied = 1, kMergesOnePerToken = 2, kMergesEverySplit = 4;
 
 // A vocabulary as the entry holds it, viewed in its mapping until a deferred
 // table's fill: ids, the tokens' lengths and their bytes end to end.
@@ -22,6 +31,62 @@ struct Vocabulary {
   std::span<const std::uint32_t> lengths;
   std::string_view bytes;
 };
+
+// A vocabulary's rows in the same shape, owned: what the entry would hold.
+struct VocabularyRows {
+  std::vector<TokenId> ids;
+  std::vector<std::uint32_t> lengths;
+  std::string bytes;
+  void add(TokenId id, std::string_view token) {
+    ids.push_back(id);
+    lengths.push_back(static_cast<std::uint32_t>(token.size()));
+    bytes += token;
+  }
+  friend bool operator==(const VocabularyRows&, const VocabularyRows&) = default;
+};
+
+VocabularyRows listed_rows(const TokenTable& tokens) {
+  VocabularyRows rows;
+  rows.ids.reserve(tokens.size());
+  rows.lengths.reserve(tokens.size());
+  for (TokenId id = 0; id < tokens.id_limit(); ++id)
+    if (const std::string* token = tokens.token(id)) rows.add(id, *token);
+  return rows;
+}
+
+// The encoder's tokens below id_limit by id, each spelled in GPT-2's byte
+// alphabet as a tokenizer.json lists it.
+VocabularyRows spelled_rows(const ByteLevelEncoder& encoder, std::size_t id_limit) {
+  std::array<std::string, 256> letter;
+  for (unsigned b = 0; b < 256; ++b) utf8::append(letter[b], byte_level_alphabet()[b]);
+  std::vector<std::string_view> by_id(id_limit);
+  encoder.for_each_token([&](std::string_view bytes, TokenId id) {
+    if (id < id_limit) by_id[id] = bytes;
+  });
+  VocabularyRows rows;
+  std::string spelled;
+  for (std::size_t id = 0; id < id_limit; ++id) {
+    if (by_id[id].empty()) continue;  // a gap: no token is empty
+    spelled.clear();
+    for (const char byte : by_id[id]) spelled += letter[static_cast<unsigned char>(byte)];
+    rows.add(static_cast<TokenId>(id), spelled);
+  }
+  return rows;
+}
+
+// Fills table with the rows (ids, lengths, bytes: Vocabulary's shape).
+void fill_rows(TokenTable& table, std::span<const TokenId> ids,
+               std::span<const std::uint32_t> lengths, std::string_view bytes) {
+  std::vector<TokenTable::Row> rows;
+  rows.reserve(ids.size());
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    rows.push_back({ids[i], bytes.substr(at, lengths[i])});
+    at += lengths[i];
+  }
+  table.reserve(table.id_limit());
+  (void)table.insert_new(rows);  // the rows of a table that took them all
+}
 
 template <class T>
 std::span<const T> view_of(compiled::Reader& in, std::uint64_t count) {
@@ -91,15 +156,25 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     const auto id_limit = in->value<std::uint64_t>();
     if (size > id_limit || id_limit > std::uint64_t{TokenTable::kMaxId} + 1)
       throw compiled::Stale("vocabulary");
+    const auto left_out = in->value<std::uint64_t>();
+    const bool vocabulary_implied = (left_out & kVocabularyImplied) != 0;
+    const bool merges_implied = (left_out & (kMergesOnePerToken | kMergesEverySplit)) != 0;
+    if (left_out > 5 || (left_out & 6) == 6 || ((left_out != 0) && kind != kByteLevel))
+      throw compiled::Stale("left out");
     auto vocabulary = std::make_shared<Vocabulary>();
-    vocabulary->mapping = in->mapping();
-    vocabulary->ids = view_of<TokenId>(*in, size);
-    vocabulary->lengths = view_of<std::uint32_t>(*in, size);
-    const auto byte_count = in->value<std::uint64_t>();
-    in->expect(byte_count);
-    vocabulary->bytes = in->view(byte_count);
-    const auto merges = in->value<std::uint64_t>();
-    c.merges = {in->mapping(), view_of<MergeIds>(*in, merges)};
+    if (!vocabulary_implied) {
+      vocabulary->mapping = in->mapping();
+      vocabulary->ids = view_of<TokenId>(*in, size);
+      vocabulary->lengths = view_of<std::uint32_t>(*in, size);
+      const auto byte_count = in->value<std::uint64_t>();
+      in->expect(byte_count);
+      vocabulary->bytes = in->view(byte_count);
+    }
+    std::uint64_t merges = 0;
+    if (!merges_implied) {
+      merges = in->value<std::uint64_t>();
+      c.merges = {in->mapping(), view_of<MergeIds>(*in, merges)};
+    }
     if (kind == kByteLevel)
       c.encoder = ByteLevelEncoder::load(*in);
     else if (kind == kBpeModel)
@@ -115,23 +190,27 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     const std::string added_bytes = in->string();
     c.spans = in->value<ListDivertingHandler::ListSpans>();
     in->finish();  // from here on, what was read is the entry as written
-    std::uint64_t total = 0;
-    for (const std::uint32_t length : vocabulary->lengths) total += length;
-    if (total != vocabulary->bytes.size()) throw compiled::Stale("vocabulary bytes");
+    if (merges_implied) {
+      const bool every_split = (left_out & kMergesEverySplit) != 0;
+      c.merges = SharedMerges::deferred(
+          [encoder = c.encoder, every_split] { return encoder->implied_merges(every_split); });
+    }
     c.added = added_tokens_of(records, added_bytes);
     // The rows are made when the table is filled, not on every load: 200,000
     // of them are 4.8 MB that encoding ids never reads.
+    if (vocabulary_implied) {
+      c.tokens =
+          TokenTable::deferred(size, id_limit, [encoder = c.encoder, id_limit](TokenTable& table) {
+            const VocabularyRows rows = spelled_rows(*encoder, id_limit);
+            fill_rows(table, rows.ids, rows.lengths, rows.bytes);
+          });
+      return c;
+    }
+    std::uint64_t total = 0;
+    for (const std::uint32_t length : vocabulary->lengths) total += length;
+    if (total != vocabulary->bytes.size()) throw compiled::Stale("vocabulary bytes");
     c.tokens = TokenTable::deferred(size, id_limit, [vocabulary](TokenTable& table) {
-      std::vector<TokenTable::Row> rows;
-      rows.reserve(vocabulary->ids.size());
-      std::size_t at = 0;
-      for (std::size_t i = 0; i < vocabulary->ids.size(); ++i) {
-        rows.push_back({vocabulary->ids[i],
-                        std::string_view(vocabulary->bytes).substr(at, vocabulary->lengths[i])});
-        at += vocabulary->lengths[i];
-      }
-      table.reserve(table.id_limit());
-      (void)table.insert_new(rows);  // the rows of a table that took them all
+      fill_rows(table, vocabulary->ids, vocabulary->lengths, vocabulary->bytes);
     });
     return c;
   } catch (const compiled::Stale&) {
@@ -148,34 +227,37 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   const bool wordpiece = encoder == nullptr && model.type() == "WordPiece";
   if (wordpiece && !merges.empty()) return false;
   out.value(encoder != nullptr ? kByteLevel : wordpiece ? kWordPiece : kBpeModel);
-  std::vector<TokenId> ids;
-  std::vector<std::uint32_t> lengths;
-  std::string bytes;
-  ids.reserve(tokens.size());
-  lengths.reserve(tokens.size());
-  for (TokenId id = 0; id < tokens.id_limit(); ++id)
-    if (const std::string* token = tokens.token(id)) {
-      ids.push_back(id);
-      lengths.push_back(static_cast<std::uint32_t>(token->size()));
-      bytes += *token;
-    }
-  out.value(static_cast<std::uint64_t>(ids.size()));
+  const VocabularyRows listed = listed_rows(tokens);
+  // A file that lists every split of every token (Llama 3's) is read back
+  // with the byte table alone, as one merge a token already is.
+  const bool as_ranks = encoder != nullptr && encoder->every_split_listed(merges, threads);
+  std::uint64_t left_out = 0;
+  if (encoder != nullptr) {
+    if (spelled_rows(*encoder, tokens.id_limit()) == listed) left_out |= kVocabularyImplied;
+    const bool one_per_token = encoder->rule() == ByteLevelEncoder::Rule::token_splits;
+    if ((as_ranks || one_per_token) &&
+        std::ranges::equal(encoder->implied_merges(as_ranks), merges))
+      left_out |= as_ranks ? kMergesEverySplit : kMergesOnePerToken;
+  }
+  out.value(static_cast<std::uint64_t>(listed.ids.size()));
   out.value(static_cast<std::uint64_t>(tokens.id_limit()));
-  out.bytes(ids.data(), ids.size() * sizeof(TokenId));
-  out.bytes(lengths.data(), lengths.size() * sizeof(std::uint32_t));
-  out.string(bytes);
-  out.value(static_cast<std::uint64_t>(merges.size()));
-  out.bytes(merges.data(), merges.size() * sizeof(MergeIds));
+  out.value(left_out);
+  if ((left_out & kVocabularyImplied) == 0) {
+    out.bytes(listed.ids.data(), listed.ids.size() * sizeof(TokenId));
+    out.bytes(listed.lengths.data(), listed.lengths.size() * sizeof(std::uint32_t));
+    out.string(listed.bytes);
+  }
+  if ((left_out & (kMergesOnePerToken | kMergesEverySplit)) == 0) {
+    out.value(static_cast<std::uint64_t>(merges.size()));
+    out.bytes(merges.data(), merges.size() * sizeof(MergeIds));
+  }
   // Found here, once, for every later load: a piece that is a token merging
   // into itself is then looked up whole, as tiktoken does, instead of merged
   // from its bytes.
   std::vector<TokenId> merging_apart;
   if (encoder != nullptr) {
     if (!encoder->whole_piece_first()) merging_apart = encoder->tokens_merging_apart(threads);
-    // A file that lists every split of every token (Llama 3's) is read back
-    // with the byte table alone, as one merge a token already is.
-    encoder->save(out, encoder->whole_piece_first() ? nullptr : &merging_apart,
-                  encoder->every_split_listed(merges, threads));
+    encoder->save(out, encoder->whole_piece_first() ? nullptr : &merging_apart, as_ranks);
   } else if (wordpiece ? !save_wordpiece_tables(model, out)
                        : !save_bpe_tables(model, out, threads)) {
     return false;

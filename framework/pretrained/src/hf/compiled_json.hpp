@@ -14,9 +14,17 @@
 //   and the pipeline takes
 //     tokens   a deferred TokenTable, filled from the entry's rows only when a
 //              token's string is looked up (decoding, --pieces), as a tiktoken
-//              file's is (docs/performance.md, tenth round);
+//              file's is (docs/performance.md, tenth round); a byte-level
+//              file whose vocabulary is its encoder's byte table spelled in
+//              GPT-2's alphabet keeps no rows, and the table is spelled from
+//              the byte table instead;
 //     merges   the merges as ids, for the BPE model beside the fused encoder,
-//              viewed in the entry's mapping (read only if that model runs);
+//              viewed in the entry's mapping (read only if that model runs),
+//              or, when they are the ones the encoder's byte table implies
+//              (ByteLevelEncoder::implied_merges: GPT-4o's, Llama 3's), made
+//              from it when first asked for. A load then maps and checks no
+//              more than a tiktoken file's entry holds (docs/performance.md,
+//              twenty-fifth round);
 //     encoder  the fused encoder's tables, read into huge pages; or
 //     model    the BPE model's tables, its merge table in huge pages;
 //     added    the added tokens as the file's load read them: each with the
@@ -43,7 +51,7 @@ namespace tokenlab::hf_detail {
 
 struct CompiledJson {
   std::shared_ptr<TokenTable> tokens;
-  SharedMerges merges;                              // viewed in the entry's mapping
+  SharedMerges merges;                              // viewed in the entry, or deferred
   std::shared_ptr<const ByteLevelEncoder> encoder;  // a byte-level file's, else null
   std::shared_ptr<BpeTables> model;                 // a whole-line file's, else null
   std::shared_ptr<WordPieceTables> wordpiece;       // a WordPiece file's (no merges), else null

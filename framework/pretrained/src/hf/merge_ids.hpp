@@ -8,7 +8,9 @@
 //   ids[0] == MergeIds{*table.find("a"), *table.find("b"), *table.find("ab")}
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,16 +48,47 @@ std::size_t resolve_merges_into(
 /// exactly one.
 std::optional<std::pair<std::string_view, std::string_view>> split_merge(std::string_view s);
 
-/// Merges as ids and what keeps them: the vector a reader resolved, or the
-/// mapping of a compiled-model entry (hf/compiled_json.hpp), shared without a
-/// copy by the model and whatever else reads them.
-struct SharedMerges {
-  std::shared_ptr<const void> owner;
-  std::span<const MergeIds> ids;
+/// Merges as ids and what keeps them, shared without a copy by the model and
+/// whatever else reads them: the vector a reader resolved, the mapping of a
+/// compiled-model entry (hf/compiled_json.hpp), or a list made when first
+/// asked for (an entry that leaves out the merges its byte-level encoder
+/// implies: encoding never reads them).
+class SharedMerges {
+ public:
+  SharedMerges() = default;
+  /// ids, valid while owner lives.
+  SharedMerges(std::shared_ptr<const void> owner, std::span<const MergeIds> ids)
+      : owner_(std::move(owner)), ids_(ids) {}
   static SharedMerges of(std::vector<MergeIds> merges) {
     auto vector = std::make_shared<const std::vector<MergeIds>>(std::move(merges));
     return {vector, *vector};
   }
+  /// The merges make returns, made at the first ids() (once, whichever
+  /// thread asks first; the others wait for it).
+  static SharedMerges deferred(std::function<std::vector<MergeIds>()> make) {
+    SharedMerges m;
+    m.deferred_ = std::make_shared<Deferred>();
+    m.deferred_->make = std::move(make);
+    return m;
+  }
+  [[nodiscard]] std::span<const MergeIds> ids() const {
+    if (!deferred_) return ids_;
+    std::call_once(deferred_->once, [&] {
+      deferred_->made = deferred_->make();
+      deferred_->make = nullptr;  // and what it held
+    });
+    return deferred_->made;
+  }
+
+ private:
+  struct Deferred {
+    std::once_flag once;
+    std::function<std::vector<MergeIds>()> make;
+    std::vector<MergeIds> made;
+  };
+  std::shared_ptr<const void> owner_;
+  std::span<const MergeIds> ids_;
+  std::shared_ptr<Deferred> deferred_;  // shared by the copies: made once for all
 };
 
 /// HF's BPE model over merges already resolved against tokens (as

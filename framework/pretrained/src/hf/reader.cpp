@@ -303,7 +303,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
       p.byte_level = compiled->encoder;
     else if (bpe.read)
       p.byte_level =
-          make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges.ids, bpe.options);
+          make_hf_byte_level(byte_level_pattern(*t), *p.tokens, bpe.merges.ids(), bpe.options);
   }
   // Whether this load writes an entry: then it needs the merges (shared with
   // the model) and the added tokens' ids as well as the pipeline. A byte-level
@@ -391,7 +391,7 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   // Best effort: a cache that cannot be written is no error of this file's.
   bool has_entry = compiled.has_value();
   if (writes_entry)
-    has_entry = write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids, p.byte_level.get(),
+    has_entry = write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids(), p.byte_level.get(),
                                     *p.model, p.added.tokens(), spans, threads);
   // The file's stamp, so that its next load needs no digest: only once it
   // has an entry (a stamp without one would save nothing).
