@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "common/regex_spans.hpp"
 #include "pretrained_support.hpp"
 #include "tokenlab/pretrained/components.hpp"
+#include "tokenlab/pretrained/thread_caches.hpp"
 #include "tokenlab/utf8.hpp"
 
 using tokenlab::ByteLevelEncoder;
@@ -194,6 +196,34 @@ TEST_CASE("fused tiktoken encoding gives the pipeline's ids on hostile text",
     CHECK(tokenizer.encode(text) == expected);
     CHECK(tokenizer.encode(text) == expected);  // now from the piece cache
   }
+}
+
+TEST_CASE("a thread whose caches were prepared encodes as a thread without them",
+          "[pretrained][byte_level]") {
+  const auto o200k =
+      PretrainedTokenizer::from_bytes(rank_file(), "test.tiktoken", "tiktoken:o200k_base");
+  const auto cl100k =
+      PretrainedTokenizer::from_bytes(rank_file(), "test.tiktoken", "tiktoken:cl100k_base");
+  std::vector<Ids> expected_o200k, expected_cl100k;
+  for (const std::string& text : hostile_texts()) {
+    expected_o200k.push_back(unfused(o200k, text));
+    expected_cl100k.push_back(unfused(cl100k, text));
+  }
+  // On a thread of its own: prepared twice (the second does nothing), then
+  // the prepared cache taken by one encoder and, once that encoder's entries
+  // fill it, by a second encoder, which must not find the first one's pieces.
+  std::vector<Ids> got_o200k, got_cl100k, again_o200k;
+  std::thread worker([&] {
+    tokenlab::prepare_thread_caches();
+    tokenlab::prepare_thread_caches();
+    for (const std::string& text : hostile_texts()) got_o200k.push_back(o200k.encode(text));
+    for (const std::string& text : hostile_texts()) got_cl100k.push_back(cl100k.encode(text));
+    for (const std::string& text : hostile_texts()) again_o200k.push_back(o200k.encode(text));
+  });
+  worker.join();
+  CHECK(got_o200k == expected_o200k);
+  CHECK(got_cl100k == expected_cl100k);
+  CHECK(again_o200k == expected_o200k);
 }
 
 TEST_CASE("fused tiktoken encoding takes a whole piece that is a token, then merges by rank",

@@ -19,6 +19,7 @@
 #include "tokenlab/parallel.hpp"
 #include "tokenlab/plugin_checks.hpp"
 #include "tokenlab/plugin_registry.hpp"
+#include "tokenlab/pretrained/thread_caches.hpp"
 #include "tokenlab/segmenter.hpp"
 #include "tokenlab/text_encoder.hpp"
 #include "tokenlab/train_options.hpp"
@@ -35,8 +36,9 @@ namespace {
 // each line's ids or pieces; an error names the input line that caused it.
 class LineEncoder {
  public:
-  LineEncoder(const AnyModel& loaded, bool pieces, unsigned threads)
-      : loaded_(loaded), encoder_(*loaded.encoder), pieces_(pieces), pool_(threads) {}
+  // pool: the threads that encode, the caller's among them.
+  LineEncoder(const AnyModel& loaded, bool pieces, WorkerPool& pool)
+      : loaded_(loaded), encoder_(*loaded.encoder), pieces_(pieces), pool_(pool) {}
 
   void sample_with(const SamplingOptions& options, std::uint64_t seed) {
     if (!loaded_.trained || !(loaded_.trained->segmenter().capabilities() & kCapabilitySampling))
@@ -259,7 +261,7 @@ class LineEncoder {
   IdText id_text_;
   // The same threads for every batch, so that the encoders' per-thread caches
   // stay warm from one batch to the next.
-  WorkerPool pool_;
+  WorkerPool& pool_;
 };
 
 }  // namespace
@@ -300,6 +302,14 @@ int cmd_encode(const std::vector<std::string>& args) {
   // Plugins only for a model tokenlab trained: a real model's tokenizer file
   // does not need them, and loading them was a fixed cost of every encode.
   PluginRegistry registry;
+  // The pool's helpers make their encoding caches while this thread loads the
+  // model: otherwise each paid the kernel's zeroing of 5 MiB of fresh pages in
+  // its first batch, while the others waited at the batch's end (1 to 20 ms
+  // of a 10 MB file's 75 on two threads; docs/performance.md, twenty-fifth round).
+  WorkerPool pool(threads);
+  if (pool.threads() > 1)
+    pool.start(pool.threads() - 1, [](std::size_t) { prepare_thread_caches(); });
+  // (Should the load throw, the pool's destructor lets the helpers finish.)
   const AnyModel loaded = load_any_model(
       model,
       [&]() -> const PluginRegistry& {
@@ -307,7 +317,8 @@ int cmd_encode(const std::vector<std::string>& args) {
         return registry;
       },
       format, resolve_threads(threads));
-  LineEncoder encoder(loaded, pieces, threads);
+  pool.wait();
+  LineEncoder encoder(loaded, pieces, pool);
   if (vm.count("dropout") > 0 || vm.count("alpha") > 0) {
     SamplingOptions sampling;
     if (vm.count("dropout") > 0) sampling.dropout = dropout;

@@ -39,6 +39,9 @@ class PieceCache {
   /// This thread's cache for the encoder with this identity (emptied when the
   /// thread last used it for another encoder).
   static PieceCache& of_thread(std::uint64_t identity);
+  /// Gives this thread a cache that no encoder has used yet, its pages
+  /// written once (prepare_thread_caches()), unless it has one already.
+  static void prepare_thread();
 
   void prefetch(std::uint64_t hash) const noexcept {
     __builtin_prefetch(&slots_[(hash >> 24) & (kSlots - 1)]);
@@ -97,7 +100,7 @@ class PieceCache {
 
   HugePageArray<Slot> slots_;  // allocated on first use
   HugePageArray<PairSlot> pairs_;
-  std::uint64_t identity_ = 0;
+  std::uint64_t identity_ = 0;  // 0: no encoder has used it (new_model_identity() starts at 1)
   std::uint64_t last_use_ = 0;
   friend struct ThreadPieceCaches;
 };

@@ -391,8 +391,8 @@ PretrainedPipeline hf_detail::read_tokenizer_json_in_place(char* text, std::size
   // Best effort: a cache that cannot be written is no error of this file's.
   bool has_entry = compiled.has_value();
   if (writes_entry)
-    has_entry = write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids(), p.byte_level.get(),
-                                    *p.model, p.added.tokens(), spans, threads);
+    has_entry = write_compiled_json(cache, *digest, *p.tokens, entry_merges.ids(),
+                                    p.byte_level.get(), *p.model, p.added.tokens(), spans, threads);
   // The file's stamp, so that its next load needs no digest: only once it
   // has an entry (a stamp without one would save nothing).
   if (known != nullptr && !recalled && has_entry)
