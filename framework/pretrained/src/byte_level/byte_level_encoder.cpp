@@ -76,37 +76,17 @@ std::vector<TokenId> ByteLevelEncoder::tokens_merging_apart(unsigned threads) co
 }
 
 bool ByteLevelEncoder::every_split_listed(std::span<const hf_detail::MergeIds> merges,
-                                          unsigned threads) const {
+                                          std::span<const hf_detail::MergeIds> every_split) const {
   if (rule_ != Rule::merges) return false;
-  // The order, and how many merges make each token.
-  std::vector<std::uint32_t> made;
-  std::uint64_t last = 0;  // the last (merged, left) + 1, packed
+  // The file's merges, less those of tokens not spelled in bytes (not in
+  // merges_), must be the list, in its order.
+  std::size_t next = 0;
   for (const hf_detail::MergeIds& m : merges) {
-    if (merges_.find(pack_pair(m.left, m.right)) == nullptr) continue;  // not spelled in bytes
-    const std::uint64_t key = (std::uint64_t{m.merged} << 32) | m.left;
-    if (key + 1 <= last) return false;
-    last = key + 1;
-    if (m.merged >= made.size()) made.resize(std::size_t{m.merged} + 1, 0);
-    ++made[m.merged];
+    if (merges_.find(pack_pair(m.left, m.right)) == nullptr) continue;
+    if (next == every_split.size() || !(every_split[next] == m)) return false;
+    ++next;
   }
-  // Every split of every token into two tokens among them.
-  std::vector<ByteTable::Entry> tokens;
-  tokens_.for_each([&](std::string_view bytes, TokenId id) { tokens.push_back({bytes, id}); });
-  constexpr std::size_t kChunk = 4096;
-  std::vector<std::uint8_t> chunk_ok((tokens.size() + kChunk - 1) / kChunk, 0);
-  parallel_for(chunk_ok.size(), threads, [&](std::size_t chunk) {
-    const std::size_t end = std::min(tokens.size(), (chunk + 1) * kChunk);
-    for (std::size_t i = chunk * kChunk; i < end; ++i) {
-      const auto& [bytes, id] = tokens[i];
-      std::uint32_t splits = 0;
-      for (std::size_t k = 1; k < bytes.size(); ++k)
-        splits += tokens_.find(bytes.substr(0, k)) != ByteTable::kNone &&
-                  tokens_.find(bytes.substr(k)) != ByteTable::kNone;
-      if (splits != (id < made.size() ? made[id] : 0)) return;
-    }
-    chunk_ok[chunk] = 1;
-  });
-  return std::all_of(chunk_ok.begin(), chunk_ok.end(), [](std::uint8_t ok) { return ok != 0; });
+  return next == every_split.size();
 }
 
 std::vector<hf_detail::MergeIds> ByteLevelEncoder::implied_merges(bool every_split) const {

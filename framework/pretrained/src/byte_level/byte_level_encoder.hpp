@@ -85,15 +85,15 @@ class ByteLevelEncoder {
   /// and a token has no other merge), leftmost on ties (the same merge twice).
   void use_token_splits(std::vector<std::uint8_t> split_at);
   /// Whether this Rule::merges encoder's merges (merges, the ones it was built
-  /// from, in order) are every way to split each of its tokens into two
-  /// tokens, in increasing order of (merged id, left id), as HF's converter
-  /// writes a tiktoken file's (Llama 3's). Then the ranks rule gives HF's
-  /// ids (docs/performance.md, twenty-fourth round, has the proof): a pair
-  /// merges exactly when its bytes are a token, and two pairs that make the
-  /// same token at once are the same split. Looks every token's prefixes and
-  /// suffixes up, on up to threads threads.
+  /// from, in order), less those of tokens not spelled in bytes, are
+  /// every_split, which implied_merges(true) gave: every way to split each of
+  /// its tokens into two tokens, in increasing order of (merged id, left id),
+  /// as HF's converter writes a tiktoken file's (Llama 3's). Then the ranks
+  /// rule gives HF's ids (docs/performance.md, twenty-fourth round, has the
+  /// proof): a pair merges exactly when its bytes are a token, and two pairs
+  /// that make the same token at once are the same split.
   [[nodiscard]] bool every_split_listed(std::span<const hf_detail::MergeIds> merges,
-                                        unsigned threads) const;
+                                        std::span<const hf_detail::MergeIds> every_split) const;
   [[nodiscard]] Rule rule() const noexcept { return rule_; }
   /// The merges its byte table implies, as a tokenizer.json lists them:
   /// every_split, every split of each token into two tokens, in increasing

@@ -285,16 +285,23 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
   if (wordpiece && !merges.empty()) return false;
   out.value(encoder != nullptr ? kByteLevel : wordpiece ? kWordPiece : kBpeModel);
   const VocabularyRows listed = listed_rows(tokens);
-  // A file that lists every split of every token (Llama 3's) is read back
-  // with the byte table alone, as one merge a token already is.
-  const bool as_ranks = encoder != nullptr && encoder->every_split_listed(merges, threads);
+  // The merges the encoder's byte table implies: every split of every token
+  // for a file on HF's merge table, each token's one split for one merge a
+  // token. A file that lists every split (Llama 3's) is read back with the
+  // byte table alone, as one merge a token already is; either list equal to
+  // the file's is left out of the entry.
+  bool as_ranks = false;
   std::uint64_t left_out = 0;
   if (encoder != nullptr) {
+    const ByteLevelEncoder::Rule rule = encoder->rule();
+    std::vector<MergeIds> implied;
+    if (rule != ByteLevelEncoder::Rule::ranks)
+      implied = encoder->implied_merges(rule == ByteLevelEncoder::Rule::merges);
+    as_ranks = encoder->every_split_listed(merges, implied);
     if (same_vocabulary(spelled_tokens(*encoder, tokens.id_limit()), listed))
       left_out |= kVocabularyImplied;
-    const bool one_per_token = encoder->rule() == ByteLevelEncoder::Rule::token_splits;
-    if ((as_ranks || one_per_token) &&
-        std::ranges::equal(encoder->implied_merges(as_ranks), merges))
+    if ((as_ranks || rule == ByteLevelEncoder::Rule::token_splits) &&
+        std::ranges::equal(implied, merges))
       left_out |= as_ranks ? kMergesEverySplit : kMergesOnePerToken;
   }
   out.value(static_cast<std::uint64_t>(listed.ids.size()));
