@@ -1,14 +1,12 @@
 #include "hf/compiled_json.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
 
-#include "tokenlab/utf8.hpp"
+#include "byte_level/token_rows.hpp"
 
 namespace tokenlab::hf_detail {
 
@@ -21,7 +19,7 @@ constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d34ull;   // "jsonbpm4"
 constexpr std::uint64_t kWordPiece = 0x6a736f6e77706332ull;  // "jsonwpc2"
 
 // What the entry leaves out, because the byte-level encoder it keeps makes
-// it again: the vocabulary (spelled_tokens), the merges (implied_merges, one a
+// it again: the vocabulary (byte_level/token_rows.hpp), the merges (implied_merges, one a
 // token or every split).
 constexpr std::uint64_t kVocabularyImplied = 1, kMergesOnePerToken = 2, kMergesEverySplit = 4;
 
@@ -55,71 +53,8 @@ VocabularyRows listed_rows(const TokenTable& tokens) {
   return rows;
 }
 
-// The encoder's tokens below id_limit, each spelled in GPT-2's byte alphabet
-// as a tokenizer.json lists it: the rows by id, viewing the spellings.
-struct SpelledTokens {
-  std::unique_ptr<char[]> spellings;  // in the byte table's order
-  std::vector<TokenTable::Row> rows;
-};
-
-// Spelled in the byte table's order, which reads its 8 MB once from start to
-// end (in id order each token was a cache miss: GPT-4o's first decode took
-// 12 ms longer), a letter (one or two bytes of UTF-8: the alphabet ends at
-// U+0143) at a time; the rows are then put in id order, viewing the
-// spellings, which the caches hold.
-SpelledTokens spelled_tokens(const ByteLevelEncoder& encoder, std::size_t id_limit) {
-  struct Letter {
-    char bytes[2];
-    std::uint8_t size;
-  };
-  std::array<Letter, 256> letters{};
-  for (unsigned b = 0; b < 256; ++b) {
-    std::string s;
-    utf8::append(s, byte_level_alphabet()[b]);
-    letters[b].size = static_cast<std::uint8_t>(s.size());
-    std::memcpy(letters[b].bytes, s.data(), s.size());  // one or two
-  }
-  struct Place {
-    std::uint32_t at = 0;
-    std::uint32_t size = 0;  // 0: no token (none is empty)
-  };
-  std::vector<Place> places(id_limit);
-  // Not zeroed, so a page is paid for only once a spelling reaches it.
-  std::size_t capacity = std::size_t{4} << 20;
-  auto spellings = std::make_unique_for_overwrite<char[]>(capacity);
-  std::size_t used = 0;
-  std::size_t count = 0;
-  encoder.for_each_token([&](std::string_view bytes, TokenId id) {
-    if (id >= id_limit || bytes.empty()) return;
-    // Every letter two bytes at most, and one byte written past the last.
-    if (const std::size_t need = used + 2 * bytes.size() + 1; need > capacity) {
-      capacity = std::max(2 * capacity, need);
-      auto larger = std::make_unique_for_overwrite<char[]>(capacity);
-      std::memcpy(larger.get(), spellings.get(), used);
-      spellings = std::move(larger);
-    }
-    char* to = spellings.get() + used;
-    for (const char byte : bytes) {
-      const Letter& letter = letters[static_cast<unsigned char>(byte)];
-      std::memcpy(to, letter.bytes, 2);
-      to += letter.size;
-    }
-    const auto size = static_cast<std::size_t>(to - (spellings.get() + used));
-    places[id] = {static_cast<std::uint32_t>(used), static_cast<std::uint32_t>(size)};
-    used += size;
-    ++count;
-  });
-  SpelledTokens spelled;
-  spelled.rows.reserve(count);
-  for (std::size_t id = 0; id < id_limit; ++id)
-    if (const Place& place = places[id]; place.size != 0)
-      spelled.rows.push_back(
-          {static_cast<TokenId>(id), std::string_view(spellings.get() + place.at, place.size)});
-  spelled.spellings = std::move(spellings);
-  return spelled;
-}
-
-bool same_vocabulary(const SpelledTokens& spelled, const VocabularyRows& listed) {
+// Whether the encoder's tokens, spelled as the file spells them, are listed.
+bool same_vocabulary(const byte_level_detail::TokenRows& spelled, const VocabularyRows& listed) {
   if (spelled.rows.size() != listed.ids.size()) return false;
   std::size_t at = 0;
   for (std::size_t i = 0; i < listed.ids.size(); ++i) {
@@ -257,7 +192,8 @@ std::optional<CompiledJson> read_compiled_json(const ModelCache& cache,
     if (vocabulary_implied) {
       c.tokens =
           TokenTable::deferred(size, id_limit, [encoder = c.encoder, id_limit](TokenTable& table) {
-            const SpelledTokens spelled = spelled_tokens(*encoder, id_limit);
+            const auto spelled = byte_level_detail::token_rows(
+                *encoder, id_limit, byte_level_detail::Spelling::gpt2_alphabet);
             table.reserve(table.id_limit());
             (void)table.insert_new(spelled.rows);
           });
@@ -298,7 +234,9 @@ bool write_compiled_json(const ModelCache& cache, const compiled::Digest& digest
     if (rule != ByteLevelEncoder::Rule::ranks)
       implied = encoder->implied_merges(rule == ByteLevelEncoder::Rule::merges);
     as_ranks = encoder->every_split_listed(merges, implied);
-    if (same_vocabulary(spelled_tokens(*encoder, tokens.id_limit()), listed))
+    if (same_vocabulary(byte_level_detail::token_rows(*encoder, tokens.id_limit(),
+                                                      byte_level_detail::Spelling::gpt2_alphabet),
+                        listed))
       left_out |= kVocabularyImplied;
     if ((as_ranks || rule == ByteLevelEncoder::Rule::token_splits) &&
         std::ranges::equal(implied, merges))
