@@ -19,8 +19,8 @@ constexpr std::uint64_t kBpeModel = 0x6a736f6e62706d34ull;   // "jsonbpm4"
 constexpr std::uint64_t kWordPiece = 0x6a736f6e77706332ull;  // "jsonwpc2"
 
 // What the entry leaves out, because the byte-level encoder it keeps makes
-// it again: the vocabulary (byte_level/token_rows.hpp), the merges (implied_merges, one a
-// token or every split).
+// it again: the vocabulary (byte_level/token_rows.hpp), the merges
+// (implied_merges: one a token, or every split).
 constexpr std::uint64_t kVocabularyImplied = 1, kMergesOnePerToken = 2, kMergesEverySplit = 4;
 
 // A vocabulary as the entry holds it, viewed in its mapping until a deferred
