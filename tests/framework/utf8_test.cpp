@@ -1,9 +1,11 @@
 // UTF-8 validation and repair: the first line of defence for every corpus byte.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tokenlab/utf8.hpp"
 
@@ -200,6 +202,32 @@ TEST_CASE("decode_at and append are inverse over the whole code point range", "[
   REQUIRE(encoded.size() == utf8::sequence_length(encoded, 0));
   CHECK(utf8::decode_at(encoded, 0) == cp);
   CHECK(utf8::count_code_points(encoded) == 1);
+}
+
+TEST_CASE("decoding well-formed text without checks agrees with decode_sequence everywhere",
+          "[utf8]") {
+  // decode_well_formed trusts its input (counting's lines, which the reader
+  // checked): on every non-ASCII code point it must give what the checking
+  // decoder gives, reading no byte past the sequence.
+  std::size_t decoded = 0;
+  for (char32_t cp = 0x80; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    std::string encoded;
+    utf8::append(encoded, cp);
+    // On the heap and exactly as long, so that the address sanitizer sees a read past it.
+    const std::vector<unsigned char> bytes(encoded.begin(), encoded.end());
+    const utf8::Sequence checked = utf8::decode_sequence(encoded, 0);
+    const utf8::Sequence trusted = utf8::decode_well_formed(bytes.data());
+    if (trusted.code_point != checked.code_point || trusted.length != checked.length) {
+      FAIL_CHECK("U+" << std::hex << static_cast<std::uint32_t>(cp) << ": "
+                      << static_cast<std::uint32_t>(trusted.code_point) << "/" << trusted.length
+                      << " against " << static_cast<std::uint32_t>(checked.code_point) << "/"
+                      << checked.length);
+      break;
+    }
+    ++decoded;
+  }
+  CHECK(decoded == 0x10FFFF - 0x7F - 0x800);
 }
 
 TEST_CASE("code points are counted and split one per character, not per byte", "[utf8]") {

@@ -66,11 +66,11 @@ struct BlockCounts {
   const auto add_word = [&](std::string_view word) { table.add(word); };
   const auto count_words_of = [&](std::string_view text) {
     const char* text_end = text.data() + text.size();
-    detail::split_simple(text, whitespace_only,
-                         [&](std::string_view word, bool space_before, bool space_after) {
-                           table.add_soon(word, (prefix && space_before) || (suffix && space_after),
-                                          static_cast<std::size_t>(text_end - word.data()));
-                         });
+    detail::split_simple<detail::Utf8Input::well_formed>(
+        text, whitespace_only, [&](std::string_view word, bool space_before, bool space_after) {
+          table.add_soon(word, (prefix && space_before) || (suffix && space_after),
+                         static_cast<std::size_t>(text_end - word.data()));
+        });
     table.flush();  // the words view text, which the next line replaces
   };
   struct LineWord {
@@ -98,7 +98,7 @@ struct BlockCounts {
         continue;
       }
       line_words.clear();
-      const bool unchanged = detail::split_simple(
+      const bool unchanged = detail::split_simple<detail::Utf8Input::well_formed>(
           line, whitespace_only,
           [&](std::string_view word, bool space_before, bool space_after) {
             line_words.push_back(

@@ -160,6 +160,20 @@ inline AsciiChunk classify_ascii_chunk(const char* p, std::size_t available) noe
   return chunk;
 }
 
+// What a splitter may assume of its text: nothing (a PreTokenizer's caller's
+// string), or that it is well-formed UTF-8 (counting's lines, which the corpus
+// reader checked, and normalized text), which decodes without checks.
+enum class Utf8Input { unchecked, well_formed };
+
+// The character at line[i], a non-ASCII byte, as input allows decoding it.
+template <Utf8Input input>
+utf8::Sequence decode_at(std::string_view line, std::size_t i) noexcept {
+  if constexpr (input == Utf8Input::well_formed)
+    return utf8::decode_well_formed(reinterpret_cast<const unsigned char*>(line.data()) + i);
+  else
+    return utf8::decode_sequence(line, i);
+}
+
 // A check on the characters of a line that passes them all: the splitters'
 // default. Counting passes WordsInertCheck (words_inert.hpp) instead, so that
 // one loop splits a line and finds out whether it needed normalizing.
@@ -170,7 +184,7 @@ struct NoCheck {
 
 // The whitespace pre-tokenizer: words are the runs between White_Space. False
 // when check refused a character (the words so far were given).
-template <class OnWord, class Check = NoCheck>
+template <Utf8Input input = Utf8Input::unchecked, class OnWord, class Check = NoCheck>
 bool split_at_spaces(std::string_view line, OnWord&& on_word, Check&& check = {}) {
   const std::size_t n = line.size();
   std::size_t start = 0;
@@ -184,7 +198,7 @@ bool split_at_spaces(std::string_view line, OnWord&& on_word, Check&& check = {}
       space = kAscii.table[byte].cls == CharClass::space;
       check.after_ascii(byte);
     } else {
-      utf8::Sequence d = utf8::decode_sequence(line, i);
+      utf8::Sequence d = decode_at<input>(line, i);
       if (!check.character(d.code_point, d.length)) return false;
       if (d.length == 0) d = {byte, 1};  // a malformed byte stands alone
       len = d.length;
@@ -210,11 +224,12 @@ bool split_at_spaces(std::string_view line, OnWord&& on_word, Check&& check = {}
 /// whitespace_only those of the whitespace one. The flags say whether white
 /// space (or the line's edge) is on either side, which is where the boundary
 /// markers go. A word is a view into line. With a check (WordsInertCheck), it
-/// stops and returns false at the first character the check refuses.
-template <class OnWord, class Check = NoCheck>
+/// stops and returns false at the first character the check refuses. With
+/// Utf8Input::well_formed, line must be well-formed UTF-8.
+template <Utf8Input input = Utf8Input::unchecked, class OnWord, class Check = NoCheck>
 bool split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word,
                   Check&& check = {}) {
-  if (whitespace_only) return split_at_spaces(line, on_word, check);
+  if (whitespace_only) return split_at_spaces<input>(line, on_word, check);
   const std::uint16_t* bmp = nullptr;  // fetched at the first non-ASCII character
   std::size_t start = 0;               // start of the current word
   bool in_word = false;
@@ -283,7 +298,7 @@ bool split_simple(std::string_view line, bool whitespace_only, OnWord&& on_word,
       i += chunk.length;
       continue;
     }
-    utf8::Sequence d = utf8::decode_sequence(line, i);
+    utf8::Sequence d = decode_at<input>(line, i);
     if (!check.character(d.code_point, d.length)) return false;
     if (d.length == 0) d = {byte, 1};  // a malformed byte stands alone
     const std::size_t len = d.length;
