@@ -66,8 +66,9 @@ inline Sequence decode_sequence(std::string_view s, std::size_t pos) noexcept {
 /// decode_sequence for text known to be well-formed UTF-8 (a CorpusReader's
 /// lines, ICU's output), p at the lead byte of a sequence of two or more bytes:
 /// the lead byte alone gives the length, and nothing is checked, so malformed
-/// text gives a wrong answer or a read past its end. Counting Japanese spent a
-/// sixth of its instructions checking what the reader had checked already.
+/// text gives a wrong answer or a read past its end. A sixth of the
+/// instructions of counting Japanese's blocks (count_block) were checks of what
+/// the reader had checked already.
 inline Sequence decode_well_formed(const unsigned char* p) noexcept {
   const char32_t b0 = p[0];
   if (b0 < 0xE0) return {((b0 & 0x1F) << 6) | (p[1] & 0x3Fu), 2};
